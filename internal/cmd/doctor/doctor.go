@@ -1,0 +1,143 @@
+// Package doctor implements `helix doctor`: one line per check of what helix needs.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Options are the inputs of `doctor`.
+type Options struct {
+	F *cmdutil.Factory
+}
+
+// Check is one line of the report.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+}
+
+// NewCmdDoctor checks configuration, database, schema and provider keys.
+func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check configuration, database, migrations and provider keys",
+		Long: `Check what helix needs, one line each: the config file, the database
+(reachable, server version), the schema (pending migrations) and the provider
+keys. Warnings do not fail; a failed check exits non-zero (4 when the database
+is unreachable, 1 otherwise).
+
+EXAMPLES
+  helix doctor
+  helix doctor --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return doctorRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func doctorRun(ctx context.Context, opts *Options) error {
+	f := opts.F
+	var checks []Check
+	var failure error
+	add := func(name, status, detail string) { checks = append(checks, Check{name, status, detail}) }
+
+	cfg, err := f.Config()
+	if err != nil {
+		add("config", "fail", err.Error())
+		failure = cmdutil.InputError(err)
+	} else {
+		file := cfg.File()
+		if file == "" {
+			file = "no config file (environment and defaults only)"
+		}
+		add("config", "ok", file)
+		if url := cfg.String("database-url"); url == "" {
+			add("database", "fail", db.ErrNoURL.Error())
+			failure = cmdutil.InputError(db.ErrNoURL)
+		} else if pool, err := f.DB(ctx); err != nil {
+			add("database", "fail", err.Error())
+			failure = err
+		} else {
+			var version string
+			_ = pool.QueryRow(ctx, "SHOW server_version").Scan(&version)
+			add("database", "ok", fmt.Sprintf("PostgreSQL %s at %s", version, config.Redact("database-url", url)))
+			if m, err := db.NewMigrator(pool); err != nil {
+				add("migrations", "fail", err.Error())
+				failure = err
+			} else {
+				defer m.Close()
+				st, err := m.Status(ctx)
+				switch {
+				case err != nil:
+					add("migrations", "fail", err.Error())
+					failure = err
+				default:
+					pending := 0
+					for _, s := range st {
+						if !s.Applied {
+							pending++
+						}
+					}
+					if pending > 0 {
+						add("migrations", "fail", fmt.Sprintf("%d of %d pending: run helix migrate up", pending, len(st)))
+						failure = errors.New("migrations pending")
+					} else {
+						add("migrations", "ok", fmt.Sprintf("%d applied, none pending", len(st)))
+					}
+				}
+			}
+		}
+		for _, k := range config.Keys {
+			if !k.Secret || k.Name == "database-url" {
+				continue
+			}
+			if cfg.String(k.Name) == "" {
+				add(k.Name, "warn", "not set ("+config.EnvName(k.Name)+"): "+k.Help)
+			} else {
+				add(k.Name, "ok", "set")
+			}
+		}
+	}
+
+	if f.Global.JSON() {
+		if err := cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"healthy": failure == nil, "checks": checks}); err != nil {
+			return err
+		}
+	} else {
+		w := 0
+		for _, c := range checks {
+			w = max(w, len(c.Name))
+		}
+		for _, c := range checks {
+			fmt.Fprintf(f.IOStreams.Out, "%-4s  %-*s  %s\n", strings.ToUpper(c.Status), w, c.Name, c.Detail)
+		}
+	}
+	if failure != nil {
+		var ee *cmdutil.ExitError
+		if errors.As(failure, &ee) {
+			return failure
+		}
+		if db.IsUnavailable(failure) {
+			return cmdutil.UnavailableError(failure)
+		}
+		return fmt.Errorf("doctor: %w", failure)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+// Package migrate implements `helix migrate up|down|status`.
+package migrate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// NewCmdMigrate is the `migrate` group.
+func NewCmdMigrate(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "migrate <command>",
+		Short: "Apply, roll back and inspect the database schema",
+		Long: `Apply, roll back and inspect helix's embedded SQL migrations.
+Migrations run under a PostgreSQL advisory lock, so concurrent helix
+processes never migrate at once.`,
+	}
+	cmd.AddCommand(newCmdUp(f), newCmdDown(f), NewCmdStatus(f, nil))
+	return cmd
+}
+
+type migrateFunc func(ctx context.Context, m *db.Migrator) ([]int64, error)
+
+func withMigrator(f *cmdutil.Factory, ctx context.Context, fn func(m *db.Migrator) error) error {
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := db.NewMigrator(pool)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	return fn(m)
+}
+
+func runApply(f *cmdutil.Factory, cmd *cobra.Command, verb string, apply migrateFunc) error {
+	return withMigrator(f, cmd.Context(), func(m *db.Migrator) error {
+		applied, err := apply(cmd.Context(), m)
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", verb, err)
+		}
+		if f.Global.JSON() {
+			if applied == nil {
+				applied = []int64{}
+			}
+			return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{verb: applied})
+		}
+		if len(applied) == 0 {
+			cmdutil.Fprintf(f.IOStreams.ErrOut, "nothing to do: the schema is %s\n", map[string]string{"up": "up to date", "down": "empty"}[verb])
+			return nil
+		}
+		for _, v := range applied {
+			fmt.Fprintf(f.IOStreams.Out, "%s %05d\n", verb, v)
+		}
+		return nil
+	})
+}
+
+func newCmdUp(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "up",
+		Short: "Apply every pending migration",
+		Long:  "Apply every pending migration.\n\nEXAMPLES\n  helix migrate up\n\n" + cmdutil.ExitStatusHelp,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) })
+		},
+	}
+}
+
+func newCmdDown(f *cmdutil.Factory) *cobra.Command {
+	var to int64
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Roll back the latest migration (or down to --to VERSION, or --all)",
+		Long:  "Roll back the most recent migration, or every migration above --to, or all of them.\n\nEXAMPLES\n  helix migrate down\n  helix migrate down --to 1\n  helix migrate down --all\n\n" + cmdutil.ExitStatusHelp,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				to = 0
+			}
+			return runApply(f, cmd, "down", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Down(ctx, to) })
+		},
+	}
+	cmd.Flags().Int64Var(&to, "to", -1, "roll back every migration above this version")
+	cmd.Flags().BoolVar(&all, "all", false, "roll back every migration")
+	cmd.MarkFlagsMutuallyExclusive("to", "all")
+	return cmd
+}
+
+// StatusOptions are the inputs of `migrate status`.
+type StatusOptions struct {
+	F     *cmdutil.Factory
+	Check bool
+}
+
+// NewCmdStatus lists migrations and whether each is applied.
+func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "List migrations and whether each is applied",
+		Long: `List every migration this binary carries and whether it is applied.
+With --check, exit 1 when any migration is pending (for deploy scripts).
+
+EXAMPLES
+  helix migrate status
+  helix migrate status --check --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return statusRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Check, "check", false, "exit 1 if any migration is pending")
+	return cmd
+}
+
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	f := opts.F
+	return withMigrator(f, ctx, func(m *db.Migrator) error {
+		st, err := m.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate status: %w", err)
+		}
+		pending := 0
+		for _, s := range st {
+			if !s.Applied {
+				pending++
+			}
+		}
+		if f.Global.JSON() {
+			if err := cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"migrations": st, "pending": pending}); err != nil {
+				return err
+			}
+		} else {
+			tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
+			tp.Header("VERSION", "NAME", "STATE", "APPLIED AT")
+			for _, s := range st {
+				state := "pending"
+				if s.Applied {
+					state = "applied"
+				}
+				tp.Row(fmt.Sprintf("%05d", s.Version), s.Name, state, s.AppliedAt)
+			}
+			if err := tp.Render(); err != nil {
+				return err
+			}
+		}
+		if opts.Check && pending > 0 {
+			return cmdutil.DriftError(fmt.Errorf("%d migration(s) pending: run helix migrate up", pending))
+		}
+		return nil
+	})
+}

@@ -1,0 +1,56 @@
+// Package cmdtest builds Factories for command tests: buffers for the
+// streams, a fixed clock, and a real database when the test asks for one.
+package cmdtest
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/iostreams"
+)
+
+// Streams are the buffers behind a test Factory.
+type Streams struct {
+	In, Out, Err *bytes.Buffer
+}
+
+// Factory returns a Factory with buffered streams, the given TTY state, a
+// config loaded from the environment (no file), and no database.
+func Factory(t testing.TB, tty bool) (*cmdutil.Factory, Streams) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	ios.SetStdoutTTY(tty)
+	ios.SetStderrTTY(tty)
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	f := &cmdutil.Factory{
+		AppVersion: "test",
+		IOStreams:  ios,
+		Global:     &cmdutil.GlobalOptions{Output: "text", LogLevel: "info", LogFormat: "text"},
+		Config:     func() (*config.Config, error) { return cfg, nil },
+		DB: func(context.Context) (*pgxpool.Pool, error) {
+			t.Fatal("cmdtest: this test has no database (use WithDB)")
+			return nil, nil
+		},
+		Now:        func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) },
+		Logger:     func() *slog.Logger { return slog.New(slog.NewTextHandler(errOut, nil)) },
+		HTTPClient: func() (*http.Client, error) { return http.DefaultClient, nil },
+	}
+	return f, Streams{In: in, Out: out, Err: errOut}
+}
+
+// WithDB gives f a database pool.
+func WithDB(f *cmdutil.Factory, pool *pgxpool.Pool) *cmdutil.Factory {
+	f.DB = func(context.Context) (*pgxpool.Pool, error) { return pool, nil }
+	return f
+}

@@ -1,0 +1,44 @@
+// Package cmdutil is the plumbing every command shares: the Factory of lazy
+// dependencies, typed errors that map to exit codes, and output helpers.
+package cmdutil
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/iostreams"
+)
+
+// Factory hands commands their dependencies. Every func is lazy and cached by
+// the default implementation; tests replace the fields they need.
+type Factory struct {
+	AppVersion string
+	IOStreams  *iostreams.IOStreams
+	// Global holds the root's persistent flags, resolved before any command runs.
+	Global *GlobalOptions
+
+	Config     func() (*config.Config, error)
+	DB         func(ctx context.Context) (*pgxpool.Pool, error)
+	Now        func() time.Time
+	Logger     func() *slog.Logger
+	HTTPClient func() (*http.Client, error)
+}
+
+// GlobalOptions are the flags every command has.
+type GlobalOptions struct {
+	ConfigFile string
+	Output     string // text or json
+	LogLevel   string
+	LogFormat  string
+	// Command is the running command's path without the binary name, e.g. "decay run";
+	// it names the database session (application_name=helix-decay-run).
+	Command string
+}
+
+// JSON reports whether results go out as one JSON document.
+func (g *GlobalOptions) JSON() bool { return g != nil && g.Output == "json" }

@@ -1,0 +1,94 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrLockHeld is returned by TryLock when another session holds the lock.
+type ErrLockHeld struct {
+	Job    string
+	Holder string // application_name of the holder, "helix-<job> host=H pid=P"
+}
+
+func (e *ErrLockHeld) Error() string {
+	return fmt.Sprintf("skipped: %s is held by %s", e.Job, e.Holder)
+}
+
+// Lock is a session-level advisory lock held on one dedicated connection.
+type Lock struct {
+	conn *pgxpool.Conn
+	key  int64
+}
+
+// LockKey maps a job name to the advisory lock key helix uses for it.
+func LockKey(job string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("helix:" + job))
+	return int64(h.Sum64())
+}
+
+// TryLock takes the advisory lock for job without waiting. The connection is
+// taken out of the pool for as long as the lock is held, and its
+// application_name names this host and process so a loser can say who holds it.
+func TryLock(ctx context.Context, pool *pgxpool.Pool, job string) (*Lock, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	me := fmt.Sprintf("helix-%s host=%s pid=%d", job, host, os.Getpid())
+	if len(me) > 63 {
+		me = me[:63]
+	}
+	key := LockKey(job)
+	if _, err := conn.Exec(ctx, "SELECT set_config('application_name', $1, false)", me); err != nil {
+		conn.Release()
+		return nil, err
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, err
+	}
+	if !ok {
+		conn.Release()
+		holder := "another session"
+		_ = pool.QueryRow(ctx, `
+			SELECT a.application_name || CASE WHEN a.client_addr IS NULL THEN '' ELSE ' from ' || host(a.client_addr) END
+			FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE l.locktype = 'advisory' AND l.granted
+			  AND l.classid = (($1::bigint >> 32) & x'ffffffff'::bigint)::oid
+			  AND l.objid = ($1::bigint & x'ffffffff'::bigint)::oid
+			LIMIT 1`, key).Scan(&holder)
+		return nil, &ErrLockHeld{Job: job, Holder: holder}
+	}
+	return &Lock{conn: conn, key: key}, nil
+}
+
+// Release gives the lock back and returns the connection to the pool. If the
+// connection died the server already released the lock, so the connection is closed.
+func (l *Lock) Release(ctx context.Context) error {
+	if l == nil || l.conn == nil {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	_, err := l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.key)
+	if err != nil {
+		_ = l.conn.Conn().Close(ctx)
+	}
+	l.conn.Release()
+	l.conn = nil
+	return err
+}
+
+// IsLockHeld reports whether err is ErrLockHeld.
+func IsLockHeld(err error) bool {
+	var h *ErrLockHeld
+	return errors.As(err, &h)
+}

@@ -1,0 +1,85 @@
+// Package netguard makes HTTP clients for URLs fetched on a user's behalf:
+// they refuse loopback, private, link-local and other non-public addresses
+// unless allowed, checked on the address actually dialled (so DNS tricks and
+// redirects cannot reach an internal service), and cap response sizes.
+package netguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// ErrPrivate is returned when a URL resolves to a non-public address.
+var ErrPrivate = errors.New("refusing to fetch from a private or loopback address (pass --allow-private to allow it)")
+
+// IsPublic reports whether ip is a routable public address.
+func IsPublic(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range reserved {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+var reserved = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 can map to private IPv4
+	netip.MustParsePrefix("fc00::/7"),
+}
+
+// Client returns an HTTP client whose every connection is checked. timeout
+// bounds the whole request; allowPrivate lifts the address check (for tests
+// and for operators who mean it).
+func Client(allowPrivate bool, timeout time.Duration) *http.Client {
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	if !allowPrivate {
+		d.Control = func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("netguard: %w", err)
+			}
+			if !IsPublic(ap.Addr()) {
+				return fmt.Errorf("%s: %w", ap.Addr(), ErrPrivate)
+			}
+			return nil
+		}
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // a proxy would dial on our behalf, past the check
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}
+	return &http.Client{Transport: tr, Timeout: timeout}
+}
+
+// ErrTooLarge is returned by ReadAll when the body exceeds the cap.
+var ErrTooLarge = errors.New("response body too large")
+
+// ReadAll reads at most limit bytes and fails with ErrTooLarge past that.
+func ReadAll(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w (over %d bytes)", ErrTooLarge, limit)
+	}
+	return b, nil
+}

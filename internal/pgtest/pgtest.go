@@ -1,0 +1,198 @@
+// Package pgtest gives each test a fresh PostgreSQL database cloned from a
+// migrated template, on the server named by HELIX_TEST_DATABASE_URL.
+// There is no skip: when the server is missing, the test fails and says how to start one.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/migrations"
+)
+
+// DefaultURL is used when HELIX_TEST_DATABASE_URL is unset.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// ServerURL is the maintenance database URL of the test server.
+func ServerURL() string {
+	if u := os.Getenv("HELIX_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return DefaultURL
+}
+
+var (
+	tplOnce sync.Once
+	tplName string
+	tplErr  error
+)
+
+// URL creates a fresh, migrated database for t, drops it when t ends, and
+// returns its URL (for code that opens its own pool or runs helix as a subprocess).
+func URL(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	tplOnce.Do(func() { tplName, tplErr = ensureTemplate(ctx) })
+	if tplErr != nil {
+		t.Fatalf("pgtest: %v\n(make test starts a server: scripts/pg-up.sh prints its URL; export HELIX_TEST_DATABASE_URL)", tplErr)
+	}
+	admin, err := pgx.Connect(ctx, ServerURL())
+	if err != nil {
+		t.Fatalf("pgtest: connect %s: %v", redacted(ServerURL()), err)
+	}
+	defer admin.Close(ctx)
+	name := "helix_test_" + randomSuffix()
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tplName)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), ServerURL())
+		if err != nil {
+			t.Logf("pgtest: drop %s: %v", name, err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
+			t.Logf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	return withDatabase(ServerURL(), name)
+}
+
+// New returns a pool on a fresh, migrated database, closed and dropped when t ends.
+func New(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), URL(t))
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	// Registered after URL's cleanup, so it runs first: the pool closes before the drop.
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// Tx returns a transaction on a fresh database that is rolled back when t ends:
+// the cheapest isolation for tests that need not commit.
+func Tx(t testing.TB) pgx.Tx {
+	t.Helper()
+	pool := New(t)
+	tx, err := pool.Begin(context.Background())
+	if err != nil {
+		t.Fatalf("pgtest: begin: %v", err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	return tx
+}
+
+// ensureTemplate creates helix_tpl_<hash of the migrations> once per server.
+// Test binaries run in parallel, so creation is serialised by an advisory lock.
+func ensureTemplate(ctx context.Context) (string, error) {
+	sum, err := migrationsHash()
+	if err != nil {
+		return "", err
+	}
+	name := "helix_tpl_" + sum
+	admin, err := pgx.Connect(ctx, ServerURL())
+	if err != nil {
+		return "", fmt.Errorf("connect %s: %w", redacted(ServerURL()), err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", db.LockKey("pgtest-template")); err != nil {
+		return "", err
+	}
+	defer func() { _, _ = admin.Exec(ctx, "SELECT pg_advisory_unlock($1)", db.LockKey("pgtest-template")) }()
+
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	build := name + "_build"
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+build+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+build); err != nil {
+		return "", err
+	}
+	if err := migrate(ctx, withDatabase(ServerURL(), build)); err != nil {
+		return "", fmt.Errorf("migrate template: %w", err)
+	}
+	// Rename only once complete, so a crash never leaves a half-migrated template.
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+build+" RENAME TO "+name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func migrate(ctx context.Context, u string) error {
+	pool, err := pgxpool.New(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	m, err := db.NewMigrator(pool)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	_, err = m.Up(ctx)
+	return err
+}
+
+func migrationsHash() (string, error) {
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := fs.ReadFile(migrations.FS, n)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func withDatabase(server, name string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return server
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func redacted(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return strings.ToLower(hex.EncodeToString(b[:])) + fmt.Sprint(time.Now().UnixNano()%1000)
+}
