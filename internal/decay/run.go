@@ -43,7 +43,7 @@ type Result struct {
 	At          time.Time `json:"at"`
 	Memories    int64     `json:"memories"`
 	Layers      int64     `json:"layers"`
-	Forgotten   int64     `json:"forgotten"`
+	Forgotten   int64     `json:"forgotten"` // flagged below --forget-below by this run
 	Chunks      int       `json:"chunks"`
 	ResumedFrom string    `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
 	Seconds     float64   `json:"seconds"`
@@ -243,7 +243,9 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 			return fmt.Errorf("%s: chunk (%s, %s]: %w", ph.table, from, hi, err)
 		}
 		res.Chunks++
-		res.Forgotten += forgotten
+		if forgetBelow != nil {
+			res.Forgotten += forgotten
+		}
 		if ph.table == phaseMemories {
 			res.Memories += n
 		} else {
@@ -317,4 +319,19 @@ func layersPhase(o Options) phase {
 		ELSE power(1 + ($9::float8[])[layer_number] * %[1]s / %[2]s, ($8::float8[])[layer_number]) END`, t, p)
 	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s`, rt, forgetSet(rt))
 	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}}
+}
+
+// Chunks estimates how many chunks a run over the scope takes (for progress).
+func Chunks(ctx context.Context, q db.Querier, userID string, chunkSize int) (int, error) {
+	var user any
+	if userID != "" {
+		user = userID
+	}
+	var m, l int
+	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories WHERE $1::uuid IS NULL OR user_id = $1::uuid),
+		(SELECT count(*) FROM psychology_layers WHERE $1::uuid IS NULL OR user_id = $1::uuid)`, user).Scan(&m, &l)
+	if chunkSize <= 0 {
+		chunkSize = DefaultChunkSize
+	}
+	return (m+chunkSize-1)/chunkSize + (l+chunkSize-1)/chunkSize, err
 }

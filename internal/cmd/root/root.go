@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
+	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
@@ -49,6 +50,7 @@ the environment, which beats the file, which beats defaults.
 	cmd.AddGroup(&cobra.Group{ID: "jobs", Title: "Jobs:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
 	for _, c := range []*cobra.Command{
 		// jobs
+		decayCmd.NewCmdDecay(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
