@@ -27,8 +27,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // helix starts the binary against dbURL with no config file.
 func helix(t *testing.T, dbURL string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
@@ -277,4 +281,3 @@ func startProxy(t *testing.T, target string) *proxy {
 	}()
 	return p
 }
-
