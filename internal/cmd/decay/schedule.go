@@ -64,6 +64,11 @@ EXAMPLES
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Not MarkFlagRequired: cobra would reject a spec that comes from
+			// HELIX_DECAY_SCHEDULE_CRON or the config file.
+			if opts.Cron == "" {
+				return cmdutil.FlagErrorf("a schedule is required: --cron SPEC (or HELIX_DECAY_SCHEDULE_CRON, or decay.schedule.cron in the config file)")
+			}
 			loc, err := time.LoadLocation(opts.Timezone)
 			if err != nil {
 				return cmdutil.FlagErrorf("invalid --timezone %q: use an IANA zone such as UTC or Europe/Berlin", opts.Timezone)
@@ -90,7 +95,6 @@ EXAMPLES
 	fl.DurationVar(&opts.Jitter, "jitter", 0, "wait a random delay up to this before each run")
 	fl.StringVar(&opts.Timezone, "timezone", "UTC", "IANA time zone the spec is read in")
 	fl.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 5*time.Minute, "on SIGTERM, how long the run in flight may finish before it is cancelled")
-	_ = cmd.MarkFlagRequired("cron")
 	opts.add(cmd)
 	return cmd
 }
