@@ -36,6 +36,7 @@ var Keys = []Key{
 	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it"},
 	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer"},
 	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections"},
+	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment"},
 }
 
 // Config is the resolved configuration of one run.

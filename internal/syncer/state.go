@@ -111,7 +111,8 @@ func NewWrite(c Change, strat Strategy) (Write, error) {
 		return Write{}, fmt.Errorf("%w: empty device id", ErrInvalidChange)
 	}
 	if c.Clock[c.Device] == 0 {
-		return Write{}, fmt.Errorf("%w: clock %v has no entry for its own device %q", ErrInvalidChange, c.Clock, c.Device)
+		cj, _ := json.Marshal(c.Clock)
+		return Write{}, fmt.Errorf("%w: clock %s has no entry for its own device %q", ErrInvalidChange, cj, c.Device)
 	}
 	w := Write{Clock: c.Clock.Copy(), TS: c.TS.UnixMicro(), Device: c.Device}
 	switch c.Op {
@@ -172,18 +173,23 @@ func (s *State) Apply(c Change, strat Strategy) (Outcome, error) {
 	if err != nil {
 		return Invalid, err
 	}
-	prev := s.Clock
+	return s.ApplyWrite(w, strat), nil
+}
+
+// ApplyWrite folds a write made by NewWrite into s.
+func (s *State) ApplyWrite(w Write, strat Strategy) Outcome {
+	prev, clock := s.Clock, w.Clock
 	kept := s.add(w)
-	s.Clock = s.Clock.Merge(c.Clock)
+	s.Clock = s.Clock.Merge(clock)
 	switch {
 	case !kept:
-		return Discarded, nil
+		return Discarded
 	case strat == Manual && len(s.Writes) > 1:
-		return Conflicted, nil
-	case prev.LessEq(c.Clock):
-		return Applied, nil
+		return Conflicted
+	case prev.LessEq(clock):
+		return Applied
 	}
-	return Merged, nil
+	return Merged
 }
 
 // Join folds every write of o into s: the state two reconcilers would reach

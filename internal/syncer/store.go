@@ -82,8 +82,6 @@ func (c *Counts) count(o Outcome) {
 		c.Merged++
 	case Conflicted:
 		c.Conflicted++
-	case Invalid:
-		c.Invalid++
 	}
 }
 
@@ -186,6 +184,7 @@ type claimed struct {
 	id     int64
 	key    entityKey
 	change Change
+	write  Write
 	err    error
 }
 
@@ -229,9 +228,22 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 		return counts, nil
 	}
 
+	outcomes := make([]string, len(cs))
+	errs := make([]*string, len(cs))
 	byKey := map[entityKey][]int{}
 	var keys []entityKey
-	for i, c := range cs {
+	for i := range cs {
+		c := &cs[i]
+		if c.err == nil {
+			c.write, c.err = NewWrite(c.change, r.Strategy(c.key.Type))
+		}
+		if c.err != nil {
+			// Invalid changes touch no state: an entity that only has those gets no row.
+			msg := c.err.Error()
+			errs[i], outcomes[i] = &msg, string(Invalid)
+			counts.Invalid++
+			continue
+		}
 		if _, ok := byKey[c.key]; !ok {
 			keys = append(keys, c.key)
 		}
@@ -240,33 +252,23 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 	// Lock (creating when missing) the state rows in one fixed order, so
 	// concurrent batches never deadlock on them.
 	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
-	states, err := lockStates(ctx, tx, keys)
-	if err != nil {
-		return counts, err
+	states := map[entityKey]*entityState{}
+	if len(keys) > 0 {
+		if states, err = lockStates(ctx, tx, keys); err != nil {
+			return counts, err
+		}
 	}
 
-	outcomes := make([]string, len(cs))
-	errs := make([]*string, len(cs))
 	var up stateUpdate
 	var conflicts conflictUpdate
 	for _, k := range keys {
 		st := states[k]
 		strat := r.Strategy(k.Type)
 		for _, i := range byKey[k] {
-			o := Invalid
-			err := cs[i].err
-			if err == nil {
-				o, err = st.state.Apply(cs[i].change, strat)
-			}
-			if err != nil {
-				msg := err.Error()
-				errs[i] = &msg
-			}
+			o := st.state.ApplyWrite(cs[i].write, strat)
 			outcomes[i] = string(o)
 			counts.count(o)
-			if o != Invalid {
-				st.version++
-			}
+			st.version++
 		}
 		conflicted := strat == Manual && len(st.state.Writes) > 1
 		if !conflicted {
