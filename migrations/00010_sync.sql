@@ -25,12 +25,15 @@ CREATE TABLE sync_state (
     entity_type text NOT NULL,
     user_id     uuid NOT NULL,
     entity_id   text NOT NULL,
-    doc         jsonb,                      -- current document; null when deleted
+    -- current document; null when deleted. A manual entity in conflict keeps
+    -- the last document it had without one until the conflict is resolved.
+    doc         jsonb,
     deleted     boolean NOT NULL DEFAULT false,
     clock       jsonb NOT NULL DEFAULT '{}', -- pointwise maximum of every folded change's clock
     version     bigint NOT NULL DEFAULT 0,  -- number of changes folded in
-    -- per-path stamps (internal/syncer.State): what makes merging order-independent
-    merge_state jsonb NOT NULL DEFAULT '{"clock":{},"writes":[]}',
+    -- per-path stamps (internal/syncer.State) that make merging order-independent;
+    -- text, not jsonb: the merge compares values byte for byte, and jsonb would reformat them
+    merge_state text NOT NULL DEFAULT '{"clock":{},"writes":[]}',
     updated_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (entity_type, user_id, entity_id)
 );

@@ -324,7 +324,7 @@ func lockStates(ctx context.Context, q db.Querier, keys []entityKey) (map[entity
 		SELECT t, u, e FROM unnest($1::text[], $2::uuid[], $3::text[]) WITH ORDINALITY AS k(t, u, e, n)
 		ORDER BY n
 		ON CONFLICT (entity_type, user_id, entity_id) DO UPDATE SET version = s.version
-		RETURNING entity_type, user_id, entity_id, merge_state::text, doc::text, version`, ts, us, ids)
+		RETURNING entity_type, user_id, entity_id, merge_state, doc::text, version`, ts, us, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +384,7 @@ func (u *stateUpdate) exec(ctx context.Context, q db.Querier, now time.Time) err
 	_, err := q.Exec(ctx, `
 		UPDATE sync_state s
 		SET doc = v.doc::jsonb, deleted = v.doc IS NULL AND v.version > 0, clock = v.clock::jsonb, version = v.version,
-		    merge_state = v.ms::jsonb, updated_at = $1
+		    merge_state = v.ms, updated_at = $1
 		FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
 		     AS v(t, u, e, doc, clock, version, ms)
 		WHERE s.entity_type = v.t AND s.user_id = v.u AND s.entity_id = v.e`,
