@@ -162,6 +162,7 @@ func TestInvalidChanges(t *testing.T) {
 // permutation and every split into batches (folded apart, then joined in any
 // order) reaches byte-identical state, clock and document.
 func TestPropertyOrderIndependence(t *testing.T) {
+	t.Parallel()
 	// The race detector slows this tenfold; it checks the same code paths.
 	cases := 3000
 	if testing.Short() || raceEnabled {

@@ -107,10 +107,15 @@ func newReconciler(runID int64, batch int) *Reconciler {
 // the real reconcile path, in shuffled arrival order and batches of random
 // size, and checks each entity against folding its changes in memory.
 func TestReconcileRandomBatches(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	r := rand.New(rand.NewSource(10))
-	ps, byKey := genPending(r, 100, []string{"memory", "setting", "skill"})
+	cases := 100 // per entity type
+	if testing.Short() || raceEnabled {
+		cases = 40
+	}
+	ps, byKey := genPending(r, cases, []string{"memory", "setting", "skill"})
 	if _, err := Enqueue(ctx, pool, ps); err != nil {
 		t.Fatal(err)
 	}
@@ -172,10 +177,13 @@ func sameSiblings(a, b []Sibling) bool {
 // once on the same backlog; every change is processed exactly once and the
 // states equal those a single reconciler reaches on the same input.
 func TestConcurrentReconcilers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
+	// 100,000 in BenchmarkReconcile; here what stays within a minute on a
+	// shared two-core machine.
 	n := 20000
-	if testing.Short() {
-		n = 4000
+	if testing.Short() || raceEnabled {
+		n = 5000
 	}
 	r := rand.New(rand.NewSource(20))
 	var ps []Pending

@@ -124,8 +124,8 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if f.Global.JSON() {
 		err = cmdutil.WriteJSON(f.IOStreams.Out, res)
 	} else {
-		msg := fmt.Sprintf("reconciled %d changes in %d batches: %d applied, %d discarded, %d merged, %d conflicted",
-			res.Changes, counts.Batches, counts.Applied, counts.Discarded, counts.Merged, counts.Conflicted)
+		msg := fmt.Sprintf("reconciled %s in %s: %d applied, %d discarded, %d merged, %d conflicted",
+			plural(res.Changes, "change"), plural(counts.Batches, "batch"), counts.Applied, counts.Discarded, counts.Merged, counts.Conflicted)
 		if counts.Invalid > 0 {
 			msg += fmt.Sprintf(", %d invalid", counts.Invalid)
 		}
@@ -181,4 +181,14 @@ func finish(ctx context.Context, q db.Querier, run *db.JobRun, counts syncer.Cou
 		return fmt.Errorf("sync reconcile: %w", err)
 	}
 	return err
+}
+
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case noun == "batch":
+		return fmt.Sprintf("%d batches", n)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

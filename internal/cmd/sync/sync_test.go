@@ -216,7 +216,7 @@ B  device laptop at 2026-11-01T08:01:00Z, clock {laptop:1}
 	if err := reconcileRun(ctx, &ReconcileOptions{F: f, Batch: 100, EntityType: "skill"}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := io.Out.String(), "reconciled 1 changes in 1 batches: 1 applied, 0 discarded, 0 merged, 0 conflicted\n"; got != want {
+	if got, want := io.Out.String(), "reconciled 1 change in 1 batch: 1 applied, 0 discarded, 0 merged, 0 conflicted\n"; got != want {
 		t.Errorf("second reconcile: %q", got)
 	}
 }
