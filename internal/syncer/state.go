@@ -364,9 +364,6 @@ func cloneWrite(w Write) Write {
 // more than one means it is in conflict.
 func (s *State) Siblings() []Write { return s.Writes }
 
-// Deleted reports whether the entity is deleted (or has no writes yet).
-func (s *State) Deleted() bool { return s.Document() == nil }
-
 // cand is an entry considered at some path, with the write it came from.
 type cand struct {
 	w     *Write
