@@ -102,11 +102,18 @@ const ServerDevice = "helix"
 func ResolveConflict(ctx context.Context, q db.Querier, id int64, take string, now time.Time) (*Resolution, error) {
 	var res *Resolution
 	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
-		c, err := scanConflict(tx.QueryRow(ctx, `SELECT `+conflictCols+` FROM sync_conflicts WHERE id = $1 FOR UPDATE`, id))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: %d", ErrNoConflict, id)
-		}
+		// Lock the state row before the conflict row, in the order reconcile
+		// takes them, so the two never deadlock.
+		c, err := GetConflict(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		k := entityKey{Type: c.EntityType, UserID: c.UserID, ID: c.EntityID}
+		states, err := lockStates(ctx, tx, []entityKey{k})
+		if err != nil {
+			return err
+		}
+		if c, err = scanConflict(tx.QueryRow(ctx, `SELECT `+conflictCols+` FROM sync_conflicts WHERE id = $1 FOR UPDATE`, id)); err != nil {
 			return err
 		}
 		if c.Status != "open" {
@@ -128,11 +135,6 @@ func ResolveConflict(ctx context.Context, q db.Querier, id int64, take string, n
 				return fmt.Errorf("%w (%s)", ErrBadTake, strings.Join(labels, ", "))
 			}
 			res.Doc = json.RawMessage(take)
-		}
-		k := entityKey{Type: c.EntityType, UserID: c.UserID, ID: c.EntityID}
-		states, err := lockStates(ctx, tx, []entityKey{k})
-		if err != nil {
-			return err
 		}
 		st := states[k]
 		ch := Change{Device: ServerDevice, TS: now, Op: OpPut, Doc: res.Doc,

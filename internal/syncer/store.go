@@ -291,15 +291,41 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 	if err := conflicts.exec(ctx, tx, r.Now()); err != nil {
 		return counts, err
 	}
-	ids := make([]int64, len(cs))
+	return counts, markProcessed(ctx, tx, cs, outcomes, errs, r.RunID, r.Now())
+}
+
+// markProcessed records each change's outcome: one statement per outcome
+// with id = ANY, which probes the primary key (a join against unnest would
+// be planned as a scan of the whole table once it is large), and the
+// invalid ones, with their errors, apart.
+func markProcessed(ctx context.Context, q db.Querier, cs []claimed, outcomes []string, errs []*string, runID int64, now time.Time) error {
+	ids := map[string][]int64{}
+	var badIDs []int64
+	var badErrs []string
 	for i, c := range cs {
-		ids[i] = c.id
+		if errs[i] != nil {
+			badIDs, badErrs = append(badIDs, c.id), append(badErrs, *errs[i])
+			continue
+		}
+		ids[outcomes[i]] = append(ids[outcomes[i]], c.id)
 	}
-	_, err = tx.Exec(ctx, `
-		UPDATE sync_changes c SET processed_at = $1, run_id = $2, outcome = u.outcome, error = u.error
-		FROM unnest($3::bigint[], $4::text[], $5::text[]) AS u(id, outcome, error)
-		WHERE c.id = u.id`, r.Now(), r.RunID, ids, outcomes, errs)
-	return counts, err
+	for _, o := range []Outcome{Applied, Discarded, Merged, Conflicted} {
+		if len(ids[string(o)]) == 0 {
+			continue
+		}
+		if _, err := q.Exec(ctx, `UPDATE sync_changes SET processed_at = $1, run_id = $2, outcome = $3 WHERE id = ANY($4::bigint[])`,
+			now, runID, string(o), ids[string(o)]); err != nil {
+			return err
+		}
+	}
+	if len(badIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `
+		UPDATE sync_changes c SET processed_at = $1, run_id = $2, outcome = 'invalid', error = u.error
+		FROM unnest($3::bigint[], $4::text[]) AS u(id, error)
+		WHERE c.id = u.id`, now, runID, badIDs, badErrs)
+	return err
 }
 
 type entityState struct {
@@ -381,13 +407,17 @@ func (u *stateUpdate) add(k entityKey, st *entityState) error {
 
 func (u *stateUpdate) exec(ctx context.Context, q db.Querier, now time.Time) error {
 	ts, us, ids := keyArrays(u.keys)
+	// The rows exist and are locked: this upsert always takes the update
+	// path, found through the primary key row by row (an UPDATE ... FROM
+	// unnest would be planned as a scan of the whole table once it is large).
 	_, err := q.Exec(ctx, `
-		UPDATE sync_state s
-		SET doc = v.doc::jsonb, deleted = v.doc IS NULL AND v.version > 0, clock = v.clock::jsonb, version = v.version,
-		    merge_state = v.ms, updated_at = $1
+		INSERT INTO sync_state AS s (entity_type, user_id, entity_id, doc, deleted, clock, version, merge_state, updated_at)
+		SELECT t, u, e, doc::jsonb, doc IS NULL, clock::jsonb, version, ms, $1
 		FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
 		     AS v(t, u, e, doc, clock, version, ms)
-		WHERE s.entity_type = v.t AND s.user_id = v.u AND s.entity_id = v.e`,
+		ON CONFLICT (entity_type, user_id, entity_id) DO UPDATE
+		SET doc = excluded.doc, deleted = excluded.deleted, clock = excluded.clock, version = excluded.version,
+		    merge_state = excluded.merge_state, updated_at = excluded.updated_at`,
 		now, ts, us, ids, u.docs, u.clocks, u.versions, u.states)
 	return err
 }
