@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -128,6 +129,9 @@ func NewWrite(c Change, strat Strategy) (Write, error) {
 	var obj map[string]any
 	if err := d.Decode(&obj); err != nil || obj == nil {
 		return Write{}, fmt.Errorf("%w: document must be a JSON object", ErrInvalidChange)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return Write{}, fmt.Errorf("%w: document has data after its object", ErrInvalidChange)
 	}
 	root := kindObject
 	if c.Op == OpPut || strat != FieldLWW {

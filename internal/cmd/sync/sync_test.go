@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -88,6 +91,21 @@ func TestConflictsFlags(t *testing.T) {
 	var so *ConflictsShowOptions
 	if err := run(t, NewCmdConflictsShow(f, func(o *ConflictsShowOptions) error { so = o; return nil }), "7"); err != nil || so.ID != 7 {
 		t.Errorf("show: %+v %v", so, err)
+	}
+}
+
+func TestStrategiesFromFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("sync:\n  strategies:\n    skill: manual\n    setting: lww\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := strategies(cfg)
+	if err != nil || len(s) != 2 || s["skill"] != "manual" || s["setting"] != "lww" {
+		t.Fatalf("%v %v", s, err)
 	}
 }
 
