@@ -18,8 +18,9 @@ CREATE TABLE sync_changes (
     outcome      text CHECK (outcome IN ('applied', 'discarded', 'merged', 'conflicted', 'invalid')),
     error        text
 );
-CREATE INDEX sync_changes_pending_idx ON sync_changes (id) WHERE processed_at IS NULL;
-CREATE INDEX sync_changes_entity_idx ON sync_changes (entity_type, user_id, entity_id);
+-- reconcile claims pending changes entity by entity, so that a batch loads
+-- and writes as few entity states as it can
+CREATE INDEX sync_changes_pending_idx ON sync_changes (entity_type, user_id, entity_id, id) WHERE processed_at IS NULL;
 
 CREATE TABLE sync_state (
     entity_type text NOT NULL,

@@ -164,7 +164,7 @@ func TestInvalidChanges(t *testing.T) {
 func TestPropertyOrderIndependence(t *testing.T) {
 	t.Parallel()
 	// The race detector slows this tenfold; it checks the same code paths.
-	cases := 3000
+	cases := 2000
 	if testing.Short() || raceEnabled {
 		cases = 300
 	}

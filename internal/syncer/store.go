@@ -196,7 +196,7 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 		WHERE processed_at IS NULL
 		  AND ($1 = '' OR entity_type = $1)
 		  AND ($2::uuid IS NULL OR user_id = $2)
-		ORDER BY id
+		ORDER BY entity_type, user_id, entity_id, id
 		LIMIT $3
 		FOR UPDATE SKIP LOCKED`, f.EntityType, f.UserID, r.Batch)
 	if err != nil {
