@@ -106,3 +106,28 @@ func BenchmarkReconcile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkApply is the merge alone, without the database: changes/s of
+// folding the same random histories into in-memory states.
+func BenchmarkApply(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	hist := make([][]Change, 200)
+	n := 0
+	for i := range hist {
+		hist[i] = genChanges(r, 4+r.Intn(30))
+		n += len(hist[i])
+	}
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for _, cs := range hist {
+			s := &State{}
+			for _, c := range cs {
+				if _, err := s.Apply(c, FieldLWW); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_ = s.Document()
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "changes/s")
+}
