@@ -13,6 +13,7 @@ import (
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
@@ -51,6 +52,7 @@ the environment, which beats the file, which beats defaults.
 	for _, c := range []*cobra.Command{
 		// jobs
 		decayCmd.NewCmdDecay(f),
+		syncCmd.NewCmdSync(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -1,0 +1,194 @@
+package synccmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/syncer"
+)
+
+// ReconcileOptions are the inputs of `sync reconcile`.
+type ReconcileOptions struct {
+	F          *cmdutil.Factory
+	EntityType string
+	UserID     string
+	Batch      int
+}
+
+// NewCmdReconcile folds pending changes into the entities' states.
+func NewCmdReconcile(f *cmdutil.Factory, runF func(*ReconcileOptions) error) *cobra.Command {
+	opts := &ReconcileOptions{F: f, Batch: 1000}
+	cmd := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Fold pending device changes into the current state",
+		Long: `Fold the pending rows of sync_changes into sync_state, batch after batch,
+each batch in one transaction. A change whose vector clock the entity has
+already seen is discarded; one that dominates is applied; concurrent ones
+are merged by the entity type's strategy (sync.strategies in the config
+file: field-lww by default, lww, or manual). The result depends only on the
+set of changes, never on their order or on how runs split them.
+
+Several reconcilers may run at once, on one host or many: each claims its
+changes with FOR UPDATE SKIP LOCKED and locks the state rows it writes, so
+no change is processed twice. Changes that cannot be folded (a clock without
+the device's own entry, a document that is not an object) are marked
+invalid and the run exits 3.
+
+Prints the applied, discarded, merged, conflicted and invalid counts, and
+records a job_runs row.
+
+EXAMPLES
+  helix sync reconcile
+  helix sync reconcile --entity-type memory --batch 5000
+  helix sync reconcile --user-id 8f14e45f-ceea-467f-a8f0-0b1a5e2c9d11 --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Batch < 1 {
+				return cmdutil.FlagErrorf("invalid --batch %d: must be at least 1", opts.Batch)
+			}
+			if _, err := parseUser(opts.UserID); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return reconcileRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.EntityType, "entity-type", "", "only changes of this entity type")
+	fl.StringVar(&opts.UserID, "user-id", "", "only changes of this user (UUID)")
+	fl.IntVar(&opts.Batch, "batch", opts.Batch, "changes per transaction")
+	return cmd
+}
+
+// ReconcileResult is the JSON output of `sync reconcile`.
+type ReconcileResult struct {
+	RunID int64 `json:"run_id"`
+	syncer.Counts
+	Changes int `json:"changes"`
+}
+
+func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
+	f := opts.F
+	cfg, err := f.Config()
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	strats, err := strategies(cfg)
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	user, _ := parseUser(opts.UserID)
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	run, err := db.StartRun(ctx, pool, "sync reconcile", map[string]any{
+		"entity_type": opts.EntityType, "user_id": opts.UserID, "batch": opts.Batch,
+	}, f.Now())
+	if err != nil {
+		return fmt.Errorf("sync reconcile: %w", err)
+	}
+	filter := syncer.Filter{EntityType: opts.EntityType, UserID: user}
+	var pending int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM sync_changes WHERE processed_at IS NULL
+		AND ($1 = '' OR entity_type = $1) AND ($2::uuid IS NULL OR user_id = $2)`, filter.EntityType, filter.UserID).Scan(&pending); err != nil {
+		return finish(ctx, pool, run, syncer.Counts{}, err)
+	}
+	log := f.Logger()
+	bar := progress.New(f.IOStreams.ErrOut, progress.ChooseMode(f.IOStreams.IsStderrTTY(), f.Global.JSON()), log,
+		"sync reconcile", (pending+opts.Batch-1)/opts.Batch)
+	rec := &syncer.Reconciler{
+		Strategies: strats, Batch: opts.Batch, RunID: run.ID, Now: f.Now,
+		OnBatch: func(c syncer.Counts) {
+			bar.Step(fmt.Sprintf("%d changes", c.Total()), c.Invalid > 0)
+			log.Debug("batch", "changes", c.Total(), "applied", c.Applied, "discarded", c.Discarded,
+				"merged", c.Merged, "conflicted", c.Conflicted, "invalid", c.Invalid)
+		},
+	}
+	counts, err := rec.Run(ctx, pool, filter)
+	bar.Finish()
+	if err != nil {
+		return finish(ctx, pool, run, counts, err)
+	}
+	res := ReconcileResult{RunID: run.ID, Counts: counts, Changes: counts.Total()}
+	if f.Global.JSON() {
+		err = cmdutil.WriteJSON(f.IOStreams.Out, res)
+	} else {
+		msg := fmt.Sprintf("reconciled %s in %s: %d applied, %d discarded, %d merged, %d conflicted",
+			plural(res.Changes, "change"), plural(counts.Batches, "batch"), counts.Applied, counts.Discarded, counts.Merged, counts.Conflicted)
+		if counts.Invalid > 0 {
+			msg += fmt.Sprintf(", %d invalid", counts.Invalid)
+		}
+		_, err = fmt.Fprintln(f.IOStreams.Out, msg)
+	}
+	if err == nil && counts.Invalid > 0 {
+		err = invalidError(ctx, pool, run.ID, counts)
+	}
+	return finish(ctx, pool, run, counts, err)
+}
+
+// invalidError lists (the first few) invalid changes of the run.
+func invalidError(ctx context.Context, q db.Querier, runID int64, counts syncer.Counts) error {
+	rows, err := q.Query(ctx, `SELECT id, coalesce(error, '') FROM sync_changes WHERE run_id = $1 AND outcome = 'invalid' ORDER BY id LIMIT 10`, runID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	pe := &cmdutil.PartialError{Total: counts.Total()}
+	for rows.Next() {
+		var id int64
+		var msg string
+		if err := rows.Scan(&id, &msg); err != nil {
+			return err
+		}
+		pe.Failed = append(pe.Failed, fmt.Sprintf("change %d: %s", id, msg))
+	}
+	if more := counts.Invalid - len(pe.Failed); more > 0 {
+		pe.Failed = append(pe.Failed, fmt.Sprintf("%d more (SELECT * FROM sync_changes WHERE run_id = %d AND outcome = 'invalid')", more, runID))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return pe
+}
+
+func finish(ctx context.Context, q db.Querier, run *db.JobRun, counts syncer.Counts, err error) error {
+	status := db.RunOK
+	var pe *cmdutil.PartialError
+	switch {
+	case err == nil:
+	case errors.As(err, &pe):
+		status = db.RunPartial
+	case ctx.Err() != nil:
+		status = db.RunInterrupted
+	default:
+		status = db.RunFailed
+	}
+	if ferr := run.Finish(ctx, q, status, counts, err); ferr != nil && err == nil {
+		return ferr
+	}
+	if err != nil && pe == nil && ctx.Err() == nil && !db.IsUnavailable(err) {
+		return fmt.Errorf("sync reconcile: %w", err)
+	}
+	return err
+}
+
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case noun == "batch":
+		return fmt.Sprintf("%d batches", n)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

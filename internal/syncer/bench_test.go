@@ -1,0 +1,133 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+// benchChanges: n changes over n/10 entities of three types, each entity
+// edited by 3–5 devices with syncs between them (see genChanges).
+func benchChanges(n int) []Pending {
+	r := rand.New(rand.NewSource(100))
+	var ps []Pending
+	for len(ps) < n {
+		p, _ := genPending(r, 100, []string{"memory", "setting", "skill"})
+		for i := range p {
+			p[i].EntityID += fmt.Sprintf("-%d", len(ps))
+		}
+		ps = append(ps, p...)
+	}
+	return ps[:n]
+}
+
+func benchN() int {
+	if n, err := strconv.Atoi(os.Getenv("HELIX_BENCH_SYNC_N")); err == nil && n > 0 {
+		return n
+	}
+	return 100000
+}
+
+// BenchmarkReconcile measures changes/s on HELIX_BENCH_SYNC_N (default
+// 100,000) pending changes, with one reconciler and with two started at
+// once on separate pools; the two must process every change exactly once
+// and reach the single reconciler's states.
+func BenchmarkReconcile(b *testing.B) {
+	ctx := context.Background()
+	n := benchN()
+	ps := benchChanges(n)
+	var want map[entityKey]stateRow
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("reconcilers=%d", workers), func(b *testing.B) {
+			for it := 0; it < b.N; it++ {
+				b.StopTimer()
+				url := pgtest.URL(b)
+				pools := make([]*pgxpool.Pool, workers)
+				for i := range pools {
+					p, err := pgxpool.New(ctx, url)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					pools[i] = p
+				}
+				if _, err := Enqueue(ctx, pools[0], ps); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start := time.Now()
+				counts := make([]Counts, workers)
+				errs := make([]error, workers)
+				var wg sync.WaitGroup
+				for i := range pools {
+					wg.Add(1)
+					go func(i int) {
+						defer wg.Done()
+						counts[i], errs[i] = newReconciler(int64(i+1), 1000).Run(ctx, pools[i], Filter{})
+					}(i)
+				}
+				wg.Wait()
+				elapsed := time.Since(start)
+				b.StopTimer()
+				total := 0
+				for i := range errs {
+					if errs[i] != nil {
+						b.Fatal(errs[i])
+					}
+					total += counts[i].Total()
+					b.Logf("reconciler %d: %+v", i+1, counts[i])
+				}
+				if total != n {
+					b.Fatalf("processed %d changes, want exactly %d", total, n)
+				}
+				b.ReportMetric(float64(n)/elapsed.Seconds(), "changes/s")
+				got := loadStates(&testing.T{}, pools[0])
+				if want == nil {
+					want = got
+				} else if !reflect.DeepEqual(got, want) {
+					for k, w := range want {
+						if !reflect.DeepEqual(got[k], w) {
+							b.Fatalf("%v: two reconcilers reached\n%+v\none reached\n%+v", k, got[k], w)
+						}
+					}
+					b.Fatalf("two reconcilers reached other states than one (%d vs %d entities)", len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkApply is the merge alone, without the database: changes/s of
+// folding the same random histories into in-memory states.
+func BenchmarkApply(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	hist := make([][]Change, 200)
+	n := 0
+	for i := range hist {
+		hist[i] = genChanges(r, 4+r.Intn(30))
+		n += len(hist[i])
+	}
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		for _, cs := range hist {
+			s := &State{}
+			for _, c := range cs {
+				if _, err := s.Apply(c, FieldLWW); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_ = s.Document()
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "changes/s")
+}

@@ -1,0 +1,498 @@
+package syncer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Pending is a change as a device uploads it into sync_changes.
+type Pending struct {
+	EntityType string
+	EntityID   string
+	UserID     uuid.UUID
+	Change
+}
+
+// Enqueue copies changes into sync_changes in one round trip.
+func Enqueue(ctx context.Context, q db.Querier, ps []Pending) (int64, error) {
+	rows := make([][]any, len(ps))
+	for i, p := range ps {
+		clock, err := json.Marshal(p.Clock)
+		if err != nil {
+			return 0, err
+		}
+		var doc any
+		if p.Doc != nil {
+			doc = string(p.Doc)
+		}
+		rows[i] = []any{p.EntityType, p.EntityID, p.UserID, p.Device, string(clock), p.TS, string(p.Op), doc}
+	}
+	return q.CopyFrom(ctx, pgx.Identifier{"sync_changes"},
+		[]string{"entity_type", "entity_id", "user_id", "device_id", "clock", "ts", "op", "doc"},
+		pgx.CopyFromRows(rows))
+}
+
+// Filter narrows a reconcile run.
+type Filter struct {
+	EntityType string     // "" for all
+	UserID     *uuid.UUID // nil for all
+}
+
+// Counts is what a reconcile run did.
+type Counts struct {
+	Applied    int `json:"applied"`
+	Discarded  int `json:"discarded"`
+	Merged     int `json:"merged"`
+	Conflicted int `json:"conflicted"`
+	Invalid    int `json:"invalid"`
+	Entities   int `json:"entities"` // entity states written (an entity counts once per batch)
+	Batches    int `json:"batches"`
+}
+
+// Total is the number of changes processed.
+func (c Counts) Total() int { return c.Applied + c.Discarded + c.Merged + c.Conflicted + c.Invalid }
+
+func (c *Counts) add(o Counts) {
+	c.Applied += o.Applied
+	c.Discarded += o.Discarded
+	c.Merged += o.Merged
+	c.Conflicted += o.Conflicted
+	c.Invalid += o.Invalid
+	c.Entities += o.Entities
+	c.Batches += o.Batches
+}
+
+func (c *Counts) count(o Outcome) {
+	switch o {
+	case Applied:
+		c.Applied++
+	case Discarded:
+		c.Discarded++
+	case Merged:
+		c.Merged++
+	case Conflicted:
+		c.Conflicted++
+	}
+}
+
+// Reconciler folds pending changes into sync_state, one transaction per batch.
+type Reconciler struct {
+	Strategies map[string]Strategy // per entity type; field-lww when absent
+	Batch      int
+	RunID      int64
+	Now        func() time.Time
+	// OnBatch is called after each committed batch with its counts.
+	OnBatch func(Counts)
+}
+
+// Strategy returns the strategy of an entity type.
+func (r *Reconciler) Strategy(entityType string) Strategy {
+	if s, ok := r.Strategies[entityType]; ok {
+		return s
+	}
+	return FieldLWW
+}
+
+// Run reconciles batch after batch until no unclaimed change matches f.
+// Several Runs (in this or other processes) may go at once: each batch
+// claims its changes with FOR UPDATE SKIP LOCKED, so every change is
+// processed exactly once, and locks the state rows it writes, so merges
+// into one entity are serialised; since merging is order-independent, the
+// result is the same as a single run's.
+func (r *Reconciler) Run(ctx context.Context, q db.Querier, f Filter) (Counts, error) {
+	var total Counts
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		c, err := r.runBatch(ctx, q, f)
+		if err != nil {
+			return total, err
+		}
+		if c.Total() == 0 {
+			return total, nil
+		}
+		total.add(c)
+		if r.OnBatch != nil {
+			r.OnBatch(c)
+		}
+	}
+}
+
+// runBatch claims and folds one batch in its own transaction.
+func (r *Reconciler) runBatch(ctx context.Context, q db.Querier, f Filter) (Counts, error) {
+	var c Counts
+	err := retry(ctx, func() error {
+		return db.InTx(ctx, q, func(tx pgx.Tx) error {
+			var err error
+			c, err = r.batch(ctx, tx, f)
+			return err
+		})
+	})
+	return c, err
+}
+
+// retry repeats fn after a deadlock or serialisation failure: the
+// transaction was rolled back whole, so trying again is safe.
+func retry(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		var pe *pgconn.PgError
+		if attempt < 5 && errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+type entityKey struct {
+	Type   string
+	UserID uuid.UUID
+	ID     string
+}
+
+func (k entityKey) less(o entityKey) bool {
+	if k.Type != o.Type {
+		return k.Type < o.Type
+	}
+	if c := compareUUID(k.UserID, o.UserID); c != 0 {
+		return c < 0
+	}
+	return k.ID < o.ID
+}
+
+func compareUUID(a, b uuid.UUID) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return 0
+}
+
+type claimed struct {
+	id     int64
+	key    entityKey
+	change Change
+	write  Write
+	err    error
+}
+
+func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, error) {
+	var counts Counts
+	rows, err := tx.Query(ctx, `
+		SELECT id, entity_type, user_id, entity_id, device_id, clock::text, ts, op, doc::text
+		FROM sync_changes
+		WHERE processed_at IS NULL
+		  AND ($1 = '' OR entity_type = $1)
+		  AND ($2::uuid IS NULL OR user_id = $2)
+		ORDER BY entity_type, user_id, entity_id, id
+		LIMIT $3
+		FOR UPDATE SKIP LOCKED`, f.EntityType, f.UserID, r.Batch)
+	if err != nil {
+		return counts, err
+	}
+	var cs []claimed
+	for rows.Next() {
+		var c claimed
+		var clock string
+		var doc *string
+		var op string
+		if err := rows.Scan(&c.id, &c.key.Type, &c.key.UserID, &c.key.ID, &c.change.Device, &clock, &c.change.TS, &op, &doc); err != nil {
+			rows.Close()
+			return counts, err
+		}
+		c.change.Op = Op(op)
+		if doc != nil {
+			c.change.Doc = json.RawMessage(*doc)
+		}
+		if err := json.Unmarshal([]byte(clock), &c.change.Clock); err != nil {
+			c.err = fmt.Errorf("%w: clock must map device ids to counters: %v", ErrInvalidChange, err)
+		}
+		cs = append(cs, c)
+	}
+	if err := rows.Err(); err != nil {
+		return counts, err
+	}
+	if len(cs) == 0 {
+		return counts, nil
+	}
+
+	outcomes := make([]string, len(cs))
+	errs := make([]*string, len(cs))
+	byKey := map[entityKey][]int{}
+	var keys []entityKey
+	for i := range cs {
+		c := &cs[i]
+		if c.err == nil {
+			c.write, c.err = NewWrite(c.change, r.Strategy(c.key.Type))
+		}
+		if c.err != nil {
+			// Invalid changes touch no state: an entity that only has those gets no row.
+			msg := c.err.Error()
+			errs[i], outcomes[i] = &msg, string(Invalid)
+			counts.Invalid++
+			continue
+		}
+		if _, ok := byKey[c.key]; !ok {
+			keys = append(keys, c.key)
+		}
+		byKey[c.key] = append(byKey[c.key], i)
+	}
+	// Lock (creating when missing) the state rows in one fixed order, so
+	// concurrent batches never deadlock on them.
+	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
+	states := map[entityKey]*entityState{}
+	if len(keys) > 0 {
+		if states, err = lockStates(ctx, tx, keys); err != nil {
+			return counts, err
+		}
+	}
+
+	var up stateUpdate
+	var conflicts conflictUpdate
+	for _, k := range keys {
+		st := states[k]
+		strat := r.Strategy(k.Type)
+		for _, i := range byKey[k] {
+			o := st.state.ApplyWrite(cs[i].write, strat)
+			outcomes[i] = string(o)
+			counts.count(o)
+			st.version++
+		}
+		conflicted := strat == Manual && len(st.state.Writes) > 1
+		if !conflicted {
+			st.doc = st.state.Document()
+		}
+		if err := up.add(k, st); err != nil {
+			return counts, err
+		}
+		if strat == Manual {
+			if err := conflicts.add(k, &st.state, conflicted); err != nil {
+				return counts, err
+			}
+		}
+	}
+	counts.Entities = len(keys)
+	counts.Batches = 1
+	if err := up.exec(ctx, tx, r.Now()); err != nil {
+		return counts, err
+	}
+	if err := conflicts.exec(ctx, tx, r.Now()); err != nil {
+		return counts, err
+	}
+	return counts, markProcessed(ctx, tx, cs, outcomes, errs, r.RunID, r.Now())
+}
+
+// markProcessed records each change's outcome: one statement per outcome
+// with id = ANY, which probes the primary key (a join against unnest would
+// be planned as a scan of the whole table once it is large), and the
+// invalid ones, with their errors, apart.
+func markProcessed(ctx context.Context, q db.Querier, cs []claimed, outcomes []string, errs []*string, runID int64, now time.Time) error {
+	ids := map[string][]int64{}
+	var badIDs []int64
+	var badErrs []string
+	for i, c := range cs {
+		if errs[i] != nil {
+			badIDs, badErrs = append(badIDs, c.id), append(badErrs, *errs[i])
+			continue
+		}
+		ids[outcomes[i]] = append(ids[outcomes[i]], c.id)
+	}
+	for _, o := range []Outcome{Applied, Discarded, Merged, Conflicted} {
+		if len(ids[string(o)]) == 0 {
+			continue
+		}
+		if _, err := q.Exec(ctx, `UPDATE sync_changes SET processed_at = $1, run_id = $2, outcome = $3 WHERE id = ANY($4::bigint[])`,
+			now, runID, string(o), ids[string(o)]); err != nil {
+			return err
+		}
+	}
+	if len(badIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `
+		UPDATE sync_changes c SET processed_at = $1, run_id = $2, outcome = 'invalid', error = u.error
+		FROM unnest($3::bigint[], $4::text[]) AS u(id, error)
+		WHERE c.id = u.id`, now, runID, badIDs, badErrs)
+	return err
+}
+
+type entityState struct {
+	state   State
+	doc     json.RawMessage
+	version int64
+}
+
+func keyArrays(keys []entityKey) ([]string, []uuid.UUID, []string) {
+	ts, us, ids := make([]string, len(keys)), make([]uuid.UUID, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		ts[i], us[i], ids[i] = k.Type, k.UserID, k.ID
+	}
+	return ts, us, ids
+}
+
+// lockStates upserts and locks the state rows of keys (sorted) and loads them.
+func lockStates(ctx context.Context, q db.Querier, keys []entityKey) (map[entityKey]*entityState, error) {
+	ts, us, ids := keyArrays(keys)
+	rows, err := q.Query(ctx, `
+		INSERT INTO sync_state AS s (entity_type, user_id, entity_id)
+		SELECT t, u, e FROM unnest($1::text[], $2::uuid[], $3::text[]) WITH ORDINALITY AS k(t, u, e, n)
+		ORDER BY n
+		ON CONFLICT (entity_type, user_id, entity_id) DO UPDATE SET version = s.version
+		RETURNING entity_type, user_id, entity_id, merge_state, doc::text, version`, ts, us, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[entityKey]*entityState, len(keys))
+	for rows.Next() {
+		var k entityKey
+		var ms string
+		var doc *string
+		st := &entityState{}
+		if err := rows.Scan(&k.Type, &k.UserID, &k.ID, &ms, &doc, &st.version); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(ms), &st.state); err != nil {
+			return nil, fmt.Errorf("sync_state %s/%s/%s: merge_state: %w", k.Type, k.UserID, k.ID, err)
+		}
+		if doc != nil {
+			st.doc = json.RawMessage(*doc)
+		}
+		out[k] = st
+	}
+	return out, rows.Err()
+}
+
+type stateUpdate struct {
+	keys     []entityKey
+	docs     []*string
+	clocks   []string
+	versions []int64
+	states   []string
+}
+
+func (u *stateUpdate) add(k entityKey, st *entityState) error {
+	ms, err := json.Marshal(&st.state)
+	if err != nil {
+		return err
+	}
+	clock, err := json.Marshal(st.state.Clock)
+	if err != nil {
+		return err
+	}
+	var doc *string
+	if st.doc != nil {
+		s := string(st.doc)
+		doc = &s
+	}
+	u.keys = append(u.keys, k)
+	u.docs = append(u.docs, doc)
+	u.clocks = append(u.clocks, string(clock))
+	u.versions = append(u.versions, st.version)
+	u.states = append(u.states, string(ms))
+	return nil
+}
+
+func (u *stateUpdate) exec(ctx context.Context, q db.Querier, now time.Time) error {
+	ts, us, ids := keyArrays(u.keys)
+	// The rows exist and are locked: this upsert always takes the update
+	// path, found through the primary key row by row (an UPDATE ... FROM
+	// unnest would be planned as a scan of the whole table once it is large).
+	_, err := q.Exec(ctx, `
+		INSERT INTO sync_state AS s (entity_type, user_id, entity_id, doc, deleted, clock, version, merge_state, updated_at)
+		SELECT t, u, e, doc::jsonb, doc IS NULL, clock::jsonb, version, ms, $1
+		FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
+		     AS v(t, u, e, doc, clock, version, ms)
+		ON CONFLICT (entity_type, user_id, entity_id) DO UPDATE
+		SET doc = excluded.doc, deleted = excluded.deleted, clock = excluded.clock, version = excluded.version,
+		    merge_state = excluded.merge_state, updated_at = excluded.updated_at`,
+		now, ts, us, ids, u.docs, u.clocks, u.versions, u.states)
+	return err
+}
+
+// Sibling is one concurrent version of a manually merged entity.
+type Sibling struct {
+	Label  string          `json:"label"`
+	Device string          `json:"device"`
+	TS     time.Time       `json:"ts"`
+	Clock  Clock           `json:"clock"`
+	Doc    json.RawMessage `json:"doc"` // null: the sibling deletes the entity
+}
+
+// SiblingsOf lists a state's writes as labelled versions A, B, C, ...
+func SiblingsOf(s *State) []Sibling {
+	out := make([]Sibling, len(s.Writes))
+	for i, w := range s.Writes {
+		one := State{Writes: []Write{w}}
+		doc := one.Document()
+		if doc == nil {
+			doc = json.RawMessage("null")
+		}
+		out[i] = Sibling{Label: label(i), Device: w.Device, TS: time.UnixMicro(w.TS).UTC(), Clock: w.Clock, Doc: doc}
+	}
+	return out
+}
+
+func label(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("S%d", i+1)
+}
+
+type conflictUpdate struct {
+	open, closed []entityKey
+	siblings     []string
+}
+
+func (u *conflictUpdate) add(k entityKey, s *State, conflicted bool) error {
+	if !conflicted {
+		u.closed = append(u.closed, k)
+		return nil
+	}
+	b, err := json.Marshal(SiblingsOf(s))
+	if err != nil {
+		return err
+	}
+	u.open = append(u.open, k)
+	u.siblings = append(u.siblings, string(b))
+	return nil
+}
+
+func (u *conflictUpdate) exec(ctx context.Context, q db.Querier, now time.Time) error {
+	if len(u.open) > 0 {
+		ts, us, ids := keyArrays(u.open)
+		if _, err := q.Exec(ctx, `
+			INSERT INTO sync_conflicts (entity_type, user_id, entity_id, siblings, created_at, updated_at)
+			SELECT t, u, e, s::jsonb, $1, $1 FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[]) AS v(t, u, e, s)
+			ON CONFLICT (entity_type, user_id, entity_id) WHERE status = 'open'
+			DO UPDATE SET siblings = excluded.siblings, updated_at = excluded.updated_at`,
+			now, ts, us, ids, u.siblings); err != nil {
+			return err
+		}
+	}
+	if len(u.closed) > 0 {
+		// A device that saw every sibling wrote over them: nothing left to resolve.
+		ts, us, ids := keyArrays(u.closed)
+		if _, err := q.Exec(ctx, `
+			UPDATE sync_conflicts c SET status = 'superseded', resolved_at = $1, updated_at = $1
+			FROM unnest($2::text[], $3::uuid[], $4::text[]) AS v(t, u, e)
+			WHERE c.status = 'open' AND c.entity_type = v.t AND c.user_id = v.u AND c.entity_id = v.e`,
+			now, ts, us, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
