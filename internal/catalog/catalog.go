@@ -183,8 +183,22 @@ func (c Catalog) Filter(providers []string) (Catalog, []string) {
 	return out, missing
 }
 
-// Canonical is the catalog as compact JSON with sorted keys: the bytes its sha256 is taken of.
-func (c Catalog) Canonical() ([]byte, error) { return json.Marshal(c) }
+// Canonical is the catalog as compact JSON with keys sorted at every depth
+// (unknown fields included, whatever order they came in): the bytes its
+// sha256 is taken of, so a snapshot read back from jsonb hashes the same.
+func (c Catalog) Canonical() ([]byte, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
 
 // Key names a model as provider/model.
 func Key(provider, model string) string { return provider + "/" + model }
