@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ type Catalog map[string]*Provider
 
 // Provider is one provider and its models (model id → model).
 type Provider struct {
-	ID     string            `json:"id"`
+	ID     string            `json:"id,omitempty"`
 	Name   string            `json:"name,omitempty"`
 	Env    []string          `json:"env,omitempty"`
 	NPM    string            `json:"npm,omitempty"`
@@ -29,7 +30,7 @@ type Provider struct {
 
 // Model is one model's descriptor. Pointers tell an absent field from false or 0.
 type Model struct {
-	ID               string                     `json:"id"`
+	ID               string                     `json:"id,omitempty"`
 	Name             string                     `json:"name,omitempty"`
 	Family           string                     `json:"family,omitempty"`
 	Attachment       *bool                      `json:"attachment,omitempty"`
@@ -138,9 +139,6 @@ func Parse(data []byte) (Catalog, error) {
 		if err := json.Unmarshal(r, p); err != nil {
 			return nil, fmt.Errorf("provider %s: %w", id, err)
 		}
-		if p.ID == "" {
-			p.ID = id
-		}
 		cat[id] = p
 	}
 	return cat, nil
@@ -183,22 +181,10 @@ func (c Catalog) Filter(providers []string) (Catalog, []string) {
 	return out, missing
 }
 
-// Canonical is the catalog as compact JSON with keys sorted at every depth
-// (unknown fields included, whatever order they came in): the bytes its
-// sha256 is taken of, so a snapshot read back from jsonb hashes the same.
-func (c Catalog) Canonical() ([]byte, error) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
-}
+// Canonical is the catalog as compact JSON: known fields in a fixed order,
+// unknown ones sorted at every depth (see splitExtra), so the same content
+// always gives the same bytes, whatever order upstream or jsonb used.
+func (c Catalog) Canonical() ([]byte, error) { return json.Marshal(c) }
 
 // Key names a model as provider/model.
 func Key(provider, model string) string { return provider + "/" + model }
@@ -209,51 +195,33 @@ func ParseKey(s string) (provider, model string, ok bool) {
 	return provider, model, ok && provider != "" && model != ""
 }
 
-// Every type below keeps the keys it does not know in Extra. A known key whose
-// value the typed field would drop on the way out (null, "", [], {}) is kept
-// there too, so parse → marshal loses nothing.
-
-var (
-	providerKeys   = keySet("id", "name", "env", "npm", "api", "doc", "models")
-	modelKeys      = keySet("id", "name", "family", "attachment", "reasoning", "tool_call", "structured_output", "temperature", "knowledge", "release_date", "last_updated", "modalities", "open_weights", "cost", "limit", "status")
-	toolCallKeys   = keySet("supported", "streaming", "parallel")
-	modalitiesKeys = keySet("input", "output")
-	costKeys       = keySet("input", "output", "reasoning", "cache_read", "cache_write", "input_audio", "output_audio")
-	limitKeys      = keySet("context", "input", "output")
-)
-
-func keySet(keys ...string) map[string]bool {
-	m := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		m[k] = true
-	}
-	return m
-}
+// Every type below decodes its object once into raw members, decodes the
+// known ones into their fields and keeps the rest in Extra. A known key whose
+// value the typed field would drop on the way out (null, "", [], {}) stays in
+// Extra too, so parse → marshal loses nothing.
 
 // UnmarshalJSON decodes a provider, naming the model an error is in.
 func (p *Provider) UnmarshalJSON(data []byte) error {
-	type alias Provider
-	var a struct {
-		alias
-		Models map[string]json.RawMessage `json:"models"`
-	}
-	if err := json.Unmarshal(data, &a); err != nil {
-		return err
-	}
-	extra, err := splitExtra(data, providerKeys)
+	*p = Provider{}
+	var models json.RawMessage
+	extra, err := decodeFields(data, map[string]any{
+		"id": &p.ID, "name": &p.Name, "env": &p.Env, "npm": &p.NPM, "api": &p.API, "doc": &p.Doc, "models": &models,
+	})
 	if err != nil {
 		return err
 	}
-	*p = Provider(a.alias)
 	p.Extra = extra
-	p.Models = make(map[string]*Model, len(a.Models))
-	for id, r := range a.Models {
+	var raw map[string]json.RawMessage
+	if len(models) > 0 {
+		if err := json.Unmarshal(models, &raw); err != nil {
+			return fmt.Errorf("models: %w", err)
+		}
+	}
+	p.Models = make(map[string]*Model, len(raw))
+	for id, r := range raw {
 		m := new(Model)
 		if err := json.Unmarshal(r, m); err != nil {
 			return fmt.Errorf("model %s: %w", id, err)
-		}
-		if m.ID == "" {
-			m.ID = id
 		}
 		p.Models[id] = m
 	}
@@ -263,17 +231,19 @@ func (p *Provider) UnmarshalJSON(data []byte) error {
 // MarshalJSON re-emits unknown fields.
 func (p *Provider) MarshalJSON() ([]byte, error) {
 	type alias Provider
-	return joinExtra((*alias)(p), p.Extra)
+	return joinExtra((*alias)(p), p.Extra, "models")
 }
 
 // UnmarshalJSON keeps unknown fields.
 func (m *Model) UnmarshalJSON(data []byte) error {
-	type alias Model
-	if err := json.Unmarshal(data, (*alias)(m)); err != nil {
-		return err
-	}
+	*m = Model{}
 	var err error
-	m.Extra, err = splitExtra(data, modelKeys)
+	m.Extra, err = decodeFields(data, map[string]any{
+		"id": &m.ID, "name": &m.Name, "family": &m.Family, "attachment": &m.Attachment, "reasoning": &m.Reasoning,
+		"tool_call": &m.ToolCall, "structured_output": &m.StructuredOutput, "temperature": &m.Temperature,
+		"knowledge": &m.Knowledge, "release_date": &m.ReleaseDate, "last_updated": &m.LastUpdated,
+		"modalities": &m.Modalities, "open_weights": &m.OpenWeights, "cost": &m.Cost, "limit": &m.Limit, "status": &m.Status,
+	})
 	return err
 }
 
@@ -285,18 +255,14 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON takes a bool or an object.
 func (t *ToolCall) UnmarshalJSON(data []byte) error {
+	*t = ToolCall{}
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] != '{' {
-		*t = ToolCall{}
 		return json.Unmarshal(data, &t.Supported)
-	}
-	type alias ToolCall
-	if err := json.Unmarshal(data, (*alias)(t)); err != nil {
-		return err
 	}
 	t.object = true
 	var err error
-	t.Extra, err = splitExtra(data, toolCallKeys)
+	t.Extra, err = decodeFields(data, map[string]any{"supported": &t.Supported, "streaming": &t.Streaming, "parallel": &t.Parallel})
 	return err
 }
 
@@ -307,17 +273,14 @@ func (t *ToolCall) MarshalJSON() ([]byte, error) {
 		return json.Marshal(t.Supported)
 	}
 	type alias ToolCall
-	return joinExtra((*alias)(t), t.Extra)
+	return joinExtra((*alias)(t), t.Extra, "supported")
 }
 
 // UnmarshalJSON keeps unknown fields.
 func (m *Modalities) UnmarshalJSON(data []byte) error {
-	type alias Modalities
-	if err := json.Unmarshal(data, (*alias)(m)); err != nil {
-		return err
-	}
+	*m = Modalities{}
 	var err error
-	m.Extra, err = splitExtra(data, modalitiesKeys)
+	m.Extra, err = decodeFields(data, map[string]any{"input": &m.Input, "output": &m.Output})
 	return err
 }
 
@@ -329,12 +292,12 @@ func (m *Modalities) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON keeps unknown fields (tiers, cache_input, …).
 func (c *Cost) UnmarshalJSON(data []byte) error {
-	type alias Cost
-	if err := json.Unmarshal(data, (*alias)(c)); err != nil {
-		return err
-	}
+	*c = Cost{}
 	var err error
-	c.Extra, err = splitExtra(data, costKeys)
+	c.Extra, err = decodeFields(data, map[string]any{
+		"input": &c.Input, "output": &c.Output, "reasoning": &c.Reasoning, "cache_read": &c.CacheRead,
+		"cache_write": &c.CacheWrite, "input_audio": &c.InputAudio, "output_audio": &c.OutputAudio,
+	})
 	return err
 }
 
@@ -346,12 +309,9 @@ func (c *Cost) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON keeps unknown fields.
 func (l *Limit) UnmarshalJSON(data []byte) error {
-	type alias Limit
-	if err := json.Unmarshal(data, (*alias)(l)); err != nil {
-		return err
-	}
+	*l = Limit{}
 	var err error
-	l.Extra, err = splitExtra(data, limitKeys)
+	l.Extra, err = decodeFields(data, map[string]any{"context": &l.Context, "input": &l.Input, "output": &l.Output})
 	return err
 }
 
@@ -361,16 +321,29 @@ func (l *Limit) MarshalJSON() ([]byte, error) {
 	return joinExtra((*alias)(l), l.Extra)
 }
 
-// splitExtra returns the members of the object data that the typed struct
-// does not carry: unknown keys, and known keys with a value it would drop.
-func splitExtra(data []byte, known map[string]bool) (map[string]json.RawMessage, error) {
+// decodeFields decodes the object data: each known member into its field,
+// the others (and known ones with a value the field would drop) returned as
+// extra, normalised so that their keys are sorted at every depth.
+func decodeFields(data []byte, fields map[string]any) (map[string]json.RawMessage, error) {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
 		return nil, err
 	}
 	for k, v := range all {
-		if known[k] && !dropped(v) {
+		target, known := fields[k]
+		if known && !dropped(v) {
+			if err := json.Unmarshal(v, target); err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
 			delete(all, k)
+			continue
+		}
+		if len(v) > 0 && (v[0] == '{' || v[0] == '[') {
+			n, err := normalize(v)
+			if err != nil {
+				return nil, err
+			}
+			all[k] = n
 		}
 	}
 	if len(all) == 0 {
@@ -379,28 +352,51 @@ func splitExtra(data []byte, known map[string]bool) (map[string]json.RawMessage,
 	return all, nil
 }
 
+// normalize rewrites a JSON value compactly with object keys sorted; numbers keep their text.
+func normalize(v json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
+}
+
 func dropped(v json.RawMessage) bool {
-	switch string(bytes.TrimSpace(v)) {
+	switch string(v) {
 	case "null", `""`, "[]", "{}":
 		return true
 	}
 	return false
 }
 
-// joinExtra marshals typed and adds the extra members it lacks.
-func joinExtra(typed any, extra map[string]json.RawMessage) ([]byte, error) {
+// joinExtra marshals typed and appends the extra members in key order. always
+// names the known fields typed always writes, which extra must not repeat.
+func joinExtra(typed any, extra map[string]json.RawMessage, always ...string) ([]byte, error) {
 	b, err := json.Marshal(typed)
 	if err != nil || len(extra) == 0 {
 		return b, err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
-	}
-	for k, v := range extra {
-		if _, ok := all[k]; !ok {
-			all[k] = v
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if !slices.Contains(always, k) {
+			keys = append(keys, k)
 		}
 	}
-	return json.Marshal(all)
+	sort.Strings(keys)
+	out := b[:len(b)-1] // drop the closing brace
+	for _, k := range keys {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kb...)
+		out = append(out, ':')
+		out = append(out, extra[k]...)
+	}
+	return append(out, '}'), nil
 }

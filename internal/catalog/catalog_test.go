@@ -117,7 +117,7 @@ const quirks = `{
 func TestParseQuirks(t *testing.T) {
 	cat := assertRoundTrip(t, []byte(quirks))
 	p := cat["acme"]
-	if string(p.Extra["region_hint"]) != `{"default": "eu"}` {
+	if string(p.Extra["region_hint"]) != `{"default":"eu"}` {
 		t.Errorf("provider unknown field: %s", p.Extra["region_hint"])
 	}
 	m := p.Models["rocket-1"]
@@ -184,6 +184,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(quirks))
 	f.Add([]byte(`{"p": {"models": {"m": {"tool_call": {"supported": true}}}}}`))
 	f.Add([]byte(`{"p": {"id": "p", "models": {}}}`))
+	f.Add([]byte(`{"p": {"id": "", "x": {"b": 1, "a": [1.50, {"d": null, "c": ""}]}, "models": {"m": {"id": "m", "name": null}}}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		cat, err := Parse(in)
 		if err != nil {
