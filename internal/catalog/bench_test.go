@@ -42,3 +42,21 @@ func BenchmarkFetchFullSnapshot(b *testing.B) {
 		b.ReportMetric(float64(res.Snapshot.Models), "models")
 	}
 }
+
+// BenchmarkParseFull parses the full snapshot and renders its canonical form (the CPU part of a fetch).
+func BenchmarkParseFull(b *testing.B) {
+	raw, err := os.ReadFile("/work/shared/realworld/models.dev/api-2026-07-02.json")
+	if err != nil {
+		b.Skipf("full snapshot not present: %v", err)
+	}
+	b.SetBytes(int64(len(raw)))
+	for i := 0; i < b.N; i++ {
+		cat, err := Parse(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cat.Canonical(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,10 +31,56 @@ type Snapshot struct {
 // ErrNoSnapshot is returned when no snapshot is pinned.
 var ErrNoSnapshot = errors.New("no catalog snapshot is pinned: run helix catalog fetch")
 
-// Sum is the sha256 of a catalog's canonical JSON, in hex.
-func Sum(canonical []byte) string {
-	s := sha256.Sum256(canonical)
-	return hex.EncodeToString(s[:])
+// encoded is a catalog rendered for storage: provider heads, model
+// descriptors, and the sha256 over all of them in sorted order.
+type encoded struct {
+	heads map[string]json.RawMessage
+	rows  []modelRow
+	sum   string
+}
+
+type modelRow struct {
+	provider, model string
+	desc            []byte
+}
+
+func encode(cat Catalog) (*encoded, error) {
+	e := &encoded{heads: make(map[string]json.RawMessage, len(cat)), rows: make([]modelRow, 0, cat.ModelCount())}
+	h := sha256.New()
+	for _, pid := range cat.ProviderIDs() {
+		p := cat[pid]
+		head, err := providerHead(p)
+		if err != nil {
+			return nil, err
+		}
+		e.heads[pid] = head
+		fmt.Fprintf(h, "%s\x00%s\x00", pid, head)
+		mids := make([]string, 0, len(p.Models))
+		for mid := range p.Models {
+			mids = append(mids, mid)
+		}
+		sort.Strings(mids)
+		for _, mid := range mids {
+			d, err := json.Marshal(p.Models[mid])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", Key(pid, mid), err)
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00", mid, d)
+			e.rows = append(e.rows, modelRow{pid, mid, d})
+		}
+	}
+	e.sum = hex.EncodeToString(h.Sum(nil))
+	return e, nil
+}
+
+// Sum is the sha256 of the catalog's content (providers and models in sorted
+// order, each in canonical JSON), in hex: equal content, equal sum.
+func (c Catalog) Sum() (string, error) {
+	e, err := encode(c)
+	if err != nil {
+		return "", err
+	}
+	return e.sum, nil
 }
 
 // StoreResult tells what Store did.
@@ -47,11 +94,11 @@ type StoreResult struct {
 // already stored (same sha256) is not stored again: that snapshot is pinned
 // instead, and its ETag refreshed.
 func Store(ctx context.Context, q db.Querier, snap Snapshot, cat Catalog) (StoreResult, error) {
-	canonical, err := cat.Canonical()
+	enc, err := encode(cat)
 	if err != nil {
 		return StoreResult{}, err
 	}
-	snap.SHA256 = Sum(canonical)
+	snap.SHA256 = enc.sum
 	snap.Providers = len(cat)
 	snap.Models = cat.ModelCount()
 	if snap.ProviderFilter == nil {
@@ -73,7 +120,7 @@ func Store(ctx context.Context, q db.Querier, snap Snapshot, cat Catalog) (Store
 			}
 		case errors.Is(err, pgx.ErrNoRows):
 			res.Created = true
-			res.Snapshot.ID, err = insert(ctx, tx, snap, cat)
+			res.Snapshot.ID, err = insert(ctx, tx, snap, enc)
 			if err != nil {
 				return err
 			}
@@ -89,28 +136,9 @@ func Store(ctx context.Context, q db.Querier, snap Snapshot, cat Catalog) (Store
 	return res, err
 }
 
-func insert(ctx context.Context, tx pgx.Tx, snap Snapshot, cat Catalog) (int64, error) {
-	heads := make(map[string]json.RawMessage, len(cat))
-	type row struct {
-		provider, model string
-		desc            []byte
-	}
-	rows := make([]row, 0, cat.ModelCount())
-	for pid, p := range cat {
-		b, err := providerHead(p)
-		if err != nil {
-			return 0, err
-		}
-		heads[pid] = b
-		for mid, m := range p.Models {
-			d, err := json.Marshal(m)
-			if err != nil {
-				return 0, fmt.Errorf("%s: %w", Key(pid, mid), err)
-			}
-			rows = append(rows, row{pid, mid, d})
-		}
-	}
-	hb, err := json.Marshal(heads)
+func insert(ctx context.Context, tx pgx.Tx, snap Snapshot, enc *encoded) (int64, error) {
+	rows := enc.rows
+	hb, err := json.Marshal(enc.heads)
 	if err != nil {
 		return 0, err
 	}

@@ -371,7 +371,9 @@ func TestFetchFailuresLeavePinnedSnapshot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			up.set(tc.body, tc.status, tc.delay)
 			_, err := runFetch(t, pool, up.url(), false, func(o *FetchOptions) {
-				o.Net.Timeout = 300 * time.Millisecond
+				if tc.delay > 0 {
+					o.Net.Timeout = 300 * time.Millisecond
+				}
 				o.Net.Retries = 0
 			})
 			if exitCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {

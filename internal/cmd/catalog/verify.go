@@ -134,11 +134,11 @@ func verify(ctx context.Context, opts *VerifyOptions, pool db.Querier) (*VerifyR
 	}
 	// A provider gone upstream is drift (its models are removed), not an error.
 	cat, _ = cat.Filter(pinned.ProviderFilter)
-	canonical, err := cat.Canonical()
+	sum, err := cat.Sum()
 	if err != nil {
 		return nil, err
 	}
-	if catalog.Sum(canonical) == pinned.SHA256 {
+	if sum == pinned.SHA256 {
 		return res, nil
 	}
 	old, err := catalog.Load(ctx, pool, pinned.ID)
