@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -203,21 +204,30 @@ func Pinned(ctx context.Context, q db.Querier) (Snapshot, error) {
 	return s, err
 }
 
-// Load reads a snapshot's catalog back.
-func Load(ctx context.Context, q db.Querier, id int64) (Catalog, error) {
+// Load reads a snapshot's catalog back: the listed providers only, or all
+// of them when the list is empty.
+func Load(ctx context.Context, q db.Querier, id int64, providers ...string) (Catalog, error) {
 	var heads map[string]json.RawMessage
 	if err := q.QueryRow(ctx, `SELECT providers FROM model_catalog_snapshots WHERE id = $1`, id).Scan(&heads); err != nil {
 		return nil, fmt.Errorf("load snapshot %d: %w", id, err)
 	}
 	cat := make(Catalog, len(heads))
 	for pid, h := range heads {
+		if len(providers) > 0 && !slices.Contains(providers, pid) {
+			continue
+		}
 		p := new(Provider)
 		if err := json.Unmarshal(h, p); err != nil {
 			return nil, fmt.Errorf("snapshot %d provider %s: %w", id, pid, err)
 		}
 		cat[pid] = p
 	}
-	rows, err := q.Query(ctx, `SELECT provider, model_id, descriptor FROM model_catalog_models WHERE snapshot_id = $1`, id)
+	var filter []string // NULL: every provider
+	if len(providers) > 0 {
+		filter = providers
+	}
+	rows, err := q.Query(ctx, `SELECT provider, model_id, descriptor FROM model_catalog_models
+		WHERE snapshot_id = $1 AND ($2::text[] IS NULL OR provider = ANY ($2))`, id, filter)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,14 @@ func TestStoreDedupesAndPins(t *testing.T) {
 		t.Fatal("loaded snapshot differs from what was stored")
 	}
 
+	some, err := Load(ctx, tx, pinned.ID, "openai", "groq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(some.ProviderIDs(), []string{"groq", "openai"}) || some.ModelCount() != len(oldCat["openai"].Models)+len(oldCat["groq"].Models) {
+		t.Errorf("Load of two providers gave %v, %d models", some.ProviderIDs(), some.ModelCount())
+	}
+
 	// Same content again (parsed afresh): no new snapshot.
 	again, _ := Parse(oldRaw)
 	second, err := Store(ctx, tx, Snapshot{Source: "https://models.dev/api.json", FetchedAt: at.Add(time.Hour)}, again)

@@ -136,7 +136,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 // loadForShow reads the pinned snapshot, falling back to the embedded one when
 // there is no database, it is unreachable, or it holds no snapshot.
 func loadForShow(ctx context.Context, opts *ShowOptions) (*ShowResult, catalog.Catalog, error) {
-	res, cat, err := loadPinned(ctx, opts.F)
+	res, cat, err := loadPinned(ctx, opts.F, opts.Providers)
 	if err == nil || !fallbackOK(err) {
 		return res, cat, err
 	}
@@ -147,7 +147,7 @@ func loadForShow(ctx context.Context, opts *ShowOptions) (*ShowResult, catalog.C
 	return &ShowResult{Source: catalog.FallbackSource}, cat, nil
 }
 
-func loadPinned(ctx context.Context, f *cmdutil.Factory) (*ShowResult, catalog.Catalog, error) {
+func loadPinned(ctx context.Context, f *cmdutil.Factory, providers []string) (*ShowResult, catalog.Catalog, error) {
 	pool, err := f.DB(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -156,7 +156,7 @@ func loadPinned(ctx context.Context, f *cmdutil.Factory) (*ShowResult, catalog.C
 	if err != nil {
 		return nil, nil, err
 	}
-	cat, err := catalog.Load(ctx, pool, snap.ID)
+	cat, err := catalog.Load(ctx, pool, snap.ID, providers...)
 	if err != nil {
 		return nil, nil, err
 	}
