@@ -182,7 +182,7 @@ func (c Catalog) Filter(providers []string) (Catalog, []string) {
 }
 
 // Canonical is the catalog as compact JSON: known fields in a fixed order,
-// unknown ones sorted at every depth (see splitExtra), so the same content
+// unknown ones sorted at every depth (see decodeFields), so the same content
 // always gives the same bytes, whatever order upstream or jsonb used.
 func (c Catalog) Canonical() ([]byte, error) { return json.Marshal(c) }
 
