@@ -39,6 +39,8 @@ var Keys = []Key{
 	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)"},
 	{Name: "decay.memory-decay", Default: -0.1542, Help: "FSRS forgetting-curve DECAY for memories: -0.1542 (FSRS-6) or -0.5 (FSRS-4.5/5)"},
 	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment"},
+	{Name: "catalog.source", Default: "https://models.dev/api.json", Help: "URL or file that helix catalog fetch reads the models.dev catalog from"},
+	{Name: "catalog.overrides", Help: "YAML file of local model capability overrides applied by helix catalog show"},
 }
 
 // Config is the resolved configuration of one run.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	catalogCmd "github.com/helixhq/helix/internal/cmd/catalog"
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
@@ -53,6 +54,7 @@ the environment, which beats the file, which beats defaults.
 		// jobs
 		decayCmd.NewCmdDecay(f),
 		syncCmd.NewCmdSync(f),
+		catalogCmd.NewCmdCatalog(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -1,0 +1,207 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/catalog"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/iostreams"
+)
+
+// FetchOptions are the inputs of `catalog fetch`.
+type FetchOptions struct {
+	IO        *iostreams.IOStreams
+	F         *cmdutil.Factory
+	Source    string
+	Providers []string
+	Out       string
+	Net       NetOptions
+}
+
+// FetchResult is what fetch reports.
+type FetchResult struct {
+	catalog.StoreResult
+	// NotModified is true when the source answered 304 to the pinned snapshot's ETag.
+	NotModified bool `json:"not_modified"`
+}
+
+// NewCmdFetch downloads the catalog, stores it as a snapshot and pins it.
+func NewCmdFetch(f *cmdutil.Factory, runF func(*FetchOptions) error) *cobra.Command {
+	opts := &FetchOptions{IO: f.IOStreams, F: f}
+	cmd := &cobra.Command{
+		Use:   "fetch",
+		Short: "Download the models.dev catalog, store it as a snapshot and pin it",
+		Long: `Download the models.dev catalog (--source, else the catalog.source setting,
+default https://models.dev/api.json; a file path works too), keep the listed
+providers, store it in PostgreSQL as a snapshot and pin it: catalog show and
+catalog verify use the pinned snapshot.
+
+Content already stored (same sha256 of the filtered catalog) is not stored
+again; that snapshot is pinned. When the pinned snapshot came from the same
+source with the same providers, its ETag is sent as If-None-Match and a 304
+changes nothing. Downloads are retried on 5xx, 429 and network errors, time
+out after --timeout and stop at --max-bytes; a failed fetch leaves the pinned
+snapshot as it was. Sources on private or loopback addresses are refused
+unless --allow-private.
+
+EXAMPLES
+  helix catalog fetch
+  helix catalog fetch --provider openai,anthropic,google --out catalog.json
+  helix catalog fetch --source ./api.json --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Net.validate(); err != nil {
+				return err
+			}
+			if opts.Source == "" {
+				cfg, err := f.Config()
+				if err != nil {
+					return cmdutil.InputError(err)
+				}
+				opts.Source = cfg.String("catalog.source")
+			}
+			if opts.Source == "" {
+				opts.Source = catalog.DefaultSource
+			}
+			opts.Providers = normalizeList(opts.Providers)
+			if runF != nil {
+				return runF(opts)
+			}
+			return fetchRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Source, "source", "", "URL or file to read the catalog from (default: the catalog.source setting)")
+	cmd.Flags().StringSliceVar(&opts.Providers, "provider", nil, "keep only these providers (comma-separated ids)")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "also write the stored snapshot to this file")
+	addNetFlags(cmd, &opts.Net)
+	return cmd
+}
+
+func normalizeList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func fetchRun(ctx context.Context, opts *FetchOptions) error {
+	f := opts.F
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	lock, err := db.TryLock(ctx, pool, "catalog-fetch")
+	if err != nil {
+		if db.IsLockHeld(err) {
+			return cmdutil.SkippedError(err)
+		}
+		return err
+	}
+	defer func() { _ = lock.Release(ctx) }()
+	params := map[string]any{"source": opts.Source, "providers": opts.Providers, "out": opts.Out}
+	run, err := db.StartRun(ctx, pool, "catalog fetch", params, f.Now())
+	if err != nil {
+		return err
+	}
+	res, err := fetchAndStore(ctx, opts, pool)
+	if err := finish(ctx, pool, run, res, err); err != nil {
+		return err
+	}
+	if f.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	s := res.Snapshot
+	what := "stored new snapshot"
+	switch {
+	case res.NotModified:
+		what = "unchanged upstream (304), kept snapshot"
+	case !res.Created:
+		what = "content already stored, pinned snapshot"
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "%s %d: %d providers, %d models, sha256 %s, from %s\n",
+		what, s.ID, s.Providers, s.Models, s.SHA256[:12], s.Source)
+	return err
+}
+
+func fetchAndStore(ctx context.Context, opts *FetchOptions, pool db.Querier) (*FetchResult, error) {
+	pinned, err := catalog.Pinned(ctx, pool)
+	if err != nil && !errors.Is(err, catalog.ErrNoSnapshot) {
+		return nil, err
+	}
+	etag := ""
+	if err == nil && pinned.Source == opts.Source && slices.Equal(pinned.ProviderFilter, opts.Providers) {
+		etag = pinned.ETag
+	}
+	fetched, cat, err := download(ctx, opts.Source, opts.Net.fetchOptions(opts.F.AppVersion, etag))
+	if err != nil {
+		return nil, err
+	}
+	if fetched.NotModified {
+		res := &FetchResult{StoreResult: catalog.StoreResult{Snapshot: pinned}, NotModified: true}
+		if opts.Out != "" {
+			if cat, err = catalog.Load(ctx, pool, pinned.ID); err != nil {
+				return nil, err
+			}
+			return res, writeFile(opts.Out, cat)
+		}
+		return res, nil
+	}
+	cat, missing := cat.Filter(opts.Providers)
+	if len(missing) > 0 {
+		return nil, cmdutil.InputError(fmt.Errorf("%s has no provider %s (it has %d providers: see helix catalog show)",
+			opts.Source, strings.Join(missing, ", "), len(cat)+len(missing)))
+	}
+	st, err := catalog.Store(ctx, pool, catalog.Snapshot{
+		Source:         opts.Source,
+		FetchedAt:      opts.F.Now(),
+		ProviderFilter: opts.Providers,
+		ETag:           fetched.ETag,
+	}, cat)
+	if err != nil {
+		return nil, fmt.Errorf("store catalog snapshot: %w", err)
+	}
+	res := &FetchResult{StoreResult: st}
+	if opts.Out != "" {
+		return res, writeFile(opts.Out, cat)
+	}
+	return res, nil
+}
+
+// writeFile writes the snapshot through a temporary file, so a reader never sees half of it.
+func writeFile(path string, cat catalog.Catalog) error {
+	b, err := cat.Canonical()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".catalog-*.json")
+	if err != nil {
+		return cmdutil.InputError(fmt.Errorf("write --out: %w", err))
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
