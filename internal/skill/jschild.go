@@ -84,7 +84,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 // for one huge allocation) and watches the live heap.
 func limitMemory(limit int64, exceeded func()) {
 	debug.SetMemoryLimit(limit)
-	if vm := vmSize(); vm > 0 {
+	if vm := vmSize(); vm > 0 && !raceEnabled {
 		as := uint64(vm + 2*limit + 512<<20)
 		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
 	}

@@ -15,8 +15,17 @@ import (
 
 func TestMain(m *testing.M) { skilltest.Main(m) }
 
-// hostileTimeout is the timeout of the hostile tests; each must end within it + 1 s.
-const hostileTimeout = 2 * time.Second
+// loopTimeout is the timeout of the infinite loops. Other hostile skills get
+// a generous one: they must end by their own status, even on a loaded machine
+// under -race.
+const (
+	loopTimeout    = 2 * time.Second
+	hostileTimeout = 30 * time.Second
+)
+
+// strictTiming makes run fail when an execution takes longer than its timeout
+// + 1 s. Unit tests assert no durations on a shared machine; scripts/bench/skill.sh sets it.
+var strictTiming = os.Getenv("HELIX_SKILL_STRICT_TIMING") == "1"
 
 func wasmSkill(t *testing.T, name string, caps ...string) *skill.Skill {
 	t.Helper()
@@ -54,9 +63,10 @@ func run(t *testing.T, e *skill.Executor, s *skill.Skill, input string, want ski
 	if res.Status != want {
 		t.Fatalf("%s: status %s, want %s (error %q, stderr %q, output %.200s)", s.Name, res.Status, want, res.Error, res.Stderr, res.Output)
 	}
-	if limit := o.Limits.Timeout + time.Second; elapsed > limit {
+	if limit := o.Limits.Timeout + time.Second; elapsed > limit && strictTiming {
 		t.Errorf("%s took %s, more than the timeout + 1 s", s.Name, elapsed)
 	}
+	t.Logf("%s %s: %s in %s (error: %s)", s.Engine, s.Name, res.Status, elapsed.Round(time.Millisecond), res.Error)
 	return res
 }
 
@@ -88,7 +98,11 @@ func TestWasmHostile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := run(t, e, wasmSkill(t, "hostile", c.caps...), c.input, c.want, skill.ExecOptions{})
+			o := skill.ExecOptions{}
+			if c.want == skill.StatusTimeout {
+				o.Limits.Timeout = loopTimeout
+			}
+			res := run(t, e, wasmSkill(t, "hostile", c.caps...), c.input, c.want, o)
 			if !strings.Contains(res.Error, c.msg) {
 				t.Errorf("error %q does not say %q", res.Error, c.msg)
 			}
@@ -203,7 +217,11 @@ func TestJSHostile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := run(t, e, jsSkill("hostile", c.code), `{"n": 7}`, c.want, skill.ExecOptions{})
+			o := skill.ExecOptions{}
+			if c.want == skill.StatusTimeout {
+				o.Limits.Timeout = loopTimeout
+			}
+			res := run(t, e, jsSkill("hostile", c.code), `{"n": 7}`, c.want, o)
 			if !strings.Contains(res.Error, c.msg) {
 				t.Errorf("error %q does not say %q", res.Error, c.msg)
 			}
@@ -257,7 +275,7 @@ func TestHappyPathBothEngines(t *testing.T) {
 		}
 		want := operations(t, input)
 		for _, s := range []*skill.Skill{wasmSkill(t, "openapi-ops"), jsSkill("openapi-ops", string(js))} {
-			res := run(t, e, s, string(input), skill.StatusOK, skill.ExecOptions{Limits: skill.Limits{Timeout: 30 * time.Second}})
+			res := run(t, e, s, string(input), skill.StatusOK, skill.ExecOptions{})
 			var got struct {
 				Count      int
 				Operations []struct{ Method, Path string }

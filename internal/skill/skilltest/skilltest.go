@@ -119,27 +119,23 @@ func buildAll() (string, error) {
 	return dir, nil
 }
 
-var (
-	cacheOnce sync.Once
-	cacheDir  string
-)
+// CacheDir is the compiled-module cache shared by test runs: compiling a
+// Go-built module takes seconds, even more under -race.
+func CacheDir() string {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		c = os.TempDir()
+	}
+	return filepath.Join(c, "helix-test", "wasm-cache")
+}
 
 // Executor returns an executor whose JavaScript child is this test binary
 // (the package's TestMain must call Main) and whose compiled-module cache is
 // shared by the whole test process, so each module is compiled once.
 func Executor(t testing.TB, limits skill.Limits) *skill.Executor {
 	t.Helper()
-	cacheOnce.Do(func() {
-		// Persisted between runs like the built skills: compiling a Go-built
-		// module takes seconds, even more under -race.
-		c, err := os.UserCacheDir()
-		if err != nil {
-			c = os.TempDir()
-		}
-		cacheDir = filepath.Join(c, "helix-test", "wasm-cache")
-	})
 	e, err := skill.NewExecutor(skill.ExecutorOptions{
-		CacheDir: cacheDir,
+		CacheDir: CacheDir(),
 		JSChild:  []string{os.Args[0]},
 		Limits:   limits,
 	})
