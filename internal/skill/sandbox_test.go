@@ -13,8 +13,6 @@ import (
 	"github.com/helixhq/helix/internal/skill/skilltest"
 )
 
-func TestMain(m *testing.M) { skilltest.Main(m) }
-
 // loopTimeout is the timeout of the infinite loops. Other hostile skills get
 // a generous one: they must end by their own status, even on a loaded machine
 // under -race.

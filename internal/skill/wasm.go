@@ -52,6 +52,10 @@ func (e *Executor) wasmRuntime(memoryBytes int64) (*wasmRuntime, error) {
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(pages).
+		// Reserving the cap up front spares a copy of the whole memory at
+		// every memory.grow (quadratic for a guest that grows page by page);
+		// untouched pages cost no RAM.
+		WithMemoryCapacityFromMax(true).
 		WithCompilationCache(e.cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
