@@ -103,9 +103,9 @@ func TestExecAudit(t *testing.T) {
 
 	type row struct {
 		name, version, status, user, output, errText, inputSHA string
-		composite                                             int64
-		timeoutMS                                             int64
-		hasSkillID                                            bool
+		composite                                              int64
+		timeoutMS                                              int64
+		hasSkillID                                             bool
 	}
 	rows, err := tx.Query(ctx, `
 SELECT skill_name, coalesce(skill_version, ''), status, coalesce(user_id::text, ''), coalesce(output, ''),
