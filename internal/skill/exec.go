@@ -145,6 +145,9 @@ func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptio
 
 // Run is Exec without the database record: validate, then run in the sandbox.
 func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, error) {
+	if s.SHA256 == "" {
+		s.SHA256 = Sum(s.Code)
+	}
 	res := &Result{
 		Skill:       s.Name,
 		Version:     s.Version,

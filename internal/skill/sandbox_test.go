@@ -84,7 +84,7 @@ func TestWasmHostile(t *testing.T) {
 		msg         string // in the error
 	}{
 		{"infinite loop", `{"do": "loop"}`, nil, skill.StatusTimeout, "timeout of 2s"},
-		{"memory growth", `{"do": "memhog"}`, nil, skill.StatusMemoryLimit, "memory limit of 64 MiB"},
+		{"memory growth", `{"do": "memhog"}`, nil, skill.StatusMemoryLimit, "memory limit of 32 MiB"},
 		{"read /etc/passwd", `{"do": "read", "path": "/etc/passwd"}`, nil, skill.StatusError, "read: open /etc/passwd"},
 		{"read /etc/passwd with a granted dir", `{"do": "read", "path": "/etc/passwd"}`, []string{"fs:read=" + data}, skill.StatusError, "read: open /etc/passwd"},
 		{"escape a granted dir with /data/../../", `{"do": "read", "path": "/data/../../etc/passwd"}`, []string{"fs:read=" + data}, skill.StatusError, "read: open /data/../../etc/passwd"},
@@ -97,8 +97,12 @@ func TestWasmHostile(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := skill.ExecOptions{}
-			if c.want == skill.StatusTimeout {
+			switch c.want {
+			case skill.StatusTimeout:
 				o.Limits.Timeout = loopTimeout
+			case skill.StatusMemoryLimit:
+				// wazero copies the memory as it grows: keep it small under -race
+				o.Limits.MemoryBytes = 32 << 20
 			}
 			res := run(t, e, wasmSkill(t, "hostile", c.caps...), c.input, c.want, o)
 			if !strings.Contains(res.Error, c.msg) {

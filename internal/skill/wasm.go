@@ -28,7 +28,7 @@ func (e *Executor) CheckWasm(ctx context.Context, code []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = rt.compile(ctx, code)
+	_, err = rt.compile(ctx, code, Sum(code))
 	return err
 }
 
@@ -52,10 +52,6 @@ func (e *Executor) wasmRuntime(memoryBytes int64) (*wasmRuntime, error) {
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(pages).
-		// Reserving the cap up front spares a copy of the whole memory at
-		// every memory.grow (quadratic for a guest that grows page by page);
-		// untouched pages cost no RAM.
-		WithMemoryCapacityFromMax(true).
 		WithCompilationCache(e.cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
@@ -68,8 +64,7 @@ func (e *Executor) wasmRuntime(memoryBytes int64) (*wasmRuntime, error) {
 }
 
 // compile returns the compiled module, from memory, the disk cache, or by compiling it.
-func (rt *wasmRuntime) compile(ctx context.Context, code []byte) (wazero.CompiledModule, error) {
-	key := Sum(code)
+func (rt *wasmRuntime) compile(ctx context.Context, code []byte, key string) (wazero.CompiledModule, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if cm, ok := rt.modules[key]; ok {
@@ -101,7 +96,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, o ExecOptions, caps Ca
 	}
 	// Compiling is helix's work, not the skill's: it is outside the timeout
 	// (and once per module thanks to the caches).
-	cm, err := rt.compile(ctx, s.Code)
+	cm, err := rt.compile(ctx, s.Code, s.SHA256)
 	if err != nil {
 		return runOutcome{status: StatusError, err: err.Error()}
 	}
