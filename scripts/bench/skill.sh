@@ -54,7 +54,9 @@ median_ms() {
 [[ $("$H" skill exec echo-js --input "$INPUT") == '{"hello":"world","n":[1,2,3]}' ]] || { echo "echo-js gives wrong output" >&2; exit 1; }
 
 floor=$(median_ms "$RUNS" "$H" version)
-BEFORE='rm -rf "$HELIX_SKILL_CACHE_DIR"' cold=$(median_ms "$COLD_RUNS" "$H" skill exec echo-wasm --input "$INPUT")
+BEFORE='rm -rf "$HELIX_SKILL_CACHE_DIR"'
+cold=$(median_ms "$COLD_RUNS" "$H" skill exec echo-wasm --input "$INPUT")
+BEFORE=
 "$H" skill exec echo-wasm --input "$INPUT" >/dev/null # fill the cache
 warm=$(median_ms "$RUNS" "$H" skill exec echo-wasm --input "$INPUT")
 js=$(median_ms "$RUNS" "$H" skill exec echo-js --input "$INPUT")
