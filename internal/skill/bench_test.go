@@ -2,6 +2,7 @@ package skill_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/helixhq/helix/internal/skill"
@@ -13,6 +14,15 @@ import (
 func BenchmarkRunWasmEcho(b *testing.B) {
 	e := skilltest.Executor(b, skill.Limits{})
 	s, err := skill.LoadFile(skilltest.Wasm(b, "echo"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, e, s)
+}
+
+func BenchmarkRunWasmEchoWat(b *testing.B) {
+	e := skilltest.Executor(b, skill.Limits{})
+	s, err := skill.LoadFile(filepath.Join(skilltest.SkillsDir(), "echo.wasm"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -138,6 +138,23 @@ var (
 	wasmNoStart = []byte("\x00asm\x01\x00\x00\x00")
 )
 
+// echo.wasm is hand-assembled (echo.wat): a module without a language runtime.
+func TestWasmHandAssembledEcho(t *testing.T) {
+	e := skilltest.Executor(t, skill.Limits{})
+	s, err := skill.LoadFile(filepath.Join(skilltest.SkillsDir(), "echo.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := os.ReadFile(filepath.Join(skilltest.SkillsDir(), "oai-v3.0-uspto.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, e, s, string(input), skill.StatusOK, skill.ExecOptions{})
+	if string(res.Output) != strings.TrimSpace(string(input)) {
+		t.Fatalf("echo changed its input: %d bytes in, %d out", len(input), len(res.Output))
+	}
+}
+
 func TestWasmTrapAndNoStart(t *testing.T) {
 	e := skilltest.Executor(t, skill.Limits{})
 	trap := &skill.Skill{Name: "trap", Engine: skill.EngineWasm, Code: wasmTrap, SHA256: skill.Sum(wasmTrap)}
