@@ -14,6 +14,7 @@ import (
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -55,6 +56,7 @@ the environment, which beats the file, which beats defaults.
 		decayCmd.NewCmdDecay(f),
 		syncCmd.NewCmdSync(f),
 		catalogCmd.NewCmdCatalog(f),
+		skillCmd.NewCmdSkill(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

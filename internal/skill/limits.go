@@ -1,0 +1,160 @@
+package skill
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Limits bound one execution. A zero field means "no cap from this source";
+// the effective limits are the lowest of the defaults, the configuration,
+// the caller's and the skill's own (see Limits.Min).
+type Limits struct {
+	Timeout     time.Duration
+	MemoryBytes int64
+	OutputBytes int64
+}
+
+type limitsJSON struct {
+	TimeoutMS   int64 `json:"timeout_ms"`
+	MemoryBytes int64 `json:"memory_bytes"`
+	OutputBytes int64 `json:"output_bytes"`
+}
+
+// MarshalJSON writes {"timeout_ms", "memory_bytes", "output_bytes"}, as in skill_executions.limits.
+func (l Limits) MarshalJSON() ([]byte, error) {
+	return json.Marshal(limitsJSON{l.Timeout.Milliseconds(), l.MemoryBytes, l.OutputBytes})
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes.
+func (l *Limits) UnmarshalJSON(b []byte) error {
+	var j limitsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*l = Limits{time.Duration(j.TimeoutMS) * time.Millisecond, j.MemoryBytes, j.OutputBytes}
+	return nil
+}
+
+// Defaults.
+const (
+	DefaultTimeout     = 30 * time.Second
+	DefaultMemoryBytes = 128 << 20
+	DefaultOutputBytes = 1 << 20
+	// StderrCap bounds the skill's log kept in memory and in skill_executions.
+	StderrCap = 64 << 10
+)
+
+// DefaultLimits are used when nothing lower is asked for.
+func DefaultLimits() Limits {
+	return Limits{Timeout: DefaultTimeout, MemoryBytes: DefaultMemoryBytes, OutputBytes: DefaultOutputBytes}
+}
+
+// Min returns, field by field, the lowest non-zero value of l and o.
+func (l Limits) Min(o Limits) Limits {
+	return Limits{
+		Timeout:     minPos(l.Timeout, o.Timeout),
+		MemoryBytes: minPos(l.MemoryBytes, o.MemoryBytes),
+		OutputBytes: minPos(l.OutputBytes, o.OutputBytes),
+	}
+}
+
+func minPos[T ~int64](a, b T) T {
+	if a <= 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// Capabilities are what a skill is granted beyond pure computation.
+// By default a skill has no filesystem, no environment, no network (never),
+// a fixed clock and deterministic randomness.
+type Capabilities struct {
+	FSRead string   // host directory mounted read-only at /data (wasm only)
+	Clock  bool     // real wall clock and monotonic clock
+	Random bool     // cryptographic randomness instead of a fixed seed
+	Env    []string // names of variables the caller may pass (ExecOptions.Env)
+}
+
+// Capability strings.
+const (
+	CapFSRead = "fs:read=" // fs:read=/host/dir
+	CapClock  = "clock"
+	CapRandom = "random"
+	CapEnv    = "env:" // env:NAME
+)
+
+// ParseCapabilities checks capability strings and normalises fs:read paths to absolute ones.
+func ParseCapabilities(caps []string) (Capabilities, []string, error) {
+	var c Capabilities
+	norm := make([]string, 0, len(caps))
+	for _, s := range caps {
+		switch {
+		case strings.HasPrefix(s, CapFSRead):
+			dir := strings.TrimPrefix(s, CapFSRead)
+			if dir == "" {
+				return c, nil, fmt.Errorf("capability %q: name a directory, e.g. fs:read=/srv/skill-data", s)
+			}
+			if c.FSRead != "" {
+				return c, nil, fmt.Errorf("capability %q: only one fs:read directory may be granted", s)
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return c, nil, fmt.Errorf("capability %q: %w", s, err)
+			}
+			c.FSRead = abs
+			s = CapFSRead + abs
+		case s == CapClock:
+			c.Clock = true
+		case s == CapRandom:
+			c.Random = true
+		case strings.HasPrefix(s, CapEnv):
+			name := strings.TrimPrefix(s, CapEnv)
+			if name == "" || strings.ContainsAny(name, "= \t\n") {
+				return c, nil, fmt.Errorf("capability %q: name a variable, e.g. env:API_BASE", s)
+			}
+			c.Env = append(c.Env, name)
+		default:
+			return c, nil, fmt.Errorf("unknown capability %q: use fs:read=DIR, clock, random or env:NAME", s)
+		}
+		norm = append(norm, s)
+	}
+	return c, norm, nil
+}
+
+// allows reports whether the capabilities declare variable name.
+func (c Capabilities) allows(name string) bool {
+	for _, n := range c.Env {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseBytes reads a size such as 128MiB, 64M, 512KiB or 1048576.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9') {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit (KiB, MiB, GiB)", s)
+	}
+	var n int64
+	if _, err := fmt.Sscan(t[:i], &n); err != nil {
+		return 0, fmt.Errorf("invalid size %q: %w", s, err)
+	}
+	mult := map[string]int64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+	m, ok := mult[strings.ToLower(strings.TrimSpace(t[i:]))]
+	if !ok {
+		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit (KiB, MiB, GiB)", s)
+	}
+	if n > (1<<62)/m {
+		return 0, fmt.Errorf("invalid size %q: too large", s)
+	}
+	return n * m, nil
+}
