@@ -1,0 +1,75 @@
+package dsp
+
+import "math"
+
+// HighPass is a second-order Butterworth high-pass filter (a biquad) that
+// removes rumble and DC below its corner frequency.
+type HighPass struct {
+	b0, b1, b2, a1, a2 float64
+	x1, x2, y1, y2     float64
+}
+
+// NewHighPass designs the filter for corner Hz at rate Hz.
+func NewHighPass(corner float64, rate int) *HighPass {
+	w := 2 * math.Pi * corner / float64(rate)
+	cw, sw := math.Cos(w), math.Sin(w)
+	alpha := sw / math.Sqrt2 // Q = 1/√2
+	a0 := 1 + alpha
+	return &HighPass{
+		b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
+		a1: -2 * cw / a0, a2: (1 - alpha) / a0,
+	}
+}
+
+// Process filters x in place.
+func (f *HighPass) Process(x []float32) {
+	for i, v := range x {
+		in := float64(v)
+		y := f.b0*in + f.b1*f.x1 + f.b2*f.x2 - f.a1*f.y1 - f.a2*f.y2
+		f.x2, f.x1 = f.x1, in
+		f.y2, f.y1 = f.y1, y
+		x[i] = float32(y)
+	}
+}
+
+// Downmix averages interleaved frames of ch channels into mono, appending to out.
+func Downmix(in []float32, ch int, out []float32) []float32 {
+	if ch == 1 {
+		return append(out, in...)
+	}
+	inv := 1 / float32(ch)
+	for i := 0; i+ch <= len(in); i += ch {
+		var s float32
+		for c := 0; c < ch; c++ {
+			s += in[i+c]
+		}
+		out = append(out, s*inv)
+	}
+	return out
+}
+
+// Dither quantises to 16-bit PCM with triangular (TPDF) dither of ±1 LSB, so
+// that quiet passages turn into faint noise rather than correlated distortion.
+// The generator is seeded so the same input always gives the same bytes.
+type Dither struct{ s uint64 }
+
+// NewDither returns a dither with a fixed seed.
+func NewDither() *Dither { return &Dither{s: 0x9E3779B97F4A7C15} }
+
+func (d *Dither) next() float32 {
+	d.s ^= d.s << 13
+	d.s ^= d.s >> 7
+	d.s ^= d.s << 17
+	return float32(d.s>>40) / float32(1<<24)
+}
+
+// Quantize appends the 16-bit little-endian PCM of x (full scale ±1) to out.
+func (d *Dither) Quantize(x []float32, gain float32, out []byte) []byte {
+	for _, v := range x {
+		s := v*gain*32767 + (d.next() - d.next())
+		q := int32(math.Floor(float64(s) + 0.5))
+		q = max(-32768, min(32767, q))
+		out = append(out, byte(q), byte(q>>8))
+	}
+	return out
+}
