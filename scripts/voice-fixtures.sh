@@ -38,5 +38,11 @@ ff -i "$tmp/m44.wav" -c:a aac -b:a 96k "$out/speech.m4a"
 sox "$tmp/master.wav" -r 16000 -t f32 "$out/ref-16k.f32" rate -v
 sox "$out/speech-s16-22k.wav" -r 8000 "$tmp/m8.wav" rate -v
 sox "$tmp/m8.wav" -r 16000 -t f32 "$out/ref8k-16k.f32" rate -v
+# libopus's own decodes of the Opus fixtures: lossy speech codecs at low
+# bitrates do not keep the waveform, so helix's decode is compared with libopus's
+for f in speech-voip.webm speech-silk.opus; do
+  ff -i "$out/$f" -ac 1 -c:a pcm_f32le "$tmp/dec.wav"
+  sox "$tmp/dec.wav" -r 16000 -t s16 "$out/ref-libopus-${f%%.*}-16k.s16" rate -v
+done
 soxi -s "$tmp/master.wav" > "$out/master-samples-22050.txt"
 du -ch "$out"/* | tail -1
