@@ -29,6 +29,8 @@ sox "$tmp/m48.wav" -b 32 -e signed-integer "$out/speech-s32-48k.wav"
 ff -i "$tmp/m44.wav" -c:a libmp3lame -b:a 64k "$out/speech-64k.mp3"
 ff -i "$tmp/master.wav" -c:a flac "$out/speech.flac"
 ff -i "$tmp/m48.wav" -c:a libopus -b:a 32k -application voip "$out/speech-voip.webm"
+# as MediaRecorder writes it: unknown Segment and Cluster sizes
+ff -i "$out/speech-voip.webm" -c copy -live 1 "$out/speech-live.webm"
 ff -i "$tmp/m48.wav" -c:a libopus -b:a 64k -application audio "$out/speech-audio.opus"
 ff -i "$tmp/m48.wav" -c:a libopus -b:a 12k -application voip -ar 16000 "$out/speech-silk.opus"
 ff -i "$tmp/m44.wav" -c:a libvorbis -q:a 4 "$out/speech.ogg"

@@ -128,6 +128,7 @@ func TestFixturesDecode(t *testing.T) {
 		{"speech.flac", FLAC, 22050, 1, ref, 0.999, false, 0},
 		{"speech-64k.mp3", MP3, 44100, 1, ref, 0.99, false, 0},
 		{"speech-voip.webm", WebMOpus, 48000, 1, refWebM, 0.99, false, 0},
+		{"speech-live.webm", WebMOpus, 48000, 1, refWebM, 0.99, false, 0},
 		{"speech-audio.opus", OggOpus, 48000, 1, ref, 0.99, false, 0},
 		{"speech-silk.opus", OggOpus, 48000, 1, refSILK, 0.99, false, 0},
 		{"speech.ogg", OggOther, 44100, 1, ref, 0.99, true, 0},
@@ -180,4 +181,8 @@ func (c *countingSource) Read(p []float32) (int, error) {
 	n, err := c.Source.Read(p)
 	*c.n += int64(n / c.Info().Channels)
 	return n, err
+}
+
+func f32le(v float32) []byte {
+	return binary.LittleEndian.AppendUint32(nil, math.Float32bits(v))
 }

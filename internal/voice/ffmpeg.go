@@ -23,6 +23,7 @@ type ffmpegSource struct {
 	cancel context.CancelFunc
 	stderr *bytes.Buffer
 	format Format
+	path   string
 }
 
 func newFFmpeg(path string, format Format) (Source, error) {
@@ -44,7 +45,7 @@ func newFFmpeg(path string, format Format) (Source, error) {
 		cancel()
 		return nil, err
 	}
-	s := &ffmpegSource{cmd: cmd, cancel: cancel, stderr: stderr, format: format}
+	s := &ffmpegSource{cmd: cmd, cancel: cancel, stderr: stderr, format: format, path: path}
 	w, err := newWAV(bufio.NewReaderSize(out, 64<<10), nil, format)
 	if err != nil {
 		cancel()
@@ -59,7 +60,7 @@ func newFFmpeg(path string, format Format) (Source, error) {
 func (s *ffmpegSource) reason(err error) string {
 	if msg := strings.TrimSpace(s.stderr.String()); msg != "" {
 		lines := strings.Split(msg, "\n")
-		return "corrupt: " + lines[len(lines)-1]
+		return "corrupt: " + strings.TrimPrefix(lines[len(lines)-1], s.path+": ")
 	}
 	return err.Error()
 }
@@ -67,7 +68,11 @@ func (s *ffmpegSource) reason(err error) string {
 func (s *ffmpegSource) Read(p []float32) (int, error) {
 	n, err := s.wavSource.Read(p)
 	if errors.Is(err, io.EOF) {
-		if werr := s.cmd.Wait(); werr != nil {
+		werr := s.cmd.Wait()
+		if werr == nil && s.stderr.Len() > 0 {
+			werr = errors.New("ffmpeg reported errors")
+		}
+		if werr != nil {
 			return 0, &DecodeError{s.format, errors.New(s.reason(werr))}
 		}
 		s.cmd = nil

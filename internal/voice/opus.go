@@ -174,6 +174,21 @@ func oggCRC(crc uint32, b []byte) uint32 {
 	return crc
 }
 
+// checkOgg reads every page of an Ogg file, checking lengths and CRCs.
+func checkOgg(r io.Reader) error {
+	for n := 1; ; n++ {
+		if _, err := readOggPage(r, n); err != nil {
+			if errors.Is(err, io.EOF) {
+				if n == 1 {
+					return errors.New("no Ogg pages")
+				}
+				return nil
+			}
+			return err
+		}
+	}
+}
+
 func newOggOpus(r io.Reader, c io.Closer) (*oggOpusSource, error) {
 	s := &oggOpusSource{r: r, c: c}
 	var headers [][]byte

@@ -53,9 +53,17 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 	}
 	defer src.Close()
 	info := src.Info()
-	rs, err := dsp.NewResampler(info.SampleRate, TargetRate, dsp.DefaultSpec)
-	if err != nil {
-		return info, 0, err
+	var rs *dsp.Resampler
+	if info.SampleRate != TargetRate {
+		if rs, err = dsp.NewResampler(info.SampleRate, TargetRate, dsp.DefaultSpec); err != nil {
+			return info, 0, err
+		}
+	}
+	resample := func(in, out []float32) []float32 {
+		if rs == nil {
+			return append(out, in...)
+		}
+		return rs.Process(in, out)
 	}
 	var hp *dsp.HighPass
 	if highPass {
@@ -78,7 +86,7 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 		if n > 0 {
 			frames += int64(n / info.Channels)
 			mono = dsp.Downmix(in[:n], info.Channels, mono[:0])
-			out = rs.Process(mono, out[:0])
+			out = resample(mono, out[:0])
 			if err := flush(); err != nil {
 				return info, frames, err
 			}
@@ -92,6 +100,9 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 	}
 	if frames == 0 {
 		return info, 0, &DecodeError{info.Format, errors.New("no audio samples")}
+	}
+	if rs == nil {
+		return info, frames, nil
 	}
 	out = rs.Flush(out[:0])
 	return info, frames, flush()

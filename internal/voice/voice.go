@@ -53,10 +53,10 @@ func Detect(head []byte) (Format, error) {
 	case len(head) >= 4 && string(head[:4]) == "fLaC":
 		return FLAC, nil
 	case len(head) >= 4 && string(head[:4]) == "OggS":
-		if bytes.Contains(head[:min(len(head), 128)], []byte("OpusHead")) {
-			return OggOpus, nil
+		if bytes.Contains(head[:min(len(head), 128)], []byte("\x01vorbis")) {
+			return OggOther, nil
 		}
-		return OggOther, nil
+		return OggOpus, nil // a damaged OpusHead is reported by the Opus reader
 	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x1A, 0x45, 0xDF, 0xA3}):
 		return WebMOpus, nil // the codec is checked when the tracks are read
 	case len(head) >= 8 && string(head[4:8]) == "ftyp":
@@ -106,6 +106,14 @@ func Open(path string) (Source, error) {
 		src, err = newOggOpus(bufio.NewReaderSize(fh, 64<<10), fh)
 	case WebMOpus:
 		src, err = newWebM(fh, path)
+	case OggOther:
+		// ffmpeg decodes a truncated or damaged Ogg file without complaint: check its pages first
+		err = checkOgg(bufio.NewReaderSize(fh, 64<<10))
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", formatNames[format], err)
+		}
+		return newFFmpeg(path, format)
 	default:
 		fh.Close()
 		return newFFmpeg(path, format)

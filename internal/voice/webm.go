@@ -21,6 +21,7 @@ type webmFile struct {
 }
 
 type webmSegment struct {
+	Info    webm.Info     `ebml:"Info"`
 	Tracks  webm.Tracks   `ebml:"Tracks"`
 	Cluster []webmCluster `ebml:"Cluster"`
 }
@@ -50,9 +51,74 @@ type webmSource struct {
 	q      pcmQueue
 }
 
+// webmSegmentEnd reads the sizes of the EBML header and the Segment: a file
+// shorter than its Segment says is truncated. Live recordings (MediaRecorder)
+// write an unknown size, and then known is false.
+func webmSegmentEnd(r io.Reader) (end int64, known bool, err error) {
+	br := bufio.NewReader(r)
+	var off int64
+	vint := func(id bool) (uint64, bool, error) {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, false, err
+		}
+		n := 1
+		for mask := byte(0x80); n <= 8 && b&mask == 0; mask >>= 1 {
+			n++
+		}
+		if n > 8 {
+			return 0, false, errors.New("corrupt: bad EBML length")
+		}
+		v := uint64(b)
+		if !id {
+			v &= uint64(0xFF >> n)
+		}
+		all := v == uint64(0xFF>>n)
+		for i := 1; i < n; i++ {
+			c, err := br.ReadByte()
+			if err != nil {
+				return 0, false, err
+			}
+			v = v<<8 | uint64(c)
+			all = all && c == 0xFF
+		}
+		off += int64(n)
+		return v, all, nil
+	}
+	if _, _, err := vint(true); err != nil { // EBML
+		return 0, false, err
+	}
+	size, _, err := vint(false)
+	if err != nil {
+		return 0, false, err
+	}
+	if _, err := br.Discard(int(size)); err != nil {
+		return 0, false, err
+	}
+	off += int64(size)
+	if id, _, err := vint(true); err != nil || id != 0x18538067 {
+		return 0, false, errors.New("corrupt: no Segment after the EBML header")
+	}
+	size, unknown, err := vint(false)
+	if err != nil || unknown {
+		return 0, false, err
+	}
+	return off + int64(size), true, nil
+}
+
 func newWebM(f *os.File, path string) (Source, error) {
+	end, known, err := webmSegmentEnd(f)
+	if err != nil {
+		return nil, truncated(err, "the EBML header")
+	}
+	if st, err := f.Stat(); err == nil && known && st.Size() < end {
+		return nil, fmt.Errorf("truncated: the Segment needs %d bytes, the file has %d", end, st.Size())
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
 	var w webmFile
-	err := ebml.Unmarshal(bufio.NewReaderSize(f, 64<<10), &w, ebml.WithIgnoreUnknown(true))
+	err = ebml.Unmarshal(bufio.NewReaderSize(f, 64<<10), &w, ebml.WithIgnoreUnknown(true))
 	if err != nil && !errors.Is(err, io.EOF) {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("truncated: file ends inside an element")

@@ -2,9 +2,11 @@ package dsp
 
 import "math"
 
-// HighPass is a second-order Butterworth high-pass filter (a biquad) that
-// removes rumble and DC below its corner frequency.
-type HighPass struct {
+// HighPass is a fourth-order Butterworth high-pass filter (two biquads,
+// 24 dB/octave) that removes rumble and DC below its corner frequency.
+type HighPass struct{ s [2]biquad }
+
+type biquad struct {
 	b0, b1, b2, a1, a2 float64
 	x1, x2, y1, y2     float64
 }
@@ -13,21 +15,30 @@ type HighPass struct {
 func NewHighPass(corner float64, rate int) *HighPass {
 	w := 2 * math.Pi * corner / float64(rate)
 	cw, sw := math.Cos(w), math.Sin(w)
-	alpha := sw / math.Sqrt2 // Q = 1/√2
-	a0 := 1 + alpha
-	return &HighPass{
-		b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
-		a1: -2 * cw / a0, a2: (1 - alpha) / a0,
+	var f HighPass
+	// the two pole pairs of a 4th-order Butterworth: Q = 1/(2 cos(π/8)), 1/(2 cos(3π/8))
+	for i, q := range []float64{0.54119610, 1.30656296} {
+		alpha := sw / (2 * q)
+		a0 := 1 + alpha
+		f.s[i] = biquad{
+			b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
+			a1: -2 * cw / a0, a2: (1 - alpha) / a0,
+		}
 	}
+	return &f
 }
 
 // Process filters x in place.
 func (f *HighPass) Process(x []float32) {
 	for i, v := range x {
-		in := float64(v)
-		y := f.b0*in + f.b1*f.x1 + f.b2*f.x2 - f.a1*f.y1 - f.a2*f.y2
-		f.x2, f.x1 = f.x1, in
-		f.y2, f.y1 = f.y1, y
+		y := float64(v)
+		for j := range f.s {
+			b := &f.s[j]
+			in := y
+			y = b.b0*in + b.b1*b.x1 + b.b2*b.x2 - b.a1*b.y1 - b.a2*b.y2
+			b.x2, b.x1 = b.x1, in
+			b.y2, b.y1 = b.y1, y
+		}
 		x[i] = float32(y)
 	}
 }
