@@ -13,6 +13,7 @@ import (
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
+	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
 
@@ -49,6 +50,7 @@ the environment, which beats the file, which beats defaults.
 	cmd.AddGroup(&cobra.Group{ID: "jobs", Title: "Jobs:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
 	for _, c := range []*cobra.Command{
 		// jobs
+		voiceCmd.NewCmdVoice(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
