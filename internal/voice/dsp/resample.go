@@ -20,10 +20,23 @@ type ResamplerSpec struct {
 var DefaultSpec = ResamplerSpec{Attenuation: 125, Bandwidth: 0.95}
 
 // Resampler converts a stream of mono samples from one rate to another by an
-// exact rational ratio L/M, with a Kaiser-windowed sinc designed at L·in Hz and
-// split into L phases so that only the taps that hit real input are computed.
-// Its output is aligned with its input: the filter's delay is compensated.
+// exact rational ratio L/M, with Kaiser-windowed sinc filters split into
+// polyphase branches so that only the taps that hit real input are computed.
+// When the input is at least twice the output rate, a short decimate-by-2
+// stage runs first (its stopband only has to start where its aliases would
+// reach the final band), which halves the work of the steep final filter.
+// The output is aligned with the input: each filter's delay is compensated.
 type Resampler struct {
+	stages []*stage
+	l, m   int
+	nIn    int64
+	nOut   int64
+	done   bool
+	tmp    []float32
+}
+
+// stage is one polyphase FIR resampler.
+type stage struct {
 	l, m   int
 	k      int         // taps per phase
 	c      int64       // centre of the prototype filter
@@ -32,7 +45,6 @@ type Resampler struct {
 	base   int64
 	n      int64 // next output index
 	nIn    int64 // input samples seen
-	done   bool
 }
 
 // NewResampler designs a resampler from inRate to outRate Hz.
@@ -41,15 +53,36 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 		return nil, fmt.Errorf("resample: bad rates %d → %d", inRate, outRate)
 	}
 	g := gcd(inRate, outRate)
+	r := &Resampler{l: outRate / g, m: inRate / g}
+	nyq := float64(min(inRate, outRate)) / 2
+	fp := spec.Bandwidth * nyq
+	rate := inRate
+	for rate%2 == 0 && rate/2 >= outRate {
+		// aliases of what lies above rate/2 - nyq would fold into the final band
+		st, err := newStage(rate, rate/2, fp, float64(rate)/2-nyq, spec.Attenuation)
+		if err != nil {
+			return nil, err
+		}
+		r.stages = append(r.stages, st)
+		rate /= 2
+	}
+	st, err := newStage(rate, outRate, fp, nyq, spec.Attenuation)
+	if err != nil {
+		return nil, err
+	}
+	r.stages = append(r.stages, st)
+	return r, nil
+}
+
+// newStage designs one polyphase stage with passband edge fp and stopband edge fs (Hz).
+func newStage(inRate, outRate int, fp, fs, a float64) (*stage, error) {
+	g := gcd(inRate, outRate)
 	l, m := outRate/g, inRate/g
 	if l > 4096 {
 		return nil, fmt.Errorf("resample: ratio %d/%d is too fine (at most 4096 phases)", l, m)
 	}
 	protoRate := float64(l) * float64(inRate)
-	nyq := float64(min(inRate, outRate)) / 2
-	fp, fs := spec.Bandwidth*nyq, nyq
 	delta := (fs - fp) / protoRate // transition width, cycles per prototype sample
-	a := spec.Attenuation
 	beta := 0.0
 	switch {
 	case a > 50:
@@ -81,7 +114,7 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 		}
 		phases[p] = ph
 	}
-	return &Resampler{
+	return &stage{
 		l: l, m: m, k: k, c: int64(c), phases: phases,
 		buf: make([]float32, k), base: -int64(k), // k zeros before the first sample
 	}, nil
@@ -90,14 +123,28 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 // Ratio is L/M, the exact output/input rate ratio in lowest terms.
 func (r *Resampler) Ratio() (l, m int) { return r.l, r.m }
 
-// TapsPerPhase is the filter length at the input rate.
-func (r *Resampler) TapsPerPhase() int { return r.k }
+// TapsPerOutput is the number of multiply-adds the filters spend per output sample.
+func (r *Resampler) TapsPerOutput() float64 {
+	t, f := 0.0, 1.0 // f: this stage's outputs per final output
+	for i := len(r.stages) - 1; i >= 0; i-- {
+		st := r.stages[i]
+		t += float64(st.k) * f
+		f *= float64(st.m) / float64(st.l)
+	}
+	return t
+}
 
 // Process consumes in and appends the outputs it makes possible to out.
 func (r *Resampler) Process(in []float32, out []float32) []float32 {
-	r.buf = append(r.buf, in...)
 	r.nIn += int64(len(in))
-	return r.run(out, r.base+int64(len(r.buf)))
+	for _, st := range r.stages[:len(r.stages)-1] {
+		r.tmp = st.process(in, r.tmp[:0])
+		in = r.tmp
+	}
+	n := len(out)
+	out = r.stages[len(r.stages)-1].process(in, out)
+	r.nOut += int64(len(out) - n)
+	return out
 }
 
 // Flush ends the stream: it pads with silence and returns the remaining outputs,
@@ -108,33 +155,57 @@ func (r *Resampler) Flush(out []float32) []float32 {
 	}
 	r.done = true
 	total := (r.nIn*int64(r.l) + int64(r.m)/2) / int64(r.m)
-	r.buf = append(r.buf, make([]float32, r.k)...)
-	out = r.run(out, r.base+int64(len(r.buf)))
-	if over := r.n - total; over > 0 {
+	var in []float32
+	for _, st := range r.stages {
+		var next []float32
+		if len(in) > 0 {
+			next = st.process(in, nil)
+		}
+		in = st.flush(next)
+	}
+	out = append(out, in...)
+	r.nOut += int64(len(in))
+	for ; r.nOut < total; r.nOut++ {
+		out = append(out, 0) // rounding in an intermediate stage can leave the last one short
+	}
+	if over := r.nOut - total; over > 0 {
 		out = out[:len(out)-int(over)]
+		r.nOut = total
 	}
 	return out
 }
 
-// run emits outputs whose newest input index is below avail.
-func (r *Resampler) run(out []float32, avail int64) []float32 {
-	l, m, k := int64(r.l), int64(r.m), r.k
-	for {
-		t := r.n*m + r.c
+func (s *stage) process(in []float32, out []float32) []float32 {
+	s.buf = append(s.buf, in...)
+	s.nIn += int64(len(in))
+	return s.run(out, s.base+int64(len(s.buf)))
+}
+
+func (s *stage) flush(out []float32) []float32 {
+	s.buf = append(s.buf, make([]float32, s.k)...)
+	return s.run(out, s.base+int64(len(s.buf)))
+}
+
+// run emits outputs whose newest input index is below avail, up to round(nIn·L/M).
+func (s *stage) run(out []float32, avail int64) []float32 {
+	l, m, k := int64(s.l), int64(s.m), s.k
+	total := (s.nIn*l + m/2) / m
+	for s.n < total {
+		t := s.n*m + s.c
 		jmax := t / l
 		if jmax >= avail {
 			break
 		}
-		start := int(jmax - int64(k) + 1 - r.base)
-		out = append(out, dot(r.phases[t%l], r.buf[start:start+k]))
-		r.n++
+		start := int(jmax - int64(k) + 1 - s.base)
+		out = append(out, dot(s.phases[t%l], s.buf[start:start+k]))
+		s.n++
 	}
 	// drop input no later output needs
-	need := (r.n*m+r.c)/l - int64(k) + 1
-	if drop := int(need - r.base); drop > 0 && drop <= len(r.buf) && drop > len(r.buf)/2 {
-		n := copy(r.buf, r.buf[drop:])
-		r.buf = r.buf[:n]
-		r.base += int64(drop)
+	need := (s.n*m+s.c)/l - int64(k) + 1
+	if drop := int(need - s.base); drop > 0 && drop <= len(s.buf) && drop > len(s.buf)/2 {
+		n := copy(s.buf, s.buf[drop:])
+		s.buf = s.buf[:n]
+		s.base += int64(drop)
 	}
 	return out
 }
