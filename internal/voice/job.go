@@ -109,7 +109,10 @@ func transcribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	}
 	var pcm bytes.Buffer
 	pcm.Write(WAVHeader(0))
-	res, err := Convert(func() (Source, error) { return Open(path) }, opts.Process, &pcm)
+	res, err := Convert(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm)
+	if ctx.Err() != nil {
+		return fail(FailUnavailable, ctx.Err())
+	}
 	if err != nil {
 		return fail(FailInput, fmt.Errorf("decode %s: %w", path, err))
 	}

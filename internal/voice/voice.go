@@ -5,6 +5,7 @@ package voice
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -123,6 +124,31 @@ func Open(path string) (Source, error) {
 		return nil, fmt.Errorf("%s: %w", format, err)
 	}
 	return src, nil
+}
+
+// OpenContext is Open whose Source stops with ctx's error once ctx is done,
+// so an interrupted run does not finish decoding an hour-long file first.
+func OpenContext(ctx context.Context, path string) (Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ctxSource{Source: s, ctx: ctx}, nil
+}
+
+type ctxSource struct {
+	Source
+	ctx context.Context
+}
+
+func (c *ctxSource) Read(p []float32) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.Source.Read(p)
 }
 
 // DecodeError is damage found while reading samples.

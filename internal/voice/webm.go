@@ -1,7 +1,7 @@
 package voice
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,74 +51,81 @@ type webmSource struct {
 	q      pcmQueue
 }
 
-// webmSegmentEnd reads the sizes of the EBML header and the Segment: a file
-// shorter than its Segment says is truncated. Live recordings (MediaRecorder)
-// write an unknown size, and then known is false.
-func webmSegmentEnd(r io.Reader) (end int64, known bool, err error) {
-	br := bufio.NewReader(r)
-	var off int64
-	vint := func(id bool) (uint64, bool, error) {
-		b, err := br.ReadByte()
-		if err != nil {
-			return 0, false, err
+// ebmlMasters are the container elements whose children checkEBML walks.
+var ebmlMasters = map[uint64]bool{
+	0x1A45DFA3: true, 0x18538067: true, 0x114D9B74: true, 0x4DBB: true, 0x1549A966: true,
+	0x1654AE6B: true, 0xAE: true, 0xE1: true, 0xE0: true, 0x1F43B675: true, 0xA0: true,
+	0x1C53BB6B: true, 0xBB: true, 0xB7: true, 0x1254C367: true, 0x7373: true, 0x63C0: true, 0x67C8: true,
+}
+
+// checkEBML walks every element header and checks that each declared size
+// fits in the file, before ebml-go (which allocates whatever a size claims)
+// reads it. Unknown sizes (live recordings) are allowed on container elements.
+func checkEBML(b []byte) error {
+	vint := func(off int, id bool) (uint64, int, bool, error) {
+		if off >= len(b) {
+			return 0, 0, false, errors.New("truncated: file ends inside an element header")
 		}
 		n := 1
-		for mask := byte(0x80); n <= 8 && b&mask == 0; mask >>= 1 {
+		for mask := byte(0x80); n <= 8 && b[off]&mask == 0; mask >>= 1 {
 			n++
 		}
-		if n > 8 {
-			return 0, false, errors.New("corrupt: bad EBML length")
+		if n > 8 || (id && n > 4) {
+			return 0, 0, false, fmt.Errorf("corrupt: bad EBML number at byte %d", off)
 		}
-		v := uint64(b)
+		if off+n > len(b) {
+			return 0, 0, false, errors.New("truncated: file ends inside an element header")
+		}
+		v := uint64(b[off])
 		if !id {
 			v &= uint64(0xFF >> n)
 		}
 		all := v == uint64(0xFF>>n)
 		for i := 1; i < n; i++ {
-			c, err := br.ReadByte()
-			if err != nil {
-				return 0, false, err
-			}
-			v = v<<8 | uint64(c)
-			all = all && c == 0xFF
+			v = v<<8 | uint64(b[off+i])
+			all = all && b[off+i] == 0xFF
 		}
-		off += int64(n)
-		return v, all, nil
+		return v, n, all, nil
 	}
-	if _, _, err := vint(true); err != nil { // EBML
-		return 0, false, err
+	for off := 0; off < len(b); {
+		id, n1, _, err := vint(off, true)
+		if err != nil {
+			return err
+		}
+		size, n2, unknown, err := vint(off+n1, false)
+		if err != nil {
+			return err
+		}
+		data := off + n1 + n2
+		if unknown {
+			if !ebmlMasters[id] {
+				return fmt.Errorf("corrupt: element %#x at byte %d has no size", id, off)
+			}
+			off = data
+			continue
+		}
+		if size > uint64(len(b)-data) {
+			return fmt.Errorf("truncated: element %#x at byte %d needs %d bytes, the file has %d left", id, off, size, len(b)-data)
+		}
+		if ebmlMasters[id] {
+			off = data
+		} else {
+			off = data + int(size)
+		}
 	}
-	size, _, err := vint(false)
-	if err != nil {
-		return 0, false, err
-	}
-	if _, err := br.Discard(int(size)); err != nil {
-		return 0, false, err
-	}
-	off += int64(size)
-	if id, _, err := vint(true); err != nil || id != 0x18538067 {
-		return 0, false, errors.New("corrupt: no Segment after the EBML header")
-	}
-	size, unknown, err := vint(false)
-	if err != nil || unknown {
-		return 0, false, err
-	}
-	return off + int64(size), true, nil
+	return nil
 }
 
 func newWebM(f *os.File, path string) (Source, error) {
-	end, known, err := webmSegmentEnd(f)
+	raw, err := io.ReadAll(f)
 	if err != nil {
-		return nil, truncated(err, "the EBML header")
+		return nil, err
 	}
-	if st, err := f.Stat(); err == nil && known && st.Size() < end {
-		return nil, fmt.Errorf("truncated: the Segment needs %d bytes, the file has %d", end, st.Size())
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if err := checkEBML(raw); err != nil {
 		return nil, err
 	}
 	var w webmFile
-	err = ebml.Unmarshal(bufio.NewReaderSize(f, 64<<10), &w, ebml.WithIgnoreUnknown(true))
+	err = ebml.Unmarshal(bytes.NewReader(raw), &w, ebml.WithIgnoreUnknown(true))
 	if err != nil && !errors.Is(err, io.EOF) {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, errors.New("truncated: file ends inside an element")

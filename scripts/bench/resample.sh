@@ -14,18 +14,15 @@ go build -o "$work/measure" ./scripts/bench/resample
 echo "== quality: 44.1 kHz and 48 kHz to 16 kHz"
 "$work/measure" quality -dir "$work"
 
-# cpu SECONDS-WALL SECONDS-CPU for a command, its output discarded
+# prints "WALL CPU" seconds for a command (GNU time), its output discarded
 run() {
-  local t0 t1 c
-  t0=$(date +%s.%N)
-  c=$( { /usr/bin/env time -f '%U %S' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 )
-  t1=$(date +%s.%N)
-  echo "$(echo "$t1 - $t0" | bc) $(echo "$c" | awk '{print $1 + $2}')"
+  /usr/bin/time -o "$work/time" -f '%e %U %S' "$@" >/dev/null 2>&1
+  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"
 }
-ratio() { echo "scale=3; $1 / $2" | bc; }
-report() { # name wall cpu ref-wall ref-cpu
-  printf '%-44s wall %7.2f s  cpu %7.2f s' "$1" "$2" "$3"
-  if [ -n "${4:-}" ]; then printf '   helix/this: wall %s  cpu %s' "$(ratio "$4" "$2")" "$(ratio "$5" "$3")"; fi
+ratio() { echo "scale=2; $1 / $2" | bc; }
+report() { # name wall cpu [helix-wall helix-cpu]
+  printf '%-42s wall %7.2f s  cpu %7.2f s' "$1" "$2" "$3"
+  if [ -n "${4:-}" ]; then printf '   helix time / this: wall %s, cpu %s' "$(ratio "$4" "$2")" "$(ratio "$5" "$3")"; fi
   echo
 }
 
@@ -38,7 +35,7 @@ read -r vw vc < <(run sox "$work/long.wav" -c 1 -b 16 "$work/sox-v.wav" rate -v 
 report "helix voice convert" "$hw" "$hc"
 report "sox -c 1 -b 16 rate -h 16000" "$sw" "$sc" "$hw" "$hc"
 report "sox -c 1 -b 16 rate -v 16000" "$vw" "$vc" "$hw" "$hc"
-echo "(a ratio below 1 means helix took longer; the machine may be shared, so compare cpu)"
+echo "(helix time / this above 1: helix is slower; on a shared machine compare cpu)"
 
 echo
 echo "== MP3 decode: ${mins} minutes, 128 kbit/s stereo"
