@@ -48,6 +48,6 @@ const formatsHelp = `Formats are detected from the bytes, not the file name: WAV
 float 32/64, WAVE_FORMAT_EXTENSIBLE), MP3, FLAC, WebM/Opus (as browsers record
 it) and Ogg/Opus are decoded natively; M4A/AAC and Ogg Vorbis need ffmpeg on PATH.
 The audio is downmixed to mono, high-passed at 80 Hz, resampled to 16 kHz by a
-polyphase Kaiser-windowed sinc filter (125 dB design rejection, 95% bandwidth)
+polyphase Kaiser-windowed sinc filter (125 dB rejection, -3 dB at 95% of Nyquist)
 and dithered to 16 bits. A damaged or truncated file is an input error (exit 2)
 that names the file and the problem.`

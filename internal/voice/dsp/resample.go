@@ -12,7 +12,8 @@ import (
 type ResamplerSpec struct {
 	// Attenuation is the stopband rejection A in dB.
 	Attenuation float64
-	// Bandwidth is the passband edge as a fraction of the lower Nyquist frequency.
+	// Bandwidth is where the response is 3 dB down, as a fraction of the lower
+	// Nyquist frequency (sox's definition); the stopband starts at Nyquist.
 	Bandwidth float64
 }
 
@@ -55,7 +56,10 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 	g := gcd(inRate, outRate)
 	r := &Resampler{l: outRate / g, m: inRate / g}
 	nyq := float64(min(inRate, outRate)) / 2
-	fp := spec.Bandwidth * nyq
+	// A Kaiser-windowed sinc is 3 dB down about 0.58 of the way from its
+	// stopband edge to its passband edge: place the passband edge so that the
+	// -3 dB point lands at Bandwidth (95% → flat to 91.5%, -3 dB at 95.1%).
+	fp := nyq * (1 - 1.7*(1-spec.Bandwidth))
 	rate := inRate
 	for rate%2 == 0 && rate/2 >= outRate {
 		// aliases of what lies above rate/2 - nyq would fold into the final band
