@@ -18,7 +18,6 @@ const mp3DecoderDelay = 529
 
 type mp3Header struct {
 	mpeg1      bool
-	layer      int
 	bitrate    int // kbit/s
 	rate       int
 	padding    int
@@ -44,7 +43,7 @@ func parseMP3Header(b []byte) (mp3Header, bool) {
 	if ver == 1 || layer != 1 || bi == 0 || bi == 15 || ri == 3 {
 		return mp3Header{}, false // layer III only; free-format bitrates are not supported
 	}
-	h := mp3Header{mpeg1: ver == 3, layer: 3, padding: int(b[2]>>1) & 1}
+	h := mp3Header{mpeg1: ver == 3, padding: int(b[2]>>1) & 1}
 	rates := [3]int{44100, 48000, 32000}
 	h.rate = rates[ri]
 	switch ver {

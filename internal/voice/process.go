@@ -29,7 +29,6 @@ type ProcessOptions struct {
 
 // Result describes a processed recording.
 type Result struct {
-	Source   Info    `json:"-"`
 	Format   Format  `json:"format"`
 	Rate     int     `json:"sample_rate"`
 	Channels int     `json:"channels"`
@@ -243,7 +242,7 @@ func Convert(open OpenFunc, opts ProcessOptions, w io.Writer) (Result, error) {
 		return Result{}, err
 	}
 	return Result{
-		Source: info, Format: info.Format, Rate: info.SampleRate, Channels: info.Channels,
+		Format: info.Format, Rate: info.SampleRate, Channels: info.Channels,
 		Duration: float64(frames) / float64(info.SampleRate), Samples: written, Gain: 20 * math.Log10(gain),
 	}, nil
 }

@@ -21,7 +21,6 @@ type webmFile struct {
 }
 
 type webmSegment struct {
-	Info    webm.Info     `ebml:"Info"`
 	Tracks  webm.Tracks   `ebml:"Tracks"`
 	Cluster []webmCluster `ebml:"Cluster"`
 }
