@@ -187,7 +187,7 @@ func newMP3(f *os.File) (*mp3Source, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	dec, err := mp3.NewDecoder(f)
+	dec, err := mp3.NewDecoder(struct{ io.Reader }{f}) // not a Seeker: go-mp3 would scan the file a second time
 	if err != nil {
 		return nil, fmt.Errorf("corrupt: %v", err)
 	}
