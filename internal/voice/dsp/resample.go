@@ -23,17 +23,25 @@ var DefaultSpec = ResamplerSpec{Attenuation: 125, Bandwidth: 0.95}
 // Resampler converts a stream of mono samples from one rate to another by an
 // exact rational ratio L/M, with Kaiser-windowed sinc filters split into
 // polyphase branches so that only the taps that hit real input are computed.
-// When the input is at least twice the output rate, a short decimate-by-2
-// stage runs first (its stopband only has to start where its aliases would
-// reach the final band), which halves the work of the steep final filter.
-// The output is aligned with the input: each filter's delay is compensated.
+// When the input is at least twice the output rate, short decimate-by-2
+// stages run first (their stopband only has to start where their aliases
+// would reach the final band). When downsampling, the steep low-pass then runs
+// by FFT overlap-save convolution, and the rational step after it only has
+// to reject images, with a few taps. The output is aligned with the input:
+// each filter's delay is compensated.
 type Resampler struct {
-	stages []*stage
+	stages []filterStage
 	l, m   int
 	nIn    int64
 	nOut   int64
 	done   bool
 	tmp    []float32
+}
+
+// filterStage is one step of a Resampler.
+type filterStage interface {
+	process(in, out []float32) []float32
+	flush(out []float32) []float32
 }
 
 // stage is one polyphase FIR resampler.
@@ -70,12 +78,56 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 		r.stages = append(r.stages, st)
 		rate /= 2
 	}
-	st, err := newStage(rate, outRate, fp, nyq, spec.Attenuation)
+	fs := nyq
+	if rate > outRate {
+		// Downsampling: the steep low-pass runs first, at this rate, by FFT
+		// convolution; the polyphase step after it then only has to reject the
+		// images of an already band-limited signal, which takes a few taps.
+		r.stages = append(r.stages, newFFTFilter(lowpass(float64(rate), fp, nyq, spec.Attenuation)))
+		fp, fs = nyq, float64(rate)-nyq
+	}
+	st, err := newStage(rate, outRate, fp, fs, spec.Attenuation)
 	if err != nil {
 		return nil, err
 	}
 	r.stages = append(r.stages, st)
 	return r, nil
+}
+
+// kaiserBeta is the Kaiser window's β for a stopband attenuation of a dB.
+func kaiserBeta(a float64) float64 {
+	switch {
+	case a > 50:
+		return 0.1102 * (a - 8.7)
+	case a >= 21:
+		return 0.5842*math.Pow(a-21, 0.4) + 0.07886*(a-21)
+	}
+	return 0
+}
+
+// kaiserTaps is the filter length for attenuation a and a transition of delta cycles per sample.
+func kaiserTaps(a, delta float64) int {
+	return int(math.Ceil((a-7.95)/(2.285*2*math.Pi*delta))) + 1
+}
+
+// kaiserSinc fills h[:np] (np odd) with a windowed sinc of cutoff fc cycles per sample, times gain.
+func kaiserSinc(h []float64, np int, fc, beta, gain float64) {
+	c := (np - 1) / 2
+	i0b := besselI0(beta)
+	for i := 0; i < np; i++ {
+		x := float64(i - c)
+		r := 2 * x / float64(np-1)
+		w := besselI0(beta*math.Sqrt(max(0, 1-r*r))) / i0b
+		h[i] = 2 * fc * sinc(2*fc*x) * w * gain
+	}
+}
+
+// lowpass designs an odd-length low-pass at rate Hz, flat to fp, a dB down from fs.
+func lowpass(rate, fp, fs, a float64) []float64 {
+	np := kaiserTaps(a, (fs-fp)/rate) | 1
+	h := make([]float64, np)
+	kaiserSinc(h, np, (fp+fs)/2/rate, kaiserBeta(a), 1)
+	return h
 }
 
 // newStage designs one polyphase stage with passband edge fp and stopband edge fs (Hz).
@@ -86,30 +138,15 @@ func newStage(inRate, outRate int, fp, fs, a float64) (*stage, error) {
 		return nil, fmt.Errorf("resample: ratio %d/%d is too fine (at most 4096 phases)", l, m)
 	}
 	protoRate := float64(l) * float64(inRate)
-	delta := (fs - fp) / protoRate // transition width, cycles per prototype sample
-	beta := 0.0
-	switch {
-	case a > 50:
-		beta = 0.1102 * (a - 8.7)
-	case a >= 21:
-		beta = 0.5842*math.Pow(a-21, 0.4) + 0.07886*(a-21)
-	}
-	n := int(math.Ceil((a-7.95)/(2.285*2*math.Pi*delta))) + 1
+	n := kaiserTaps(a, (fs-fp)/protoRate)
 	k := (n + l - 1) / l
 	np := k * l
 	if np%2 == 0 {
 		np-- // odd length: the centre falls on a sample
 	}
 	c := (np - 1) / 2
-	fc := (fp + fs) / 2 / protoRate // cutoff, cycles per prototype sample
 	h := make([]float64, k*l)
-	i0b := besselI0(beta)
-	for i := 0; i < np; i++ {
-		x := float64(i - c)
-		r := 2 * x / float64(np-1)
-		w := besselI0(beta*math.Sqrt(max(0, 1-r*r))) / i0b
-		h[i] = 2 * fc * sinc(2*fc*x) * w * float64(l)
-	}
+	kaiserSinc(h, np, (fp+fs)/2/protoRate, kaiserBeta(a), float64(l))
 	phases := make([][]float32, l)
 	for p := range phases {
 		ph := make([]float32, k)
@@ -126,17 +163,6 @@ func newStage(inRate, outRate int, fp, fs, a float64) (*stage, error) {
 
 // Ratio is L/M, the exact output/input rate ratio in lowest terms.
 func (r *Resampler) Ratio() (l, m int) { return r.l, r.m }
-
-// TapsPerOutput is the number of multiply-adds the filters spend per output sample.
-func (r *Resampler) TapsPerOutput() float64 {
-	t, f := 0.0, 1.0 // f: this stage's outputs per final output
-	for i := len(r.stages) - 1; i >= 0; i-- {
-		st := r.stages[i]
-		t += float64(st.k) * f
-		f *= float64(st.m) / float64(st.l)
-	}
-	return t
-}
 
 // Process consumes in and appends the outputs it makes possible to out.
 func (r *Resampler) Process(in []float32, out []float32) []float32 {
