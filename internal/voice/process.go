@@ -46,10 +46,6 @@ const blockFrames = 4096
 // stream decodes, downmixes, resamples to 16 kHz and (optionally) high-passes
 // the source block by block, handing each block of mono samples to emit.
 func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int64, error) {
-	return streamSpec(open, highPass, dsp.DefaultSpec, emit)
-}
-
-func streamSpec(open OpenFunc, highPass bool, spec dsp.ResamplerSpec, emit func([]float32) error) (Info, int64, error) {
 	src, err := open()
 	if err != nil {
 		return Info{}, 0, err
@@ -58,7 +54,7 @@ func streamSpec(open OpenFunc, highPass bool, spec dsp.ResamplerSpec, emit func(
 	info := src.Info()
 	var rs *dsp.Resampler
 	if info.SampleRate != TargetRate {
-		if rs, err = dsp.NewResampler(info.SampleRate, TargetRate, spec); err != nil {
+		if rs, err = dsp.NewResampler(info.SampleRate, TargetRate, dsp.DefaultSpec); err != nil {
 			return info, 0, err
 		}
 	}
