@@ -1,6 +1,7 @@
 package voice
 
 import (
+	"bufio"
 	"encoding/binary"
 	"math"
 	"os"
@@ -193,4 +194,58 @@ func (c *countingSource) Read(p []float32) (int, error) {
 
 func f32le(v float32) []byte {
 	return binary.LittleEndian.AppendUint32(nil, math.Float32bits(v))
+}
+
+// TestOpusFixturesCoverEveryMode checks that the Opus fixtures decoded above
+// exercise all three of pion/opus's modes: SILK, hybrid and CELT (RFC 6716 §3.1).
+func TestOpusFixturesCoverEveryMode(t *testing.T) {
+	mode := func(toc byte) string {
+		switch c := toc >> 3; {
+		case c < 12:
+			return "SILK"
+		case c < 16:
+			return "hybrid"
+		}
+		return "CELT"
+	}
+	for file, want := range map[string]string{"speech-silk.opus": "SILK", "speech-audio.opus": "CELT"} {
+		fh, err := os.Open(filepath.Join(fixtures, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(fh)
+		var carry []byte
+		modes := map[string]int{}
+		for n := 1; ; n++ {
+			p, err := readOggPage(r, n)
+			if err != nil {
+				break
+			}
+			var done [][]byte
+			done, carry = p.packets(carry)
+			for _, pkt := range done {
+				if n > 2 && len(pkt) > 0 { // pages 1 and 2 hold OpusHead and OpusTags
+					modes[mode(pkt[0])]++
+				}
+			}
+		}
+		fh.Close()
+		if len(modes) != 1 || modes[want] == 0 {
+			t.Errorf("%s: packet modes %v, want only %s", file, modes, want)
+		}
+	}
+	s, err := Open(filepath.Join(fixtures, "speech-voip.webm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	modes := map[string]int{}
+	for _, b := range s.(*webmSource).blocks {
+		for _, fr := range b.frames {
+			modes[mode(fr[0])]++
+		}
+	}
+	if len(modes) != 1 || modes["hybrid"] == 0 {
+		t.Errorf("speech-voip.webm: packet modes %v, want only hybrid", modes)
+	}
 }
