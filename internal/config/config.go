@@ -45,6 +45,15 @@ var Keys = []Key{
 	{Name: "skill.memory", Help: "operator's cap on a skill's memory (e.g. 64MiB); the lowest wins"},
 	{Name: "skill.output-limit", Help: "operator's cap on a skill's output (e.g. 256KiB); the lowest wins"},
 	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
+	{Name: "voice.deepgram.api-key", Help: "Deepgram API key for helix voice transcribe", Secret: true, Env: []string{"DEEPGRAM_API_KEY"}},
+	{Name: "voice.deepgram.base-url", Default: "https://api.deepgram.com", Help: "Deepgram API base URL"},
+	{Name: "voice.deepgram.model", Default: "nova-3", Help: "Deepgram model (always sent: Deepgram's own default is base)"},
+	{Name: "voice.openai.api-key", Help: "API key for the OpenAI-compatible transcription server (empty for a self-hosted one)", Secret: true, Env: []string{"OPENAI_API_KEY"}},
+	{Name: "voice.openai.base-url", Default: "https://api.openai.com/v1", Help: "OpenAI-compatible base URL up to /v1 (whisper.cpp server, faster-whisper server…)"},
+	{Name: "voice.openai.model", Default: "whisper-1", Help: "model for /v1/audio/transcriptions (must support verbose_json)"},
+	{Name: "voice.openai.max-upload-bytes", Default: 25 << 20, Help: "largest upload the server accepts; longer audio is split at silences"},
+	{Name: "voice.timeout", Default: "10m", Help: "timeout of one transcription request"},
+	{Name: "voice.retries", Default: 4, Help: "retries of a transcription request after 429, 5xx or a network error"},
 }
 
 // Config is the resolved configuration of one run.

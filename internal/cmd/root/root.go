@@ -17,6 +17,7 @@ import (
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
+	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
 
@@ -57,6 +58,7 @@ the environment, which beats the file, which beats defaults.
 		syncCmd.NewCmdSync(f),
 		catalogCmd.NewCmdCatalog(f),
 		skillCmd.NewCmdSkill(f),
+		voiceCmd.NewCmdVoice(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -1,0 +1,126 @@
+package voice
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/voice"
+)
+
+// ConvertOptions are the inputs of `voice convert`.
+type ConvertOptions struct {
+	IO      *iostreams.IOStreams
+	JSON    bool
+	In, Out string
+	Process processFlags
+}
+
+// NewCmdConvert decodes and processes one recording into a 16 kHz WAV file.
+func NewCmdConvert(f *cmdutil.Factory, runF func(*ConvertOptions) error) *cobra.Command {
+	opts := &ConvertOptions{IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "convert IN OUT.wav",
+		Short: "Convert a recording to 16 kHz mono 16-bit WAV",
+		Long: `Convert a recording to 16 kHz mono 16-bit PCM WAV, the input speech-to-text
+services want. No provider is called and nothing is stored.
+
+` + formatsHelp + `
+
+EXAMPLES
+  helix voice convert memo.webm memo.wav
+  helix voice convert call.m4a call.wav --normalize loudness --trim-silence
+  helix voice convert take.flac take.wav --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.In, opts.Out = args[0], args[1]
+			opts.JSON = f.Global.JSON()
+			if _, err := opts.Process.options(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return convertRun(cmd.Context(), opts)
+		},
+	}
+	opts.Process.bind(cmd)
+	return cmd
+}
+
+// ConvertResult is what `voice convert` reports.
+type ConvertResult struct {
+	In  string `json:"in"`
+	Out string `json:"out"`
+	voice.Result
+	OutDuration float64 `json:"out_duration_seconds"`
+}
+
+func convertRun(ctx context.Context, opts *ConvertOptions) (err error) {
+	po, err := opts.Process.options()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(opts.In); err != nil {
+		return cmdutil.InputError(err)
+	}
+	// write next to the target and rename, so a failed conversion leaves no half file
+	tmp, err := os.CreateTemp(filepath.Dir(opts.Out), ".helix-convert-*.wav")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	if _, err := w.Write(voice.WAVHeader(0)); err != nil {
+		return err
+	}
+	res, err := voice.Convert(func() (voice.Source, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return voice.Open(opts.In)
+	}, po, w)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Path == tmp.Name() {
+			return err
+		}
+		return cmdutil.InputError(fmt.Errorf("decode %s: %w", opts.In, err))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := tmp.WriteAt(voice.WAVHeader(res.Samples), 0); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), opts.Out); err != nil {
+		return err
+	}
+	out := ConvertResult{In: opts.In, Out: opts.Out, Result: res, OutDuration: float64(res.Samples) / voice.TargetRate}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, out)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "%s: %s, %d Hz, %d ch, %.2f s → %s: 16000 Hz mono 16-bit, %.2f s\n",
+		opts.In, res.Format, res.Rate, res.Channels, res.Duration, opts.Out, out.OutDuration)
+	return err
+}

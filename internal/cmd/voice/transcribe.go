@@ -1,0 +1,296 @@
+package voice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/tableprinter"
+	"github.com/helixhq/helix/internal/voice"
+	"github.com/helixhq/helix/internal/voice/stt"
+)
+
+// TranscribeOptions are the inputs of `voice transcribe`.
+type TranscribeOptions struct {
+	IO         *iostreams.IOStreams
+	JSON       bool
+	Config     func() (*config.Config, error)
+	DB         func(ctx context.Context) (*pgxpool.Pool, error)
+	HTTPClient func() (*http.Client, error)
+	Logger     func() *slog.Logger
+	Now        func() time.Time
+
+	Files          []string
+	UserID         string
+	Provider       string
+	Language       string
+	DetectLanguage bool
+	Diarize        bool
+	Utterances     bool
+	SmartFormat    bool
+	StoreAudio     bool
+	Force          bool
+	Concurrency    int
+	Process        processFlags
+}
+
+// NewCmdTranscribe transcribes recordings and stores them in voice_recordings.
+func NewCmdTranscribe(f *cmdutil.Factory, runF func(*TranscribeOptions) error) *cobra.Command {
+	opts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "transcribe FILE...",
+		Short: "Transcribe recordings and store them",
+		Long: `Transcribe recordings with a speech-to-text provider and store one
+voice_recordings row per file: the user, source name, detected format, duration,
+original sample rate and channels, sha256 of the file, transcript, confidence,
+words with their times, provider, model and request id (and the processed
+16 kHz WAV with --store-audio).
+
+The same file for the same user is not transcribed twice (it is reported as
+"duplicate") unless --force, which transcribes it again and replaces the row.
+Files are handled --concurrency at a time; one bad file does not stop the
+others (exit 3 when some failed and the rest were done).
+
+` + formatsHelp + `
+
+Providers (keys come from the environment or the config file, never flags):
+  deepgram  POST /v1/listen; DEEPGRAM_API_KEY or voice.deepgram.api-key;
+            model voice.deepgram.model (default nova-3)
+  openai    POST <base>/audio/transcriptions, verbose_json; OPENAI_API_KEY or
+            voice.openai.api-key; voice.openai.base-url points it at OpenAI,
+            a whisper.cpp server or a faster-whisper server. Audio over
+            voice.openai.max-upload-bytes is split at silences and stitched.
+Requests that get 429 or 5xx are retried (voice.retries) with backoff,
+honouring Retry-After; each request times out after voice.timeout.
+
+EXAMPLES
+  helix voice transcribe memo.webm --user-id 6f1c…
+  helix voice transcribe inbox/*.m4a --user-id 6f1c… --provider openai --language en --concurrency 4
+  helix voice transcribe call.wav --user-id 6f1c… --diarize --utterances --store-audio --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			opts.JSON = f.Global.JSON()
+			if _, err := uuid.Parse(opts.UserID); err != nil {
+				return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", opts.UserID)
+			}
+			if opts.Provider != "deepgram" && opts.Provider != "openai" {
+				return cmdutil.FlagErrorf("invalid --provider %q: use deepgram or openai", opts.Provider)
+			}
+			if opts.Concurrency < 1 || opts.Concurrency > 64 {
+				return cmdutil.FlagErrorf("invalid --concurrency %d: use 1 to 64", opts.Concurrency)
+			}
+			if _, err := opts.Process.options(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return transcribeRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.UserID, "user-id", "", "UUID of the user the recordings belong to (required)")
+	fl.StringVar(&opts.Provider, "provider", "deepgram", "speech-to-text provider: deepgram or openai")
+	fl.StringVar(&opts.Language, "language", "", "language of the speech (BCP-47, e.g. en); empty: the provider's default")
+	fl.BoolVar(&opts.DetectLanguage, "detect-language", false, "let Deepgram detect the language (when --language is not set)")
+	fl.BoolVar(&opts.Diarize, "diarize", false, "tell speakers apart (Deepgram)")
+	fl.BoolVar(&opts.Utterances, "utterances", false, "split the transcript into utterances (Deepgram)")
+	fl.BoolVar(&opts.SmartFormat, "smart-format", true, "punctuate and format numbers, dates… (Deepgram smart_format and punctuate)")
+	fl.BoolVar(&opts.StoreAudio, "store-audio", false, "keep the processed 16 kHz WAV in the row")
+	fl.BoolVar(&opts.Force, "force", false, "transcribe again audio this user already has, replacing the row")
+	fl.IntVar(&opts.Concurrency, "concurrency", 4, "files handled at once")
+	opts.Process.bind(cmd)
+	_ = cmd.MarkFlagRequired("user-id")
+	cmd.MarkFlagsMutuallyExclusive("language", "detect-language")
+	return cmd
+}
+
+// provider builds the chosen provider from the configuration.
+func (o *TranscribeOptions) provider(cfg *config.Config) (stt.Provider, error) {
+	client, err := o.HTTPClient()
+	if err != nil {
+		return nil, err
+	}
+	c := *client
+	c.Timeout = 0 // each attempt has its own timeout: voice.timeout
+	timeout, err := time.ParseDuration(cfg.String("voice.timeout"))
+	if err != nil {
+		return nil, cmdutil.InputError(fmt.Errorf("voice.timeout: %w", err))
+	}
+	h := stt.HTTP{Client: &c, Timeout: timeout, MaxRetries: cfg.Int("voice.retries")}
+	switch o.Provider {
+	case "openai":
+		return &stt.OpenAI{HTTP: h, BaseURL: cfg.String("voice.openai.base-url"), APIKey: cfg.String("voice.openai.api-key"),
+			ModelName: cfg.String("voice.openai.model"), MaxUpload: cfg.Int("voice.openai.max-upload-bytes")}, nil
+	default:
+		key := cfg.String("voice.deepgram.api-key")
+		if key == "" {
+			return nil, cmdutil.InputError(errors.New("no Deepgram API key: set DEEPGRAM_API_KEY (or voice.deepgram.api-key in the config file)"))
+		}
+		return &stt.Deepgram{HTTP: h, BaseURL: cfg.String("voice.deepgram.base-url"), APIKey: key, ModelName: cfg.String("voice.deepgram.model")}, nil
+	}
+}
+
+// TranscribeReport is the JSON document of a run.
+type TranscribeReport struct {
+	RunID       int64              `json:"run_id"`
+	Provider    string             `json:"provider"`
+	Model       string             `json:"model"`
+	Transcribed int                `json:"transcribed"`
+	Duplicate   int                `json:"duplicate"`
+	Failed      int                `json:"failed"`
+	Files       []voice.FileResult `json:"files"`
+}
+
+func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	po, err := opts.Process.options()
+	if err != nil {
+		return err
+	}
+	prov, err := opts.provider(cfg)
+	if err != nil {
+		return err
+	}
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return err
+	}
+	user := uuid.MustParse(opts.UserID)
+	params := map[string]any{"files": len(opts.Files), "user_id": user, "provider": prov.Name(), "model": prov.Model(),
+		"force": opts.Force, "store_audio": opts.StoreAudio, "concurrency": opts.Concurrency}
+	run, err := db.StartRun(ctx, pool, "voice transcribe", params, opts.Now())
+	if err != nil {
+		if db.IsUnavailable(err) {
+			return cmdutil.UnavailableError(err)
+		}
+		return err
+	}
+	log := opts.Logger()
+	rep := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "voice transcribe", len(opts.Files))
+	job := voice.JobOptions{
+		UserID: user, Provider: prov, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
+		Concurrency: opts.Concurrency, Now: opts.Now,
+		STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
+			Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat},
+	}
+	results := voice.Transcribe(ctx, pool, opts.Files, job, func(r voice.FileResult) {
+		if r.Status == voice.StatusFailed && !opts.IO.IsStderrTTY() {
+			log.Warn("file failed", "file", r.File, "error", r.Error)
+		}
+		rep.Step(r.File, r.Status == voice.StatusFailed)
+	})
+	rep.Finish()
+
+	report := TranscribeReport{RunID: run.ID, Provider: prov.Name(), Model: prov.Model(), Files: results}
+	var failed []string
+	kinds := map[string]int{}
+	for _, r := range results {
+		switch r.Status {
+		case voice.StatusTranscribed:
+			report.Transcribed++
+		case voice.StatusDuplicate:
+			report.Duplicate++
+		default:
+			report.Failed++
+			kinds[r.Kind]++
+			failed = append(failed, r.File+": "+r.Error)
+		}
+	}
+	jobErr := outcome(ctx, failed, kinds, len(results))
+	status := db.RunOK
+	switch {
+	case ctx.Err() != nil:
+		status = db.RunInterrupted
+	case jobErr != nil && len(failed) < len(results):
+		status = db.RunPartial
+	case jobErr != nil:
+		status = db.RunFailed
+	}
+	counts := map[string]int{"transcribed": report.Transcribed, "duplicate": report.Duplicate, "failed": report.Failed}
+	if err := run.Finish(ctx, pool, status, counts, jobErr); err != nil {
+		log.Warn("could not record the run", "error", err)
+	}
+	if err := writeReport(opts, report); err != nil {
+		return err
+	}
+	return jobErr
+}
+
+// outcome maps the failures to an exit status: all done → nil; some failed →
+// partial (3); all failed → input (2) when every file was bad, unavailable (4)
+// when the provider or database could not be reached, else failed (1).
+func outcome(ctx context.Context, failed []string, kinds map[string]int, total int) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case len(failed) == 0:
+		return nil
+	case len(failed) < total:
+		return &cmdutil.PartialError{Failed: failed, Total: total}
+	case kinds[voice.FailInput] == total:
+		return cmdutil.InputError(errors.New(strings.Join(failed, "; ")))
+	case kinds[voice.FailUnavailable] > 0:
+		return cmdutil.UnavailableError(errors.New(strings.Join(failed, "; ")))
+	}
+	return errors.New(strings.Join(failed, "; "))
+}
+
+func writeReport(opts *TranscribeOptions, r TranscribeReport) error {
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, r)
+	}
+	tty := opts.IO.IsStdoutTTY()
+	tp := tableprinter.New(opts.IO.Out, tty)
+	tp.Header("FILE", "STATUS", "ID", "FORMAT", "DURATION", "WORDS", "TRANSCRIPT / ERROR")
+	for _, f := range r.Files {
+		id, dur, words, text := "-", "-", "-", f.Transcript
+		if f.ID != 0 {
+			id = strconv.FormatInt(f.ID, 10)
+		}
+		if f.Duration > 0 {
+			dur = fmt.Sprintf("%.2fs", f.Duration)
+		}
+		if f.Status == voice.StatusTranscribed {
+			words = strconv.Itoa(f.Words)
+		}
+		if f.Status == voice.StatusFailed {
+			text = f.Error
+		}
+		if tty && len([]rune(text)) > 60 {
+			text = string([]rune(text)[:59]) + "…"
+		}
+		format := string(f.Format)
+		if format == "" {
+			format = "-"
+		}
+		tp.Row(f.File, f.Status, id, format, dur, words, text)
+	}
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if tty {
+		cmdutil.Fprintf(opts.IO.ErrOut, "%d transcribed, %d duplicate, %d failed (%s %s)\n", r.Transcribed, r.Duplicate, r.Failed, r.Provider, r.Model)
+	}
+	return nil
+}

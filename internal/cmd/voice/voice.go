@@ -1,0 +1,53 @@
+// Package voice implements `helix voice`: decode recordings, convert them to
+// 16 kHz mono 16-bit PCM, transcribe them and store the transcripts.
+package voice
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/voice"
+)
+
+// NewCmdVoice is the `voice` group.
+func NewCmdVoice(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "voice <command>",
+		Short: "Convert and transcribe voice recordings",
+	}
+	cmd.AddCommand(NewCmdConvert(f, nil), NewCmdTranscribe(f, nil))
+	return cmd
+}
+
+// processFlags are shared by convert and transcribe.
+type processFlags struct {
+	HighPass    bool
+	Normalize   string
+	TrimSilence bool
+}
+
+func (p *processFlags) bind(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&p.HighPass, "highpass", true, "remove rumble below 80 Hz")
+	cmd.Flags().StringVar(&p.Normalize, "normalize", "none", "level the audio: none, peak (to -1 dBFS) or loudness (to -20 dBFS)")
+	cmd.Flags().BoolVar(&p.TrimSilence, "trim-silence", false, "drop leading and trailing silence (150 ms kept)")
+}
+
+func (p *processFlags) options() (voice.ProcessOptions, error) {
+	o := voice.ProcessOptions{HighPass: p.HighPass, TrimSilence: p.TrimSilence}
+	switch p.Normalize {
+	case "none", "":
+	case voice.NormalizePeak, voice.NormalizeLoudness:
+		o.Normalize = p.Normalize
+	default:
+		return o, cmdutil.FlagErrorf("invalid --normalize %q: use none, peak or loudness", p.Normalize)
+	}
+	return o, nil
+}
+
+const formatsHelp = `Formats are detected from the bytes, not the file name: WAV (PCM 8/16/24/32-bit,
+float 32/64, WAVE_FORMAT_EXTENSIBLE), MP3, FLAC, WebM/Opus (as browsers record
+it) and Ogg/Opus are decoded natively; M4A/AAC and Ogg Vorbis need ffmpeg on PATH.
+The audio is downmixed to mono, high-passed at 80 Hz, resampled to 16 kHz by a
+polyphase Kaiser-windowed sinc filter (125 dB rejection, -3 dB at 95% of Nyquist)
+and dithered to 16 bits. A damaged or truncated file is an input error (exit 2)
+that names the file and the problem.`

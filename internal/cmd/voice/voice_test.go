@@ -1,0 +1,284 @@
+package voice
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/voice"
+)
+
+const fixtures = "../../../testdata/voice"
+
+func fixture(name string) string { return filepath.Join(fixtures, name) }
+
+func TestConvertArgs(t *testing.T) {
+	for _, c := range []struct {
+		argv    string
+		wantErr string
+		check   func(*ConvertOptions) bool
+	}{
+		{"a.webm b.wav", "", func(o *ConvertOptions) bool {
+			return o.In == "a.webm" && o.Out == "b.wav" && o.Process.HighPass && o.Process.Normalize == "none" && !o.Process.TrimSilence
+		}},
+		{"a.webm b.wav --normalize loudness --trim-silence --highpass=false", "", func(o *ConvertOptions) bool {
+			return o.Process.Normalize == "loudness" && o.Process.TrimSilence && !o.Process.HighPass
+		}},
+		{"a.webm b.wav --normalize loud", `invalid --normalize "loud": use none, peak or loudness`, nil},
+		{"a.webm", "accepts 2 arg(s), received 1", nil},
+	} {
+		f, _ := cmdtest.Factory(t, false)
+		var got *ConvertOptions
+		cmd := NewCmdConvert(f, func(o *ConvertOptions) error { got = o; return nil })
+		cmd.SetArgs(strings.Fields(c.argv))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if c.wantErr != "" {
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("%q: error %v, want %q", c.argv, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || !c.check(got) {
+			t.Errorf("%q: %v %+v", c.argv, err, got)
+		}
+	}
+}
+
+func TestConvertRun(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		f, s := cmdtest.Factory(t, tty)
+		out := filepath.Join(t.TempDir(), "out.wav")
+		in := fixture("speech-s16-44k-stereo.wav")
+		opts := &ConvertOptions{IO: f.IOStreams, In: in, Out: out, Process: processFlags{HighPass: true, Normalize: "none"}}
+		if err := convertRun(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%s: wav, 44100 Hz, 2 ch, 3.25 s → %s: 16000 Hz mono 16-bit, 3.25 s\n", in, out)
+		if s.Out.String() != want || s.Err.String() != "" {
+			t.Errorf("tty %v: stdout %q, stderr %q; want %q", tty, s.Out, s.Err, want)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || string(b[:4]) != "RIFF" || len(b) != 44+2*52069 {
+			t.Errorf("output file: %v, %d bytes", err, len(b))
+		}
+	}
+}
+
+func TestConvertJSONAndDamagedInput(t *testing.T) {
+	f, s := cmdtest.Factory(t, false)
+	dir := t.TempDir()
+	opts := &ConvertOptions{IO: f.IOStreams, JSON: true, In: fixture("speech-audio.opus"), Out: filepath.Join(dir, "o.wav"), Process: processFlags{Normalize: "peak", TrimSilence: true}}
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(s.Out.Bytes(), &r); err != nil || r["format"] != "ogg-opus" || r["sample_rate"] != 48000.0 || r["gain_db"].(float64) <= 0 {
+		t.Errorf("json %s: %v", s.Out, err)
+	}
+
+	b, _ := os.ReadFile(fixture("speech-64k.mp3"))
+	bad := filepath.Join(dir, "bad.mp3")
+	os.WriteFile(bad, b[:len(b)/2], 0o644)
+	out := filepath.Join(dir, "bad.wav")
+	err := convertRun(context.Background(), &ConvertOptions{IO: f.IOStreams, In: bad, Out: out, Process: processFlags{Normalize: "none"}})
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.HasPrefix(err.Error(), "decode "+bad+": mp3: truncated: frame") {
+		t.Errorf("damaged input: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) != 2 { // o.wav and bad.mp3: no bad.wav, no temporary file
+		t.Errorf("files left behind: %v", left)
+	}
+}
+
+func TestTranscribeArgs(t *testing.T) {
+	user := uuid.NewString()
+	for _, c := range []struct {
+		argv    string
+		wantErr string
+		check   func(*TranscribeOptions) bool
+	}{
+		{"a.webm b.m4a --user-id " + user, "", func(o *TranscribeOptions) bool {
+			return len(o.Files) == 2 && o.UserID == user && o.Provider == "deepgram" && o.Concurrency == 4 && o.SmartFormat && !o.Force && !o.StoreAudio
+		}},
+		{"a.webm --user-id " + user + " --provider openai --language en --store-audio --force --concurrency 2 --normalize peak", "", func(o *TranscribeOptions) bool {
+			return o.Provider == "openai" && o.Language == "en" && o.StoreAudio && o.Force && o.Concurrency == 2 && o.Process.Normalize == "peak"
+		}},
+		{"a.webm", `required flag(s) "user-id" not set`, nil},
+		{"a.webm --user-id bob", `invalid --user-id "bob": want a UUID`, nil},
+		{"a.webm --user-id " + user + " --provider azure", `invalid --provider "azure": use deepgram or openai`, nil},
+		{"a.webm --user-id " + user + " --concurrency 0", `invalid --concurrency 0: use 1 to 64`, nil},
+		{"a.webm --user-id " + user + " --language en --detect-language", "if any flags in the group [language detect-language] are set none of the others can be; [detect-language language] were all set", nil},
+	} {
+		f, _ := cmdtest.Factory(t, false)
+		var got *TranscribeOptions
+		cmd := NewCmdTranscribe(f, func(o *TranscribeOptions) error { got = o; return nil })
+		cmd.SetArgs(strings.Fields(c.argv))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if c.wantErr != "" {
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("%q: error %v, want %q", c.argv, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || !c.check(got) {
+			t.Errorf("%q: %v %+v", c.argv, err, got)
+		}
+	}
+}
+
+// fakeDeepgram answers /v1/listen as Deepgram does, with a transcript naming
+// the request number, after checking the request the way Deepgram would.
+func fakeDeepgram(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	n := &atomic.Int32{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := n.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/v1/listen" || r.Header.Get("Authorization") != "Token dg-key" || r.Header.Get("Content-Type") != "audio/wav" ||
+			r.URL.Query().Get("model") != "nova-3" || r.URL.Query().Get("smart_format") != "true" || string(body[:4]) != "RIFF" {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"err_code":"Bad Request","err_msg":"unexpected request","request_id":"r-bad"}`)
+			return
+		}
+		dur := float64(len(body)-44) / 32000
+		fmt.Fprintf(w, `{"metadata":{"request_id":"req-%d","duration":%.4f,"channels":1,"models":["m-1"]},
+"results":{"channels":[{"alternatives":[{"transcript":"call the dentist","confidence":0.97,
+"words":[{"word":"call","start":0.1,"end":0.3,"confidence":0.99,"punctuated_word":"Call"},{"word":"the","start":0.3,"end":0.4,"confidence":0.98,"punctuated_word":"the"},{"word":"dentist","start":0.4,"end":0.9,"confidence":0.96,"punctuated_word":"dentist."}]}]}]}}`, k, dur)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, n
+}
+
+func TestTranscribeRun(t *testing.T) {
+	srv, requests := fakeDeepgram(t)
+	t.Setenv("DEEPGRAM_API_KEY", "dg-key")
+	t.Setenv("HELIX_VOICE_DEEPGRAM_BASE_URL", srv.URL)
+	pool := pgtest.New(t)
+	user := uuid.New()
+
+	dir := t.TempDir()
+	b, _ := os.ReadFile(fixture("speech.flac"))
+	bad := filepath.Join(dir, "bad.flac")
+	os.WriteFile(bad, b[:len(b)/3], 0o644)
+	files := []string{fixture("speech-voip.webm"), bad, fixture("speech-64k.mp3")}
+
+	run := func(tty bool, force bool) (string, string, error) {
+		f, s := cmdtest.Factory(t, tty)
+		cmdtest.WithDB(f, pool)
+		opts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+			Files: files, UserID: user.String(), Provider: "deepgram", SmartFormat: true, StoreAudio: true, Force: force,
+			Concurrency: 2, Process: processFlags{HighPass: true, Normalize: "none"}}
+		err := transcribeRun(context.Background(), opts)
+		return s.Out.String(), s.Err.String(), err
+	}
+
+	out, stderr, err := run(false, false)
+	var pe *cmdutil.PartialError
+	if !errors.As(err, &pe) || len(pe.Failed) != 1 || !strings.HasPrefix(pe.Failed[0], bad+": decode "+bad+": flac: ") {
+		t.Fatalf("error %v, want a partial failure naming %s", err, bad)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], fixture("speech-voip.webm")+"\ttranscribed\t") ||
+		!strings.Contains(lines[0], "\twebm-opus\t3.25s\t3\tcall the dentist") ||
+		!strings.HasPrefix(lines[1], bad+"\tfailed\t-\t-\t-\t-\tdecode "+bad+": flac: ") ||
+		!strings.Contains(lines[2], "\tmp3\t3.25s\t3\tcall the dentist") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if !strings.Contains(stderr, "file failed") || !strings.Contains(stderr, "progress") {
+		t.Errorf("stderr (non-TTY: log lines): %s", stderr)
+	}
+	if requests.Load() != 2 {
+		t.Errorf("%d provider requests, want 2 (the damaged file is never sent)", requests.Load())
+	}
+
+	// the rows hold what the issue asks for
+	var n int
+	var format, transcript, provider, model, reqID string
+	var dur, conf float64
+	var rate, ch, audioLen int
+	var words []map[string]any
+	err = pool.QueryRow(context.Background(), `SELECT count(*) OVER (), format, duration_seconds, sample_rate, channels,
+		octet_length(audio), transcript, confidence, words, provider, model, request_id
+		FROM voice_recordings WHERE user_id = $1 AND source_name = 'speech-64k.mp3'`, user).
+		Scan(&n, &format, &dur, &rate, &ch, &audioLen, &transcript, &conf, &words, &provider, &model, &reqID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if format != "mp3" || rate != 44100 || ch != 1 || dur < 3.24 || dur > 3.27 || audioLen != 44+2*52069 ||
+		transcript != "call the dentist" || conf != 0.97 || len(words) != 3 || words[2]["punctuated_word"] != "dentist." ||
+		provider != "deepgram" || model != "nova-3" || !strings.HasPrefix(reqID, "req-") {
+		t.Errorf("row: %s %d Hz %d ch %.3f s audio %d %q %.2f %v %s %s %s", format, rate, ch, dur, audioLen, transcript, conf, words, provider, model, reqID)
+	}
+	var total int
+	pool.QueryRow(context.Background(), `SELECT count(*) FROM voice_recordings`).Scan(&total)
+	if total != 2 {
+		t.Errorf("%d rows, want 2: nothing is stored for the damaged file", total)
+	}
+	var status string
+	var counts map[string]int
+	pool.QueryRow(context.Background(), `SELECT status, counts FROM job_runs WHERE job = 'voice transcribe' ORDER BY id DESC LIMIT 1`).Scan(&status, &counts)
+	if status != "partial" || counts["transcribed"] != 2 || counts["failed"] != 1 {
+		t.Errorf("job_runs: %s %v", status, counts)
+	}
+
+	// again: the same audio is not sent twice
+	out, _, _ = run(true, false)
+	if requests.Load() != 2 || strings.Count(out, "duplicate") != 2 {
+		t.Errorf("second run: %d requests, stdout:\n%s", requests.Load(), out)
+	}
+	if !strings.Contains(out, "FILE") || !strings.Contains(out, "TRANSCRIPT / ERROR") {
+		t.Errorf("TTY table has no header:\n%s", out)
+	}
+	// --force transcribes again and replaces the rows
+	run(false, true)
+	pool.QueryRow(context.Background(), `SELECT count(*) FROM voice_recordings`).Scan(&total)
+	if requests.Load() != 4 || total != 2 {
+		t.Errorf("--force: %d requests, %d rows", requests.Load(), total)
+	}
+}
+
+func TestTranscribeJSONAndAllBad(t *testing.T) {
+	srv, requests := fakeDeepgram(t)
+	t.Setenv("DEEPGRAM_API_KEY", "dg-key")
+	t.Setenv("HELIX_VOICE_DEEPGRAM_BASE_URL", srv.URL)
+	pool := pgtest.New(t)
+	f, s := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	junk := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(junk, []byte("not audio"), 0o644)
+	opts := &TranscribeOptions{IO: f.IOStreams, JSON: true, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+		Files: []string{junk}, UserID: uuid.NewString(), Provider: "deepgram", Concurrency: 1, Process: processFlags{Normalize: "none"}}
+	err := transcribeRun(context.Background(), opts)
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
+		t.Errorf("all files bad: %v, want exit 2", err)
+	}
+	var rep TranscribeReport
+	if err := json.Unmarshal(s.Out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, s.Out)
+	}
+	if rep.Failed != 1 || rep.Files[0].Kind != voice.FailInput || !strings.Contains(rep.Files[0].Error, "not a recognised audio format") || requests.Load() != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	if !strings.Contains(s.Err.String(), `{"progress":`) {
+		t.Errorf("stderr: %s", s.Err)
+	}
+}

@@ -1,0 +1,285 @@
+// Package dsp holds the signal processing helix voice applies between
+// decoding and transcription: a polyphase band-limited resampler, a high-pass
+// filter, downmixing and TPDF dither to 16 bits.
+package dsp
+
+import (
+	"fmt"
+	"math"
+)
+
+// ResamplerSpec is the quality a Resampler is designed for.
+type ResamplerSpec struct {
+	// Attenuation is the stopband rejection A in dB.
+	Attenuation float64
+	// Bandwidth is where the response is 3 dB down, as a fraction of the lower
+	// Nyquist frequency (sox's definition); the stopband starts at Nyquist.
+	Bandwidth float64
+}
+
+// DefaultSpec matches sox's `rate -h`: 95% bandwidth, 125 dB rejection.
+var DefaultSpec = ResamplerSpec{Attenuation: 125, Bandwidth: 0.95}
+
+// Resampler converts a stream of mono samples from one rate to another by an
+// exact rational ratio L/M, with Kaiser-windowed sinc filters split into
+// polyphase branches so that only the taps that hit real input are computed.
+// When the input is at least twice the output rate, short decimate-by-2
+// stages run first (their stopband only has to start where their aliases
+// would reach the final band). When downsampling, the steep low-pass then runs
+// by FFT overlap-save convolution, and the rational step after it only has
+// to reject images, with a few taps. The output is aligned with the input:
+// each filter's delay is compensated.
+type Resampler struct {
+	stages []filterStage
+	l, m   int
+	nIn    int64
+	nOut   int64
+	done   bool
+	tmp    []float32
+}
+
+// filterStage is one step of a Resampler.
+type filterStage interface {
+	process(in, out []float32) []float32
+	flush(out []float32) []float32
+}
+
+// stage is one polyphase FIR resampler.
+type stage struct {
+	l, m   int
+	k      int         // taps per phase
+	c      int64       // centre of the prototype filter
+	phases [][]float32 // phases[p][i] multiplies buf[jmax-k+1+i]
+	buf    []float32   // input; buf[0] is input index base
+	base   int64
+	n      int64 // next output index
+	nIn    int64 // input samples seen
+}
+
+// NewResampler designs a resampler from inRate to outRate Hz.
+func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
+	if inRate <= 0 || outRate <= 0 {
+		return nil, fmt.Errorf("resample: bad rates %d → %d", inRate, outRate)
+	}
+	g := gcd(inRate, outRate)
+	r := &Resampler{l: outRate / g, m: inRate / g}
+	nyq := float64(min(inRate, outRate)) / 2
+	// A Kaiser-windowed sinc is 3 dB down about 0.58 of the way from its
+	// stopband edge to its passband edge: place the passband edge so that the
+	// -3 dB point lands at Bandwidth (95% → flat to 91.5%, -3 dB at 95.1%).
+	fp := nyq * (1 - 1.7*(1-spec.Bandwidth))
+	rate := inRate
+	for rate%2 == 0 && rate/2 >= outRate {
+		// aliases of what lies above rate/2 - nyq would fold into the final band
+		st, err := newStage(rate, rate/2, fp, float64(rate)/2-nyq, spec.Attenuation)
+		if err != nil {
+			return nil, err
+		}
+		r.stages = append(r.stages, st)
+		rate /= 2
+	}
+	fs := nyq
+	if rate > outRate {
+		// Downsampling: the steep low-pass runs first, at this rate, by FFT
+		// convolution; the polyphase step after it then only has to reject the
+		// images of an already band-limited signal, which takes a few taps.
+		r.stages = append(r.stages, newFFTFilter(lowpass(float64(rate), fp, nyq, spec.Attenuation)))
+		fp, fs = nyq, float64(rate)-nyq
+	}
+	st, err := newStage(rate, outRate, fp, fs, spec.Attenuation)
+	if err != nil {
+		return nil, err
+	}
+	r.stages = append(r.stages, st)
+	return r, nil
+}
+
+// kaiserBeta is the Kaiser window's β for a stopband attenuation of a dB.
+func kaiserBeta(a float64) float64 {
+	switch {
+	case a > 50:
+		return 0.1102 * (a - 8.7)
+	case a >= 21:
+		return 0.5842*math.Pow(a-21, 0.4) + 0.07886*(a-21)
+	}
+	return 0
+}
+
+// kaiserTaps is the filter length for attenuation a and a transition of delta cycles per sample.
+func kaiserTaps(a, delta float64) int {
+	return int(math.Ceil((a-7.95)/(2.285*2*math.Pi*delta))) + 1
+}
+
+// kaiserSinc fills h[:np] (np odd) with a windowed sinc of cutoff fc cycles per sample, times gain.
+func kaiserSinc(h []float64, np int, fc, beta, gain float64) {
+	c := (np - 1) / 2
+	i0b := besselI0(beta)
+	for i := 0; i < np; i++ {
+		x := float64(i - c)
+		r := 2 * x / float64(np-1)
+		w := besselI0(beta*math.Sqrt(max(0, 1-r*r))) / i0b
+		h[i] = 2 * fc * sinc(2*fc*x) * w * gain
+	}
+}
+
+// lowpass designs an odd-length low-pass at rate Hz, flat to fp, a dB down from fs.
+func lowpass(rate, fp, fs, a float64) []float64 {
+	np := kaiserTaps(a, (fs-fp)/rate) | 1
+	h := make([]float64, np)
+	kaiserSinc(h, np, (fp+fs)/2/rate, kaiserBeta(a), 1)
+	return h
+}
+
+// newStage designs one polyphase stage with passband edge fp and stopband edge fs (Hz).
+func newStage(inRate, outRate int, fp, fs, a float64) (*stage, error) {
+	g := gcd(inRate, outRate)
+	l, m := outRate/g, inRate/g
+	if l > 4096 {
+		return nil, fmt.Errorf("resample: ratio %d/%d is too fine (at most 4096 phases)", l, m)
+	}
+	protoRate := float64(l) * float64(inRate)
+	n := kaiserTaps(a, (fs-fp)/protoRate)
+	k := (n + l - 1) / l
+	np := k * l
+	if np%2 == 0 {
+		np-- // odd length: the centre falls on a sample
+	}
+	c := (np - 1) / 2
+	h := make([]float64, k*l)
+	kaiserSinc(h, np, (fp+fs)/2/protoRate, kaiserBeta(a), float64(l))
+	phases := make([][]float32, l)
+	for p := range phases {
+		ph := make([]float32, k)
+		for i := 0; i < k; i++ {
+			ph[k-1-i] = float32(h[p+i*l])
+		}
+		phases[p] = ph
+	}
+	return &stage{
+		l: l, m: m, k: k, c: int64(c), phases: phases,
+		buf: make([]float32, k), base: -int64(k), // k zeros before the first sample
+	}, nil
+}
+
+// Ratio is L/M, the exact output/input rate ratio in lowest terms.
+func (r *Resampler) Ratio() (l, m int) { return r.l, r.m }
+
+// Process consumes in and appends the outputs it makes possible to out.
+func (r *Resampler) Process(in []float32, out []float32) []float32 {
+	r.nIn += int64(len(in))
+	for _, st := range r.stages[:len(r.stages)-1] {
+		r.tmp = st.process(in, r.tmp[:0])
+		in = r.tmp
+	}
+	n := len(out)
+	out = r.stages[len(r.stages)-1].process(in, out)
+	r.nOut += int64(len(out) - n)
+	return out
+}
+
+// Flush ends the stream: it pads with silence and returns the remaining outputs,
+// so that the total output length is round(inputs·L/M).
+func (r *Resampler) Flush(out []float32) []float32 {
+	if r.done {
+		return out
+	}
+	r.done = true
+	total := (r.nIn*int64(r.l) + int64(r.m)/2) / int64(r.m)
+	var in []float32
+	for _, st := range r.stages {
+		var next []float32
+		if len(in) > 0 {
+			next = st.process(in, nil)
+		}
+		in = st.flush(next)
+	}
+	out = append(out, in...)
+	r.nOut += int64(len(in))
+	for ; r.nOut < total; r.nOut++ {
+		out = append(out, 0) // rounding in an intermediate stage can leave the last one short
+	}
+	if over := r.nOut - total; over > 0 {
+		out = out[:len(out)-int(over)]
+		r.nOut = total
+	}
+	return out
+}
+
+func (s *stage) process(in []float32, out []float32) []float32 {
+	s.buf = append(s.buf, in...)
+	s.nIn += int64(len(in))
+	return s.run(out, s.base+int64(len(s.buf)))
+}
+
+func (s *stage) flush(out []float32) []float32 {
+	s.buf = append(s.buf, make([]float32, s.k)...)
+	return s.run(out, s.base+int64(len(s.buf)))
+}
+
+// run emits outputs whose newest input index is below avail, up to round(nIn·L/M).
+func (s *stage) run(out []float32, avail int64) []float32 {
+	l, m, k := int64(s.l), int64(s.m), s.k
+	total := (s.nIn*l + m/2) / m
+	for s.n < total {
+		t := s.n*m + s.c
+		jmax := t / l
+		if jmax >= avail {
+			break
+		}
+		start := int(jmax - int64(k) + 1 - s.base)
+		out = append(out, dot(s.phases[t%l], s.buf[start:start+k]))
+		s.n++
+	}
+	// drop input no later output needs
+	need := (s.n*m+s.c)/l - int64(k) + 1
+	if drop := int(need - s.base); drop > 0 && drop <= len(s.buf) && drop > len(s.buf)/2 {
+		n := copy(s.buf, s.buf[drop:])
+		s.buf = s.buf[:n]
+		s.base += int64(drop)
+	}
+	return out
+}
+
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func sinc(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return math.Sin(math.Pi*x) / (math.Pi * x)
+}
+
+// besselI0 is the zeroth-order modified Bessel function of the first kind.
+func besselI0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	for k := 1; k < 500; k++ {
+		term *= (x / 2) / float64(k)
+		t2 := term * term
+		sum += t2
+		if t2 < sum*1e-17 {
+			break
+		}
+	}
+	return sum
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

@@ -1,0 +1,155 @@
+package dsp
+
+import (
+	"math"
+	"testing"
+)
+
+// resampleAll runs x through a fresh resampler in uneven blocks, as a stream would arrive.
+func resampleAll(t testing.TB, in, out int, x []float32) []float32 {
+	t.Helper()
+	r, err := NewResampler(in, out, DefaultSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y []float32
+	for i := 0; i < len(x); {
+		n := min(len(x)-i, 1000+i%3001)
+		y = r.Process(x[i:i+n], y)
+		i += n
+	}
+	return r.Flush(y)
+}
+
+func tone(rate int, f, amp float64, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(amp * math.Sin(2*math.Pi*f*float64(i)/float64(rate)))
+	}
+	return x
+}
+
+// amplitudeAt fits a sinusoid of frequency f to y (least squares over the
+// middle, away from the edges) and returns its amplitude and the residual RMS.
+func amplitudeAt(y []float32, rate int, f float64) (amp, resid float64) {
+	lo, hi := len(y)/8, len(y)-len(y)/8
+	var ss, sc, cc, s1, c1 float64
+	for i := lo; i < hi; i++ {
+		w := 2 * math.Pi * f * float64(i) / float64(rate)
+		s, c := math.Sin(w), math.Cos(w)
+		ss += s * s
+		cc += c * c
+		sc += s * c
+		s1 += float64(y[i]) * s
+		c1 += float64(y[i]) * c
+	}
+	det := ss*cc - sc*sc
+	a := (s1*cc - c1*sc) / det
+	b := (c1*ss - s1*sc) / det
+	var e float64
+	for i := lo; i < hi; i++ {
+		w := 2 * math.Pi * f * float64(i) / float64(rate)
+		d := float64(y[i]) - a*math.Sin(w) - b*math.Cos(w)
+		e += d * d
+	}
+	return math.Hypot(a, b), math.Sqrt(e / float64(hi-lo))
+}
+
+func rms(y []float32) float64 {
+	lo, hi := len(y)/8, len(y)-len(y)/8
+	var e float64
+	for _, v := range y[lo:hi] {
+		e += float64(v) * float64(v)
+	}
+	return math.Sqrt(e / float64(hi-lo))
+}
+
+func db(x float64) float64 { return 20 * math.Log10(x) }
+
+func TestResamplerQuality(t *testing.T) {
+	for _, in := range []int{44100, 48000} {
+		n := in / 4
+		// passband ripple from 50 Hz to 90% of 8 kHz; -3 dB at 95% or above (sox's bandwidth)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for f := 50.0; f <= 7200; f += 750 {
+			a, _ := amplitudeAt(resampleAll(t, in, 16000, tone(in, f, 0.5, n)), 16000, f)
+			lo, hi = min(lo, db(a/0.5)), max(hi, db(a/0.5))
+		}
+		a, _ := amplitudeAt(resampleAll(t, in, 16000, tone(in, 7600, 0.5, n)), 16000, 7600)
+		// stopband: tones from the Nyquist frequency up must vanish (anything left is aliasing)
+		worst := math.Inf(-1)
+		for _, f := range []float64{8000, 8100, 9000, 12000, 19999} {
+			worst = max(worst, db(rms(resampleAll(t, in, 16000, tone(in, f, 0.5, n)))/(0.5/math.Sqrt2)))
+		}
+		amp, resid := amplitudeAt(resampleAll(t, in, 16000, tone(in, 1000, 0.5, n)), 16000, 1000)
+		snr := db(amp / math.Sqrt2 / resid)
+		t.Logf("%d→16000: ripple %.4f dB, gain at 7600 Hz %.4f dB, worst stopband %.1f dB, 1 kHz SNR %.1f dB", in, hi-lo, db(a/0.5), worst, snr)
+		if db(a/0.5) < -3 {
+			t.Errorf("%d→16000: %.2f dB at 7600 Hz: bandwidth under 95%%", in, db(a/0.5))
+		}
+		if hi-lo > 0.02 {
+			t.Errorf("%d→16000: passband ripple %.4f dB, want ≤ 0.02", in, hi-lo)
+		}
+		if worst > -120 {
+			t.Errorf("%d→16000: stopband rejection %.1f dB, want ≤ -120", in, worst)
+		}
+		if snr < 110 {
+			t.Errorf("%d→16000: 1 kHz SNR %.1f dB, want ≥ 110", in, snr)
+		}
+	}
+}
+
+func TestResamplerLengthAndRatio(t *testing.T) {
+	for _, c := range []struct{ in, out, l, m int }{{44100, 16000, 160, 441}, {48000, 16000, 1, 3}, {8000, 16000, 2, 1}, {22050, 16000, 320, 441}} {
+		r, err := NewResampler(c.in, c.out, DefaultSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, m := r.Ratio(); l != c.l || m != c.m {
+			t.Errorf("%d→%d: ratio %d/%d, want %d/%d", c.in, c.out, l, m, c.l, c.m)
+		}
+		x := tone(c.in, 440, 0.5, c.in+17)
+		y := resampleAll(t, c.in, c.out, x)
+		want := int((int64(len(x))*int64(c.out) + int64(c.in)/2) / int64(c.in))
+		if len(y) != want {
+			t.Errorf("%d→%d: %d samples out of %d, want %d", c.in, c.out, len(y), len(x), want)
+		}
+		// aligned: the output tone has the same phase as the input tone
+		a, resid := amplitudeAt(y, c.out, 440)
+		if math.Abs(a-0.5) > 1e-3 || resid > 1e-4 {
+			t.Errorf("%d→%d: 440 Hz tone amplitude %.5f residual %.2g (delay not compensated?)", c.in, c.out, a, resid)
+		}
+	}
+}
+
+// TestResamplerBuffersStayBounded feeds a long stream and checks the resampler
+// keeps only a filter's length of input, whatever the length of the stream.
+func TestResamplerBuffersStayBounded(t *testing.T) {
+	r, err := NewResampler(44100, 16000, DefaultSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := tone(44100, 440, 0.5, 4096)
+	var out []float32
+	for i := 0; i < 40; i++ { // 3.7 s: unbounded, the buffer would reach 160k samples
+		out = r.Process(block, out[:0])
+		for _, st := range r.stages {
+			if p, ok := st.(*stage); ok && cap(p.buf) > 4*(p.k+len(block)) {
+				t.Fatalf("after %d blocks a stage's input buffer holds %d samples (capacity %d)", i+1, len(p.buf), cap(p.buf))
+			}
+			if f, ok := st.(*fftFilter); ok && cap(f.pend) > 4*(2*f.hop+len(block)) {
+				t.Fatalf("after %d blocks the FFT stage holds %d samples (capacity %d)", i+1, len(f.pend), cap(f.pend))
+			}
+		}
+	}
+}
+
+func BenchmarkResample44100(b *testing.B) {
+	x := tone(44100, 1000, 0.5, 44100*10)
+	b.SetBytes(int64(len(x) * 4))
+	r, _ := NewResampler(44100, 16000, DefaultSpec)
+	out := make([]float32, 0, 170000)
+	for b.Loop() {
+		out = r.Process(x, out[:0])
+	}
+}

@@ -1,0 +1,171 @@
+package voice
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/voice/stt"
+)
+
+// JobOptions configure a transcription batch.
+type JobOptions struct {
+	UserID      uuid.UUID
+	Provider    stt.Provider
+	STT         stt.Options
+	Process     ProcessOptions
+	StoreAudio  bool
+	Force       bool // transcribe again audio the user already has, replacing the row
+	Concurrency int
+	Now         func() time.Time
+}
+
+// File statuses.
+const (
+	StatusTranscribed = "transcribed"
+	StatusDuplicate   = "duplicate" // the same audio was already stored for this user
+	StatusFailed      = "failed"
+)
+
+// Failure kinds tell the command which exit code a failure deserves.
+const (
+	FailInput       = "input"       // unreadable, damaged or unsupported file
+	FailProvider    = "provider"    // the provider refused the request (400, 401…)
+	FailUnavailable = "unavailable" // the provider or database could not be reached
+	FailDatabase    = "database"
+)
+
+// FileResult is the outcome for one file.
+type FileResult struct {
+	File       string   `json:"file"`
+	Status     string   `json:"status"`
+	ID         int64    `json:"id,omitempty"`
+	Format     Format   `json:"format,omitempty"`
+	Duration   float64  `json:"duration_seconds,omitempty"`
+	Transcript string   `json:"transcript,omitempty"`
+	Confidence *float64 `json:"confidence,omitempty"`
+	Words      int      `json:"words,omitempty"`
+	RequestID  string   `json:"request_id,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Kind       string   `json:"failure,omitempty"`
+}
+
+// Transcribe handles files with at most opts.Concurrency at a time; one bad
+// file does not stop the others. done is called as each file finishes.
+// Results come back in the order of files.
+func Transcribe(ctx context.Context, q db.Querier, files []string, opts JobOptions, done func(FileResult)) []FileResult {
+	res := make([]FileResult, len(files))
+	sem := make(chan struct{}, max(1, opts.Concurrency))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		if ctx.Err() != nil {
+			res[i] = FileResult{File: f, Status: StatusFailed, Error: ctx.Err().Error(), Kind: FailUnavailable}
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res[i] = transcribeOne(ctx, q, f, opts)
+			if done != nil {
+				done(res[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+func transcribeOne(ctx context.Context, q db.Querier, path string, opts JobOptions) FileResult {
+	r := FileResult{File: path, Status: StatusFailed}
+	fail := func(kind string, err error) FileResult {
+		r.Kind, r.Error = kind, err.Error()
+		return r
+	}
+	sum, err := hashFile(path)
+	if err != nil {
+		return fail(FailInput, err)
+	}
+	if !opts.Force {
+		id, err := Existing(ctx, q, opts.UserID, sum)
+		if err != nil {
+			return fail(dbKind(err), err)
+		}
+		if id != 0 {
+			r.Status, r.ID = StatusDuplicate, id
+			return r
+		}
+	}
+	var pcm bytes.Buffer
+	pcm.Write(WAVHeader(0))
+	res, err := Convert(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm)
+	if ctx.Err() != nil {
+		return fail(FailUnavailable, ctx.Err())
+	}
+	if err != nil {
+		return fail(FailInput, fmt.Errorf("decode %s: %w", path, err))
+	}
+	wav := pcm.Bytes()
+	copy(wav, WAVHeader(res.Samples))
+	r.Format, r.Duration = res.Format, res.Duration
+	if res.Samples == 0 {
+		return fail(FailInput, fmt.Errorf("%s: nothing left after trimming silence", path))
+	}
+	t, err := opts.Provider.Transcribe(ctx, wav, opts.STT)
+	if err != nil {
+		kind := FailProvider
+		if errors.Is(err, stt.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+			kind = FailUnavailable
+		}
+		return fail(kind, err)
+	}
+	rec := &Recording{
+		UserID: opts.UserID, SourceName: filepath.Base(path), Format: res.Format, Duration: res.Duration,
+		SampleRate: res.Rate, Channels: res.Channels, SHA256: sum, Transcript: t,
+		Provider: opts.Provider.Name(), Model: opts.Provider.Model(), CreatedAt: opts.Now().UTC(),
+	}
+	if opts.StoreAudio {
+		rec.Audio = wav
+	}
+	stored, err := Save(context.WithoutCancel(ctx), q, rec, opts.Force)
+	if err != nil {
+		return fail(dbKind(err), fmt.Errorf("store %s: %w", path, err))
+	}
+	r.Status, r.ID = StatusTranscribed, rec.ID
+	if !stored {
+		r.Status = StatusDuplicate
+	}
+	r.Transcript, r.Confidence, r.Words, r.RequestID = t.Text, t.Confidence, len(t.Words), t.RequestID
+	return r
+}
+
+func dbKind(err error) string {
+	if db.IsUnavailable(err) {
+		return FailUnavailable
+	}
+	return FailDatabase
+}
+
+func hashFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return h.Sum(nil), nil
+}

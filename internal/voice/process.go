@@ -1,0 +1,263 @@
+package voice
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/helixhq/helix/internal/voice/dsp"
+)
+
+// TargetRate is what speech-to-text services want: 16 kHz mono.
+const TargetRate = 16000
+
+// Normalisation modes.
+const (
+	NormalizeNone     = ""
+	NormalizePeak     = "peak"     // peak to -1 dBFS
+	NormalizeLoudness = "loudness" // gated RMS to -20 dBFS, peak kept under -1 dBFS
+)
+
+// ProcessOptions choose the processing between decoding and 16-bit output.
+type ProcessOptions struct {
+	HighPass    bool   // 80 Hz rumble filter
+	Normalize   string // NormalizeNone, NormalizePeak or NormalizeLoudness
+	TrimSilence bool   // drop leading and trailing silence (150 ms kept)
+}
+
+// Result describes a processed recording.
+type Result struct {
+	Format   Format  `json:"format"`
+	Rate     int     `json:"sample_rate"`
+	Channels int     `json:"channels"`
+	Duration float64 `json:"duration_seconds"` // of the source
+	Samples  int64   `json:"samples"`          // 16 kHz output samples
+	Gain     float64 `json:"gain_db"`
+}
+
+// OpenFunc opens a fresh decoder: normalising and trimming read the file twice,
+// once to measure and once to write, so that no pass holds the whole recording.
+type OpenFunc func() (Source, error)
+
+const blockFrames = 4096
+
+// stream decodes, downmixes, resamples to 16 kHz and (optionally) high-passes
+// the source block by block, handing each block of mono samples to emit.
+func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int64, error) {
+	src, err := open()
+	if err != nil {
+		return Info{}, 0, err
+	}
+	defer src.Close()
+	info := src.Info()
+	var rs *dsp.Resampler
+	if info.SampleRate != TargetRate {
+		if rs, err = dsp.NewResampler(info.SampleRate, TargetRate, dsp.DefaultSpec); err != nil {
+			return info, 0, err
+		}
+	}
+	resample := func(in, out []float32) []float32 {
+		if rs == nil {
+			return append(out, in...)
+		}
+		return rs.Process(in, out)
+	}
+	var hp *dsp.HighPass
+	if highPass {
+		hp = dsp.NewHighPass(80, TargetRate)
+	}
+	in := make([]float32, blockFrames*info.Channels)
+	var mono, out []float32
+	var frames int64
+	flush := func() error {
+		if hp != nil {
+			hp.Process(out)
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return emit(out)
+	}
+	for {
+		n, rerr := src.Read(in)
+		if n > 0 {
+			frames += int64(n / info.Channels)
+			mono = dsp.Downmix(in[:n], info.Channels, mono[:0])
+			out = resample(mono, out[:0])
+			if err := flush(); err != nil {
+				return info, frames, err
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return info, frames, rerr
+		}
+	}
+	if frames == 0 {
+		return info, 0, &DecodeError{info.Format, errors.New("no audio samples")}
+	}
+	if rs == nil {
+		return info, frames, nil
+	}
+	out = rs.Flush(out[:0])
+	return info, frames, flush()
+}
+
+// Samples decodes the recording to 16 kHz mono float32 without further processing.
+func Samples(open OpenFunc) ([]float32, Info, error) {
+	var all []float32
+	info, _, err := stream(open, false, func(b []float32) error { all = append(all, b...); return nil })
+	return all, info, err
+}
+
+// analysis is what the measuring pass finds.
+type analysis struct {
+	peak       float64
+	loudness   float64 // gated RMS, linear
+	start, end int64   // output samples to keep
+}
+
+const trimBlock = TargetRate / 100 // 10 ms
+
+func analyse(open OpenFunc, opts ProcessOptions) (analysis, error) {
+	var a analysis
+	var blocks []float64 // mean square of every 10 ms block; 100 a second is small
+	var acc float64
+	var accN int
+	_, _, err := stream(open, opts.HighPass, func(b []float32) error {
+		for _, v := range b {
+			f := float64(v)
+			a.peak = max(a.peak, math.Abs(f))
+			acc += f * f
+			if accN++; accN == trimBlock {
+				blocks = append(blocks, acc/trimBlock)
+				acc, accN = 0, 0
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return a, err
+	}
+	total := int64(len(blocks))*trimBlock + int64(accN)
+	if accN > 0 {
+		blocks = append(blocks, acc/float64(accN))
+	}
+	// loudness: mean square over 400 ms windows above -70 dBFS, then above (that - 10 dB)
+	const win = 40
+	var ms []float64
+	for i := 0; i+win <= len(blocks); i += win / 4 {
+		var s float64
+		for _, v := range blocks[i : i+win] {
+			s += v
+		}
+		ms = append(ms, s/win)
+	}
+	gate := func(th float64) (float64, int) {
+		var s float64
+		var n int
+		for _, v := range ms {
+			if v >= th {
+				s += v
+				n++
+			}
+		}
+		return s, n
+	}
+	if s, n := gate(1e-7); n > 0 {
+		if s2, n2 := gate(s / float64(n) / 10); n2 > 0 {
+			a.loudness = math.Sqrt(s2 / float64(n2))
+		}
+	}
+	a.start, a.end = 0, total
+	if opts.TrimSilence {
+		th := max(1e-7, a.peak*a.peak*math.Pow(10, -45.0/10)) // 45 dB under the peak
+		first, last := -1, -1
+		for i, v := range blocks {
+			if v >= th {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		if first < 0 {
+			a.end = 0
+		} else {
+			pad := int64(TargetRate * 150 / 1000)
+			a.start = max(0, int64(first)*trimBlock-pad)
+			a.end = min(total, int64(last+1)*trimBlock+pad)
+		}
+	}
+	return a, nil
+}
+
+// Convert writes the recording as 16 kHz mono 16-bit little-endian PCM to w.
+func Convert(open OpenFunc, opts ProcessOptions, w io.Writer) (Result, error) {
+	gain := 1.0
+	keep := [2]int64{0, math.MaxInt64}
+	if opts.Normalize != NormalizeNone || opts.TrimSilence {
+		a, err := analyse(open, opts)
+		if err != nil {
+			return Result{}, err
+		}
+		switch opts.Normalize {
+		case NormalizePeak:
+			if a.peak > 0 {
+				gain = math.Pow(10, -1.0/20) / a.peak
+			}
+		case NormalizeLoudness:
+			if a.loudness > 0 {
+				gain = math.Min(math.Pow(10, -20.0/20)/a.loudness, math.Pow(10, -1.0/20)/a.peak)
+			}
+		case NormalizeNone:
+		default:
+			return Result{}, fmt.Errorf("unknown normalisation %q (want peak or loudness)", opts.Normalize)
+		}
+		keep = [2]int64{a.start, a.end}
+	}
+	d := dsp.NewDither()
+	var pos, written int64
+	var buf []byte
+	info, frames, err := stream(open, opts.HighPass, func(b []float32) error {
+		lo, hi := max(keep[0]-pos, 0), min(keep[1]-pos, int64(len(b)))
+		pos += int64(len(b))
+		if lo >= hi {
+			return nil
+		}
+		buf = d.Quantize(b[lo:hi], float32(gain), buf[:0])
+		written += hi - lo
+		_, err := w.Write(buf)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Format: info.Format, Rate: info.SampleRate, Channels: info.Channels,
+		Duration: float64(frames) / float64(info.SampleRate), Samples: written, Gain: 20 * math.Log10(gain),
+	}, nil
+}
+
+// WAVHeader is the 44-byte header of a 16 kHz mono 16-bit PCM WAV file holding n samples.
+func WAVHeader(n int64) []byte {
+	h := make([]byte, 44)
+	data := uint32(n * 2)
+	copy(h[0:], "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], 36+data)
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], wavePCM)
+	binary.LittleEndian.PutUint16(h[22:], 1)
+	binary.LittleEndian.PutUint32(h[24:], TargetRate)
+	binary.LittleEndian.PutUint32(h[28:], TargetRate*2)
+	binary.LittleEndian.PutUint16(h[32:], 2)
+	binary.LittleEndian.PutUint16(h[34:], 16)
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], data)
+	return h
+}

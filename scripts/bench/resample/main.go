@@ -1,0 +1,230 @@
+// Command resample measures helix's resampler next to sox on the same test
+// signals (passband ripple, bandwidth, stopband rejection, 1 kHz SNR), and
+// times helix's decoders. It is driven by scripts/bench/resample.sh.
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/helixhq/helix/internal/voice"
+	"github.com/helixhq/helix/internal/voice/dsp"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: resample quality|decode ...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "quality":
+		err = quality(os.Args[2:])
+	case "decode":
+		err = decode(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "resample:", err)
+		os.Exit(1)
+	}
+}
+
+// decode times decoding a file to float samples (no processing).
+func decode(args []string) error {
+	start := time.Now()
+	s, err := voice.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	buf := make([]float32, 8192)
+	var n int64
+	for {
+		k, err := s.Read(buf)
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	in := s.Info()
+	fmt.Printf("%.3f s to decode %.1f s of %s audio\n", time.Since(start).Seconds(), float64(n)/float64(in.Channels*in.SampleRate), in.Format)
+	return nil
+}
+
+type resampler struct {
+	name string
+	run  func(rate int, x []float32) ([]float32, error)
+}
+
+func quality(args []string) error {
+	fs := flag.NewFlagSet("quality", flag.ExitOnError)
+	dir := fs.String("dir", os.TempDir(), "work directory")
+	_ = fs.Parse(args)
+	rs := []resampler{
+		{"helix", func(rate int, x []float32) ([]float32, error) {
+			r, err := dsp.NewResampler(rate, 16000, dsp.DefaultSpec)
+			if err != nil {
+				return nil, err
+			}
+			return r.Flush(r.Process(x, nil)), nil
+		}},
+		{"sox rate -h", soxRun(*dir, "-h")},
+		{"sox rate -v", soxRun(*dir, "-v")},
+	}
+	fmt.Println("ripple: 50 Hz-7.2 kHz; bandwidth: the -0.1 dB and -3 dB (sox's definition) frequencies;")
+	fmt.Println("rejection: worst tone from 8 kHz to the input Nyquist; SNR: 1 kHz tone; float32 in and out")
+	fmt.Printf("%-7s %-12s %10s %10s %10s %12s %10s\n", "input", "resampler", "ripple dB", "-0.1dB Hz", "-3dB Hz", "rejection dB", "SNR dB")
+	for _, rate := range []int{44100, 48000} {
+		var base [5]float64
+		for i, r := range rs {
+			m, err := measure(rate, r)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			rej := fmt.Sprintf("%.1f", m[3])
+			if math.IsInf(m[3], 1) {
+				rej = "all zero"
+			}
+			fmt.Printf("%-7d %-12s %10.5f %10.0f %10.0f %12s %10.1f\n", rate, r.name, m[0], m[1], m[2], rej, m[4])
+			if i == 0 {
+				base = m
+			} else {
+				fmt.Printf("%-7s %-12s %10s %10.3f %10.3f %12.3f %10.3f\n", "", "  helix/"+r.name[4:], "", base[1]/m[1], base[2]/m[2], base[3]/m[3], base[4]/m[4])
+			}
+		}
+	}
+	return nil
+}
+
+func tone(rate int, f, amp float64, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(amp * math.Sin(2*math.Pi*f*float64(i)/float64(rate)))
+	}
+	return x
+}
+
+// fit returns the amplitude of frequency f in y and the RMS of what is left.
+func fit(y []float32, rate int, f float64) (amp, resid float64) {
+	lo, hi := len(y)/8, len(y)-len(y)/8
+	var ss, sc, cc, s1, c1 float64
+	for i := lo; i < hi; i++ {
+		w := 2 * math.Pi * f * float64(i) / float64(rate)
+		s, c := math.Sin(w), math.Cos(w)
+		ss, cc, sc = ss+s*s, cc+c*c, sc+s*c
+		s1, c1 = s1+float64(y[i])*s, c1+float64(y[i])*c
+	}
+	det := ss*cc - sc*sc
+	a, b := (s1*cc-c1*sc)/det, (c1*ss-s1*sc)/det
+	var e float64
+	for i := lo; i < hi; i++ {
+		w := 2 * math.Pi * f * float64(i) / float64(rate)
+		d := float64(y[i]) - a*math.Sin(w) - b*math.Cos(w)
+		e += d * d
+	}
+	return math.Hypot(a, b), math.Sqrt(e / float64(hi-lo))
+}
+
+func rms(y []float32) float64 {
+	lo, hi := len(y)/8, len(y)-len(y)/8
+	var e float64
+	for _, v := range y[lo:hi] {
+		e += float64(v) * float64(v)
+	}
+	return math.Sqrt(e / float64(hi-lo))
+}
+
+func db(x float64) float64 { return 20 * math.Log10(x) }
+
+// measure: passband ripple (50 Hz–7.2 kHz), the -0.1 dB and -3 dB frequencies,
+// the worst stopband rejection (tones from 8 kHz to the input's Nyquist), 1 kHz SNR.
+func measure(rate int, r resampler) ([5]float64, error) {
+	var m [5]float64
+	n := rate / 2
+	gain := func(f float64) (float64, error) {
+		y, err := r.run(rate, tone(rate, f, 0.5, n))
+		if err != nil {
+			return 0, err
+		}
+		a, _ := fit(y, 16000, f)
+		return db(a / 0.5), nil
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for f := 50.0; f <= 7200; f += 250 {
+		g, err := gain(f)
+		if err != nil {
+			return m, err
+		}
+		lo, hi = min(lo, g), max(hi, g)
+	}
+	m[0] = hi - lo
+	for f := 7000.0; f < 8000; f += 10 {
+		g, err := gain(f)
+		if err != nil {
+			return m, err
+		}
+		if g < -0.1 && m[1] == 0 {
+			m[1] = f
+		}
+		if g < -3 {
+			m[2] = f
+			break
+		}
+	}
+	worst := math.Inf(-1)
+	for _, f := range []float64{8000, 8050, 8500, 9000, 10000, 12000, 15000, 18000, float64(rate)/2 - 100} {
+		y, err := r.run(rate, tone(rate, f, 0.5, n))
+		if err != nil {
+			return m, err
+		}
+		worst = max(worst, db(rms(y)/(0.5/math.Sqrt2)))
+	}
+	m[3] = -worst
+	y, err := r.run(rate, tone(rate, 1000, 0.5, n))
+	if err != nil {
+		return m, err
+	}
+	a, resid := fit(y, 16000, 1000)
+	m[4] = db(a / math.Sqrt2 / resid)
+	return m, nil
+}
+
+// soxRun resamples through sox with float32 files, so quantisation does not hide the filter.
+func soxRun(dir, quality string) func(int, []float32) ([]float32, error) {
+	return func(rate int, x []float32) ([]float32, error) {
+		in, out := filepath.Join(dir, "in.f32"), filepath.Join(dir, "out.f32")
+		b := make([]byte, 4*len(x))
+		for i, v := range x {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+		if err := os.WriteFile(in, b, 0o644); err != nil {
+			return nil, err
+		}
+		cmd := exec.Command("sox", "-t", "f32", "-r", fmt.Sprint(rate), "-c", "1", in, "-t", "f32", out, "rate", quality, "16000")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("sox: %v: %s", err, msg)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return nil, err
+		}
+		y := make([]float32, len(b)/4)
+		for i := range y {
+			y[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return y, nil
+	}
+}

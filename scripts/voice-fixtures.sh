@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Regenerates testdata/voice/: real speech from espeak-ng, converted by sox and
+# ffmpeg into every container and codec helix voice decodes, plus reference
+# decodes (16 kHz mono float32 raw, made by sox rate -v) for correlation tests.
+# Needs: espeak-ng sox ffmpeg (apt-get install -y espeak-ng sox libsox-fmt-all ffmpeg).
+set -euo pipefail
+out=${1:-testdata/voice}
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ff() { ffmpeg -hide_banner -loglevel error -y -bitexact "$@"; }
+
+espeak-ng -v en-us -s 165 -w "$tmp/master.wav" \
+  "Call the dentist at nine, then buy oat milk."
+# master: 22050 Hz mono 16-bit, as espeak-ng speaks it
+cp "$tmp/master.wav" "$out/speech-s16-22k.wav"
+sox "$tmp/master.wav" -r 48000 "$tmp/m48.wav" rate -v
+sox "$tmp/master.wav" -r 44100 "$tmp/m44.wav" rate -v
+
+# WAV variants
+sox "$tmp/master.wav" -b 24 -r 16000 "$out/speech-s24-16k.wav" rate -v dither -s  # sox writes 24-bit as WAVE_FORMAT_EXTENSIBLE
+ff -i "$tmp/master.wav" -ar 16000 -c:a pcm_f32le "$out/speech-f32-16k.wav"
+ff -i "$tmp/master.wav" -ar 8000 -c:a pcm_f64le "$out/speech-f64-8k.wav"
+ff -i "$tmp/master.wav" -ar 8000 -c:a pcm_u8 "$out/speech-u8-8k.wav"
+sox "$tmp/m44.wav" -c 2 -b 16 "$out/speech-s16-44k-stereo.wav" remix 1 1
+sox "$tmp/m48.wav" -b 32 -e signed-integer "$out/speech-s32-48k.wav"
+
+# compressed
+ff -i "$tmp/m44.wav" -c:a libmp3lame -b:a 64k "$out/speech-64k.mp3"
+ff -i "$tmp/master.wav" -c:a flac "$out/speech.flac"
+ff -i "$tmp/m48.wav" -c:a libopus -b:a 32k -application voip "$out/speech-voip.webm"
+# as MediaRecorder writes it: unknown Segment and Cluster sizes
+ff -i "$out/speech-voip.webm" -c copy -live 1 "$out/speech-live.webm"
+ff -i "$tmp/m48.wav" -c:a libopus -b:a 64k -application audio "$out/speech-audio.opus"
+ff -i "$tmp/m48.wav" -c:a libopus -b:a 12k -application voip -ar 16000 "$out/speech-silk.opus"
+ff -i "$tmp/m44.wav" -c:a libvorbis -q:a 4 "$out/speech.ogg"
+ff -i "$tmp/m44.wav" -c:a aac -b:a 96k "$out/speech.m4a"
+
+# references: the master, and the 8 kHz files' band-limited version
+sox "$tmp/master.wav" -r 16000 -t f32 "$out/ref-16k.f32" rate -v
+sox "$out/speech-s16-22k.wav" -r 8000 "$tmp/m8.wav" rate -v
+sox "$tmp/m8.wav" -r 16000 -t f32 "$out/ref8k-16k.f32" rate -v
+# libopus's own decodes of the Opus fixtures: lossy speech codecs at low
+# bitrates do not keep the waveform, so helix's decode is compared with libopus's
+for f in speech-voip.webm speech-silk.opus; do
+  ff -i "$out/$f" -ac 1 -c:a pcm_f32le "$tmp/dec.wav"
+  sox "$tmp/dec.wav" -r 16000 -t s16 "$out/ref-libopus-${f%%.*}-16k.s16" rate -v
+done
+soxi -s "$tmp/master.wav" > "$out/master-samples-22050.txt"
+du -ch "$out"/* | tail -1
