@@ -3,8 +3,8 @@ module github.com/helixhq/helix
 go 1.26.8
 
 require (
-	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/at-wat/ebml-go v0.19.0
+	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/google/uuid v1.6.0
 	github.com/hajimehoshi/go-mp3 v0.3.4
 	github.com/jackc/pgx/v5 v5.12.0
