@@ -23,7 +23,6 @@ type wavSource struct {
 	left    int64
 	toEOF   bool // data size unknown (a stream): read until EOF
 	raw     []byte
-	pending []byte
 }
 
 // newWAV parses the RIFF chunks up to "data"; the format chunk is read by hand
