@@ -15,14 +15,14 @@ const (
 )
 
 type wavSource struct {
-	r       io.Reader
-	c       io.Closer
-	info    Info
-	tag     int
-	bits    int // container bits per sample
-	left    int64
-	toEOF   bool // data size unknown (a stream): read until EOF
-	raw     []byte
+	r     io.Reader
+	c     io.Closer
+	info  Info
+	tag   int
+	bits  int // container bits per sample
+	left  int64
+	toEOF bool // data size unknown (a stream): read until EOF
+	raw   []byte
 }
 
 // newWAV parses the RIFF chunks up to "data"; the format chunk is read by hand
