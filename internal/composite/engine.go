@@ -502,7 +502,7 @@ func (r *runner) output() (json.RawMessage, error) {
 	if err != nil {
 		var sk *skippedDepError
 		if errors.As(err, &sk) {
-			return nil, fmt.Errorf("workflow output: reads the output of skipped step %s; mark the path optional with a trailing '?'", sk.step)
+			return nil, fmt.Errorf("workflow output: reads the output of skipped step %s; make the path optional with $? ($?.steps.%[1]s.output…)", sk.step)
 		}
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // PathRef is a JSONPath read from the run context
 // {"input": …, "steps": {"<id>": {"output", "status", "error", "attempts"}}}.
 type PathRef struct {
-	Raw      string // as written, with a trailing '?' when optional
+	Raw      string // as written, starting with $? when optional
 	Optional bool   // nothing matched reads null (or [] for a multi-valued path)
 	Step     string // the step it reads, when it starts with $.steps.<id>
 	Output   bool   // it reads into that step's output
@@ -38,7 +38,7 @@ func (e *MissingPathError) Error() string {
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"
 	}
-	return msg + "; mark it optional with a trailing '?' to read null instead"
+	return msg + "; write it $?" + strings.TrimPrefix(e.Path, "$") + " to read null instead"
 }
 
 // skippedDepError means a required path reads the output of a skipped step.
@@ -64,9 +64,9 @@ type scope struct {
 func (s *scope) path(raw string) *PathRef {
 	r := &PathRef{Raw: raw}
 	src := raw
-	if strings.HasSuffix(src, "?") {
+	if strings.HasPrefix(src, "$?") {
 		r.Optional = true
-		src = strings.TrimSuffix(src, "?")
+		src = "$" + src[2:]
 	}
 	x, err := jp.ParseString(src)
 	if err != nil {
@@ -454,6 +454,9 @@ func rewritePaths(src string) (string, []string, error) {
 // scanPath returns the end of the JSONPath starting at src[i] == '$'.
 func scanPath(src string, i int) int {
 	j := i + 1
+	if j < len(src) && src[j] == '?' {
+		j++
+	}
 	isName := func(b byte) bool {
 		return b == '_' || b == '*' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 	}
@@ -488,9 +491,6 @@ func scanPath(src string, i int) int {
 				j++
 			}
 		default:
-			if src[j] == '?' {
-				j++
-			}
 			return j
 		}
 	}
