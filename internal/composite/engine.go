@@ -357,20 +357,29 @@ func (r *runner) step(ctx context.Context, st *Step) error {
 			return skip("condition is false: " + st.When.Source)
 		}
 	}
-	var inVal any = r.input
-	if st.Input != nil {
-		v, err := st.Input.eval(doc, r.status, where+" input")
-		switch {
-		case errors.As(err, &sk):
-			return skip(sk.Error())
-		case err != nil:
-			return fail(err.Error())
+	// The input is built before the first attempt; again before each retry
+	// when it reads $.attempt.
+	input := func(attempt int) (json.RawMessage, error) {
+		if st.Input == nil {
+			return json.Marshal(r.input)
 		}
-		inVal = v
+		doc["attempt"] = attempt
+		v, err := st.Input.eval(doc, r.status, where+" input")
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
 	}
-	in, err := json.Marshal(inVal)
-	if err != nil {
-		return fail("encode input: " + err.Error())
+	in, err := input(1)
+	switch {
+	case errors.As(err, &sk):
+		return skip(sk.Error())
+	case err != nil:
+		return fail(err.Error())
+	}
+	usesAttempt := false
+	if st.Input != nil {
+		st.Input.walkPaths(func(p *PathRef) { usesAttempt = usesAttempt || p.Attempt })
 	}
 
 	started := time.Now()
@@ -394,6 +403,12 @@ func (r *runner) step(ctx context.Context, st *Step) error {
 				t.Stop()
 				r.stamp(&sr, started)
 				return fail(lastErr + " (no further attempt: " + context.Cause(ctx).Error() + ")")
+			}
+		}
+		if attempt > 1 && usesAttempt {
+			if in, err = input(attempt); err != nil {
+				r.stamp(&sr, started)
+				return fail(err.Error())
 			}
 		}
 		if n := r.execs.Add(1); n > int64(r.d.MaxSteps) {

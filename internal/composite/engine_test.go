@@ -363,3 +363,22 @@ func TestOutputCap(t *testing.T) {
 		t.Errorf("the workflow output must not be capped: %s", rec.Output)
 	}
 }
+
+func TestAttemptInInput(t *testing.T) {
+	src := `name: att
+version: 1
+steps:
+  - {id: f, skill: flaky, input: {fail: 2, seen: $.attempt}, on_error: {action: retry, max_attempts: 3, backoff: 1ms}}
+output: $.steps.f.output
+`
+	g := newGoSkills()
+	rec := run(t, g, src, `{}`)
+	if rec.Status != StatusOK || string(rec.Output) != `{"call":3}` {
+		t.Fatalf("%s %s %s", rec.Status, rec.Error, rec.Output)
+	}
+	for i, r := range g.reqs {
+		if want := fmt.Sprintf(`{"fail":2,"seen":%d}`, i+1); string(r.Input) != want {
+			t.Errorf("attempt %d input %s, want %s", i+1, r.Input, want)
+		}
+	}
+}

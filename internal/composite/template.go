@@ -22,6 +22,7 @@ type PathRef struct {
 	Optional bool   // nothing matched reads null (or [] for a multi-valued path)
 	Step     string // the step it reads, when it starts with $.steps.<id>
 	Output   bool   // it reads into that step's output
+	Attempt  bool   // it is $.attempt
 	expr     jp.Expr
 	definite bool // selects at most one value
 }
@@ -59,6 +60,8 @@ type scope struct {
 	all   []string       // ids in order, for messages
 	where string         // field being parsed, for the location
 	node  *yaml.Node
+	// attempt allows $.attempt: in a step's input only.
+	attempt bool
 }
 
 func (s *scope) path(raw string) *PathRef {
@@ -92,6 +95,12 @@ func (s *scope) path(raw string) *PathRef {
 	}
 	switch x[1] {
 	case jp.Child("input"):
+	case jp.Child("attempt"):
+		if !s.attempt || len(x) != 2 {
+			s.p.add(s.node, s.where, "path %q: $.attempt (the attempt number, from 1) is only available as a whole in a step's input", raw)
+			return nil
+		}
+		r.Attempt = true
 	case jp.Child("steps"):
 		if len(x) < 3 {
 			s.p.add(s.node, s.where, "path %q must name a step: $.steps.<id>.output", raw)
@@ -146,6 +155,9 @@ func (r *PathRef) resolve(doc map[string]any, status func(string) string, where 
 		}
 		return nil, &skippedDepError{step: r.Step}
 	}
+	if r.Attempt {
+		return doc["attempt"], nil
+	}
 	res := r.expr.Get(doc)
 	if len(res) == 0 {
 		if r.Optional {
@@ -188,6 +200,7 @@ type Template struct {
 
 func (p *parser) template(n *yaml.Node, where string, index int) *Template {
 	s := p.scopeFor(n, where, index)
+	s.attempt = index >= 0
 	return p.buildTemplate(n, s, where)
 }
 
