@@ -1,0 +1,339 @@
+package skill
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// ExecutorOptions configure an Executor.
+type ExecutorOptions struct {
+	// CacheDir holds compiled WebAssembly; "" means DefaultCacheDir(), and
+	// "-" keeps compiled modules in memory only.
+	CacheDir string
+	// JSChild is the command that runs a JavaScript skill in a child process
+	// (it must end up in RunChild). Default: this executable with "skill __run-js".
+	JSChild []string
+	// Limits are the caps of the configuration, combined with the defaults.
+	Limits Limits
+}
+
+// Executor runs skills. It is safe for concurrent use; Close it when done.
+type Executor struct {
+	cache   wazero.CompilationCache
+	jsChild []string
+	limits  Limits
+
+	schemasMu sync.Mutex
+	schemas   map[string]*jsonschema.Schema // by sha256 of the schema
+}
+
+// DefaultCacheDir is $XDG_CACHE_HOME/helix/wasm (or the OS equivalent).
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "helix", "wasm"), nil
+}
+
+// NewExecutor prepares an executor; the compilation cache directory is created on demand.
+func NewExecutor(o ExecutorOptions) (*Executor, error) {
+	e := &Executor{limits: DefaultLimits().Min(o.Limits), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}}
+	dir := o.CacheDir
+	if dir == "" {
+		d, err := DefaultCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("wasm cache: %w", err)
+		}
+		dir = d
+	}
+	if dir == "-" {
+		e.cache = wazero.NewCompilationCache()
+	} else {
+		c, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("wasm cache %s: %w", dir, err)
+		}
+		e.cache = c
+	}
+	if len(e.jsChild) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("locate helix for JavaScript skills: %w", err)
+		}
+		e.jsChild = []string{exe, "skill", ChildCommand}
+	}
+	return e, nil
+}
+
+// Close releases the compilation cache.
+func (e *Executor) Close() error {
+	return e.cache.Close(context.Background())
+}
+
+// ExecOptions are one execution's inputs.
+type ExecOptions struct {
+	Input  []byte // a JSON document
+	UserID string // "" or a UUID, recorded in skill_executions
+	// Limits asked by the caller (flags, a composite step); the lowest of
+	// these, the executor's and the skill's own wins.
+	Limits Limits
+	// Env are values for variables the skill declares with env:NAME capabilities.
+	Env map[string]string
+	// CompositeExecutionID links the skill_executions row to a composite run (0: none).
+	CompositeExecutionID int64
+}
+
+// Result is how an execution ended. A skill's failure is a Status with an
+// Error message, never a Go error.
+type Result struct {
+	ExecutionID   int64           `json:"execution_id,omitempty"`
+	Skill         string          `json:"skill"`
+	Version       string          `json:"version,omitempty"`
+	Engine        Engine          `json:"engine"`
+	Status        Status          `json:"status"`
+	Output        json.RawMessage `json:"output,omitempty"` // valid JSON when Status is ok
+	Error         string          `json:"error,omitempty"`
+	Stderr        string          `json:"stderr,omitempty"`
+	Duration      time.Duration   `json:"-"`
+	DurationMS    float64         `json:"duration_ms"`
+	Limits        Limits          `json:"limits"`
+	InputSHA256   string          `json:"input_sha256"`
+	StartedAt     time.Time       `json:"started_at"`
+	SchemaErrPath string          `json:"schema_error_path,omitempty"` // with invalid_input
+}
+
+// Exec validates the input, runs the skill and records a skill_executions row
+// (also for invalid input). The returned error is only for what is not the
+// skill's fault: a bad option, the database, or ctx being cancelled.
+func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptions) (*Result, error) {
+	res, err := e.Run(ctx, s, o)
+	if err != nil {
+		return res, err
+	}
+	if err := recordExecution(context.WithoutCancel(ctx), q, s, o, res); err != nil {
+		return res, fmt.Errorf("record execution of %s: %w", res.Skill, err)
+	}
+	return res, nil
+}
+
+// Run is Exec without the database record: validate, then run in the sandbox.
+func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, error) {
+	res := &Result{
+		Skill:       s.Name,
+		Version:     s.Version,
+		Engine:      s.Engine,
+		Limits:      e.limits.Min(o.Limits).Min(s.Limits),
+		InputSHA256: Sum(o.Input),
+		StartedAt:   time.Now(),
+	}
+	if o.UserID != "" {
+		if _, err := uuid.Parse(o.UserID); err != nil {
+			return res, fmt.Errorf("invalid user id %q: use a UUID", o.UserID)
+		}
+	}
+	caps, _, err := ParseCapabilities(s.Capabilities)
+	if err != nil {
+		return res, fmt.Errorf("skill %s: %w", s.Name, err)
+	}
+	for k := range o.Env {
+		if !caps.allows(k) {
+			return res, fmt.Errorf("skill %s does not declare env:%s; it may only read variables it declares", s.Name, k)
+		}
+	}
+	start := time.Now()
+	defer func() {
+		res.Duration = time.Since(start)
+		res.DurationMS = float64(res.Duration.Microseconds()) / 1000
+	}()
+	if !json.Valid(o.Input) {
+		res.Status, res.Error = StatusInvalidInput, "input is not a JSON document"
+		return res, nil
+	}
+	if len(s.Params) > 0 {
+		if path, msg, err := e.validate(s.Params, o.Input); err != nil {
+			return res, fmt.Errorf("skill %s: parameter schema: %w", s.Name, err)
+		} else if msg != "" {
+			res.Status, res.Error, res.SchemaErrPath = StatusInvalidInput, msg, path
+			return res, nil
+		}
+	}
+	var out runOutcome
+	switch s.Engine {
+	case EngineWasm:
+		out = e.runWasm(ctx, s, o, caps, res.Limits)
+	case EngineJS:
+		out = e.runJS(ctx, s, o, caps, res.Limits)
+	default:
+		return res, fmt.Errorf("skill %s: unknown engine %q", s.Name, s.Engine)
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	res.Status, res.Error, res.Stderr = out.status, out.err, out.stderr
+	if res.Status == StatusOK {
+		out.stdout = bytes.TrimSpace(out.stdout)
+		switch {
+		case len(out.stdout) == 0:
+			res.Status, res.Error = StatusError, "the skill wrote no output: it must write one JSON document on stdout"
+		case !json.Valid(out.stdout):
+			res.Status, res.Error = StatusError, "the skill's output is not JSON: "+snippet(out.stdout)
+		default:
+			res.Output = out.stdout
+		}
+	}
+	return res, nil
+}
+
+// runOutcome is what an engine reports.
+type runOutcome struct {
+	status Status
+	stdout []byte
+	stderr string
+	err    string
+}
+
+// CompileSchema checks a parameter JSON Schema.
+func CompileSchema(schema []byte) error {
+	_, err := compileSchema(schema)
+	return err
+}
+
+func compileSchema(schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("params.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("params.json")
+}
+
+// validate returns the path and message of the first schema violation, if any.
+func (e *Executor) validate(schema, input []byte) (path, msg string, err error) {
+	key := Sum(schema)
+	e.schemasMu.Lock()
+	sch := e.schemas[key]
+	e.schemasMu.Unlock()
+	if sch == nil {
+		if sch, err = compileSchema(schema); err != nil {
+			return "", "", err
+		}
+		e.schemasMu.Lock()
+		e.schemas[key] = sch
+		e.schemasMu.Unlock()
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+	if err != nil {
+		return "", "", err
+	}
+	verr := sch.Validate(inst)
+	if verr == nil {
+		return "", "", nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
+		return "", "", verr
+	}
+	return describe(ve)
+}
+
+// describe renders the deepest violations as "at /path: message".
+func describe(ve *jsonschema.ValidationError) (string, string, error) {
+	var leaves []*jsonschema.ValidationError
+	var walk func(v *jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) == 0 {
+			leaves = append(leaves, v)
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	parts := make([]string, 0, len(leaves))
+	first := ""
+	for i, l := range leaves {
+		p := "/" + strings.Join(l.InstanceLocation, "/")
+		if i == 0 {
+			first = p
+		}
+		parts = append(parts, fmt.Sprintf("at %s: %s", p, l.ErrorKind.LocalizedString(nil)))
+	}
+	return first, "input does not match the skill's schema: " + strings.Join(parts, "; "), nil
+}
+
+func snippet(b []byte) string {
+	const n = 120
+	s := strings.ToValidUTF8(string(b), "?")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// cappedBuffer keeps the first max bytes written and notes what it dropped.
+type cappedBuffer struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	max       int64
+	dropped   int64
+	onOverrun func()
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.max - int64(c.buf.Len())
+	if int64(len(p)) <= room {
+		return c.buf.Write(p)
+	}
+	if room > 0 {
+		c.buf.Write(p[:room])
+	}
+	c.dropped += int64(len(p)) - max(room, 0)
+	if c.onOverrun != nil {
+		c.onOverrun()
+		return 0, errors.New("output limit exceeded")
+	}
+	return len(p), nil
+}
+
+func (c *cappedBuffer) overrun() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped > 0
+}
+
+func (c *cappedBuffer) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// PostgreSQL text holds no NUL bytes.
+	s := strings.ReplaceAll(strings.ToValidUTF8(c.buf.String(), "?"), "\x00", "")
+	if c.dropped > 0 {
+		s += fmt.Sprintf("\n[… %d more bytes dropped]", c.dropped)
+	}
+	return s
+}
+
+func (c *cappedBuffer) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Bytes()
+}

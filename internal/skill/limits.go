@@ -1,0 +1,113 @@
+package skill
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Limits bound one execution. A zero field means "no cap from this source";
+// the effective limits are the lowest of the defaults, the configuration,
+// the caller's and the skill's own (see Limits.Min).
+type Limits struct {
+	Timeout     time.Duration `json:"timeout"`
+	MemoryBytes int64         `json:"memory_bytes"`
+	OutputBytes int64         `json:"output_bytes"`
+}
+
+// Defaults.
+const (
+	DefaultTimeout     = 30 * time.Second
+	DefaultMemoryBytes = 128 << 20
+	DefaultOutputBytes = 1 << 20
+	// StderrCap bounds the skill's log kept in memory and in skill_executions.
+	StderrCap = 64 << 10
+)
+
+// DefaultLimits are used when nothing lower is asked for.
+func DefaultLimits() Limits {
+	return Limits{Timeout: DefaultTimeout, MemoryBytes: DefaultMemoryBytes, OutputBytes: DefaultOutputBytes}
+}
+
+// Min returns, field by field, the lowest non-zero value of l and o.
+func (l Limits) Min(o Limits) Limits {
+	return Limits{
+		Timeout:     minPos(l.Timeout, o.Timeout),
+		MemoryBytes: minPos(l.MemoryBytes, o.MemoryBytes),
+		OutputBytes: minPos(l.OutputBytes, o.OutputBytes),
+	}
+}
+
+func minPos[T ~int64](a, b T) T {
+	if a <= 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// Capabilities are what a skill is granted beyond pure computation.
+// By default a skill has no filesystem, no environment, no network (never),
+// a fixed clock and deterministic randomness.
+type Capabilities struct {
+	FSRead string   // host directory mounted read-only at /data (wasm only)
+	Clock  bool     // real wall clock and monotonic clock
+	Random bool     // cryptographic randomness instead of a fixed seed
+	Env    []string // names of variables the caller may pass (ExecOptions.Env)
+}
+
+// Capability strings.
+const (
+	CapFSRead = "fs:read=" // fs:read=/host/dir
+	CapClock  = "clock"
+	CapRandom = "random"
+	CapEnv    = "env:" // env:NAME
+)
+
+// ParseCapabilities checks capability strings and normalises fs:read paths to absolute ones.
+func ParseCapabilities(caps []string) (Capabilities, []string, error) {
+	var c Capabilities
+	norm := make([]string, 0, len(caps))
+	for _, s := range caps {
+		switch {
+		case strings.HasPrefix(s, CapFSRead):
+			dir := strings.TrimPrefix(s, CapFSRead)
+			if dir == "" {
+				return c, nil, fmt.Errorf("capability %q: name a directory, e.g. fs:read=/srv/skill-data", s)
+			}
+			if c.FSRead != "" {
+				return c, nil, fmt.Errorf("capability %q: only one fs:read directory may be granted", s)
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return c, nil, fmt.Errorf("capability %q: %w", s, err)
+			}
+			c.FSRead = abs
+			s = CapFSRead + abs
+		case s == CapClock:
+			c.Clock = true
+		case s == CapRandom:
+			c.Random = true
+		case strings.HasPrefix(s, CapEnv):
+			name := strings.TrimPrefix(s, CapEnv)
+			if name == "" || strings.ContainsAny(name, "= \t\n") {
+				return c, nil, fmt.Errorf("capability %q: name a variable, e.g. env:API_BASE", s)
+			}
+			c.Env = append(c.Env, name)
+		default:
+			return c, nil, fmt.Errorf("unknown capability %q: use fs:read=DIR, clock, random or env:NAME", s)
+		}
+		norm = append(norm, s)
+	}
+	return c, norm, nil
+}
+
+// allows reports whether the capabilities declare variable name.
+func (c Capabilities) allows(name string) bool {
+	for _, n := range c.Env {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,258 @@
+package skill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// ErrNotFound is returned when no stored skill matches a reference.
+var ErrNotFound = errors.New("skill not found")
+
+// ErrExists is returned when NAME@VERSION is already stored with other code.
+var ErrExists = errors.New("skill version already exists")
+
+// AddResult says what Add did.
+type AddResult struct {
+	Skill   *Skill
+	Created bool // false: the same code was already stored under this name and version
+}
+
+// Add stores s. With no version, adding code already stored as the latest
+// version returns that version; otherwise the next integer version is used.
+func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
+	if err := ValidateName(s.Name); err != nil {
+		return nil, err
+	}
+	_, caps, err := ParseCapabilities(s.Capabilities)
+	if err != nil {
+		return nil, err
+	}
+	s.Capabilities = caps
+	s.SHA256 = Sum(s.Code)
+	var res *AddResult
+	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
+		// Serialise adds of one name so "next version" cannot be taken twice.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, db.LockKey("skill:"+s.Name)); err != nil {
+			return err
+		}
+		if s.Version == "" {
+			latest, err := Get(ctx, tx, Ref{Name: s.Name})
+			switch {
+			case errors.Is(err, ErrNotFound):
+				s.Version = "1"
+			case err != nil:
+				return err
+			case latest.SHA256 == s.SHA256:
+				res = &AddResult{Skill: latest}
+				return nil
+			default:
+				s.Version, err = nextVersion(ctx, tx, s.Name)
+				if err != nil {
+					return err
+				}
+			}
+		} else if err := ValidateVersion(s.Version); err != nil {
+			return err
+		}
+		existing, err := Get(ctx, tx, Ref{Name: s.Name, Version: s.Version})
+		if err == nil {
+			if existing.SHA256 == s.SHA256 {
+				res = &AddResult{Skill: existing}
+				return nil
+			}
+			return fmt.Errorf("%w: %s@%s holds other code (sha256 %s…); add it under a new --version", ErrExists, s.Name, s.Version, existing.SHA256[:12])
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		var params any
+		if len(s.Params) > 0 {
+			params = string(s.Params)
+		}
+		err = tx.QueryRow(ctx, `
+INSERT INTO skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes)
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
+RETURNING id, created_at`,
+			s.Name, s.Version, string(s.Engine), s.Code, s.SHA256, params, s.Capabilities,
+			nullPos(s.Limits.Timeout.Milliseconds()), nullPos(s.Limits.MemoryBytes), nullPos(s.Limits.OutputBytes),
+		).Scan(&s.ID, &s.CreatedAt)
+		if err != nil {
+			return err
+		}
+		res = &AddResult{Skill: s, Created: true}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func nextVersion(ctx context.Context, q db.Querier, name string) (string, error) {
+	var n int64
+	err := q.QueryRow(ctx, `
+SELECT coalesce(max(version::bigint), 0) FROM skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$'`, name).Scan(&n)
+	return strconv.FormatInt(n+1, 10), err
+}
+
+func nullPos(v int64) *int64 {
+	if v <= 0 {
+		return nil
+	}
+	return &v
+}
+
+const skillColumns = `id, name, version, engine, code, sha256, params::text, capabilities,
+	coalesce(timeout_ms, 0), coalesce(memory_bytes, 0), coalesce(output_bytes, 0), created_at`
+
+func scanSkill(row pgx.Row) (*Skill, error) {
+	var s Skill
+	var engine string
+	var params *string
+	var timeoutMS int64
+	err := row.Scan(&s.ID, &s.Name, &s.Version, &engine, &s.Code, &s.SHA256, &params, &s.Capabilities,
+		&timeoutMS, &s.Limits.MemoryBytes, &s.Limits.OutputBytes, &s.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	s.Engine = Engine(engine)
+	s.Limits.Timeout = time.Duration(timeoutMS) * time.Millisecond
+	if params != nil {
+		s.Params = []byte(*params)
+	}
+	return &s, nil
+}
+
+// Get loads NAME@VERSION, or the latest version of NAME.
+func Get(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
+	var row pgx.Row
+	if r.Version == "" {
+		row = q.QueryRow(ctx, `SELECT `+skillColumns+` FROM skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
+	} else {
+		row = q.QueryRow(ctx, `SELECT `+skillColumns+` FROM skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
+	}
+	s, err := scanSkill(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s (list stored skills with helix skill list)", ErrNotFound, r)
+	}
+	return s, err
+}
+
+// Resolve loads a skill from a file path when one exists there, else from
+// the registry by NAME[@VERSION].
+func Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, error) {
+	if st, err := os.Stat(nameOrFile); err == nil && st.Mode().IsRegular() {
+		return LoadFile(nameOrFile)
+	}
+	r, err := ParseRef(nameOrFile)
+	if err != nil {
+		return nil, fmt.Errorf("%q is neither a file nor a skill name: %w", nameOrFile, err)
+	}
+	return Get(ctx, q, r)
+}
+
+// Summary is one row of List.
+type Summary struct {
+	Name         string    `json:"name"`
+	Version      string    `json:"version"`
+	Engine       Engine    `json:"engine"`
+	SHA256       string    `json:"sha256"`
+	Size         int       `json:"size"`
+	Capabilities []string  `json:"capabilities"`
+	HasParams    bool      `json:"has_params"`
+	CreatedAt    time.Time `json:"created_at"`
+	Versions     int       `json:"versions"`
+}
+
+// List returns the latest version of every skill (or every version with all).
+func List(ctx context.Context, q db.Querier, all bool) ([]Summary, error) {
+	rows, err := q.Query(ctx, `
+SELECT name, version, engine, sha256, length(code), capabilities, params IS NOT NULL, created_at,
+       count(*) OVER (PARTITION BY name)::int,
+       row_number() OVER (PARTITION BY name ORDER BY created_at DESC, id DESC) AS rn
+FROM skills ORDER BY name, created_at DESC, id DESC`)
+	if err != nil {
+		return nil, err
+	}
+	out := []Summary{}
+	for rows.Next() {
+		var s Summary
+		var rn int64
+		if err := rows.Scan(&s.Name, &s.Version, &s.Engine, &s.SHA256, &s.Size, &s.Capabilities, &s.HasParams, &s.CreatedAt, &s.Versions, &rn); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if all || rn == 1 {
+			out = append(out, s)
+		}
+	}
+	return out, rows.Err()
+}
+
+// Execution is one row of skill_executions, as shown by `skill show`.
+type Execution struct {
+	ID         int64     `json:"id"`
+	Version    string    `json:"version"`
+	UserID     string    `json:"user_id,omitempty"`
+	Status     Status    `json:"status"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS float64   `json:"duration_ms"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// RecentExecutions returns the last n executions of a skill, newest first.
+func RecentExecutions(ctx context.Context, q db.Querier, name string, n int) ([]Execution, error) {
+	rows, err := q.Query(ctx, `
+SELECT id, coalesce(skill_version, ''), coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
+FROM skill_executions WHERE skill_name = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Execution, error) {
+		var e Execution
+		err := r.Scan(&e.ID, &e.Version, &e.UserID, &e.Status, &e.StartedAt, &e.DurationMS, &e.Error)
+		return e, err
+	})
+}
+
+func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions, r *Result) error {
+	lim, err := json.Marshal(map[string]any{
+		"timeout_ms":   r.Limits.Timeout.Milliseconds(),
+		"memory_bytes": r.Limits.MemoryBytes,
+		"output_bytes": r.Limits.OutputBytes,
+	})
+	if err != nil {
+		return err
+	}
+	var skillID, composite *int64
+	if s.ID > 0 {
+		skillID = &s.ID
+	}
+	if o.CompositeExecutionID > 0 {
+		composite = &o.CompositeExecutionID
+	}
+	var version, user, output, errText, stderr *string
+	str := func(v string) *string {
+		if v == "" {
+			return nil
+		}
+		return &v
+	}
+	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(r.Output)), str(r.Error), str(r.Stderr)
+	err = q.QueryRow(ctx, `
+INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
+	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits)
+VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+RETURNING id`,
+		skillID, s.Name, version, s.SHA256, string(s.Engine), user, composite, r.InputSHA256,
+		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim).Scan(&r.ExecutionID)
+	return err
+}
