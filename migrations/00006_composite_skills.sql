@@ -17,7 +17,7 @@ CREATE TABLE composite_skill_executions (
     name                text NOT NULL,
     version             text NOT NULL,
     sha256              text NOT NULL,
-    user_id             text,
+    user_id             uuid,
     status              text NOT NULL
         CHECK (status IN ('running', 'ok', 'error', 'timeout', 'cancelled', 'invalid_input')),
     input               jsonb NOT NULL,
@@ -31,6 +31,12 @@ CREATE TABLE composite_skill_executions (
 );
 CREATE INDEX composite_skill_executions_name_started_idx ON composite_skill_executions (name, started_at DESC);
 
+-- Each step's skill execution points at its run (00005 left the key to this migration).
+ALTER TABLE skill_executions
+    ADD CONSTRAINT skill_executions_composite_execution_fk
+    FOREIGN KEY (composite_execution_id) REFERENCES composite_skill_executions (id) ON DELETE SET NULL;
+
 -- +goose Down
+ALTER TABLE skill_executions DROP CONSTRAINT skill_executions_composite_execution_fk;
 DROP TABLE composite_skill_executions;
 DROP TABLE composite_skills;

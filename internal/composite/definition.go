@@ -171,7 +171,7 @@ func Parse(src []byte, file, dir string) (*Definition, error) {
 	p := &parser{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		p.probs = append(p.probs, yamlProblem(file, err))
+		p.probs = append(p.probs, yamlProblem(file, src, err))
 		return nil, &InvalidError{Problems: p.probs}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -200,14 +200,24 @@ func Parse(src []byte, file, dir string) (*Definition, error) {
 
 var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func yamlProblem(file string, err error) Problem {
+func yamlProblem(file string, src []byte, err error) Problem {
 	msg := err.Error()
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		var line int
-		fmt.Sscan(m[1], &line)
-		return Problem{File: file, Line: line, Col: 1, Message: "syntax: " + m[2]}
+	m := yamlLineRe.FindStringSubmatch(msg)
+	if m == nil {
+		return Problem{File: file, Message: "syntax: " + strings.TrimPrefix(msg, "yaml: ")}
 	}
-	return Problem{File: file, Message: "syntax: " + strings.TrimPrefix(msg, "yaml: ")}
+	var line int
+	fmt.Sscan(m[1], &line)
+	msg = m[2]
+	// yaml.v3 numbers the lines of parser errors (not scanner errors) from 0.
+	if strings.HasPrefix(msg, "did not find expected") {
+		line++
+	}
+	lines := strings.Split(string(src), "\n")
+	if line >= 1 && line <= len(lines) && strings.Contains(lines[line-1], "$?") {
+		msg += ": inside { } or [ ], quote a path that starts with $? ('$?.steps.x.output')"
+	}
+	return Problem{File: file, Line: line, Col: 1, Message: "syntax: " + msg}
 }
 
 // fields checks that n is a mapping with only known keys and returns its values by key.

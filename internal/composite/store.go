@@ -94,7 +94,7 @@ func Start(ctx context.Context, q db.Querier, d *Definition, compositeID int64, 
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO composite_skill_executions (composite_skill_id, name, version, sha256, user_id, status, input, started_at)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'running', COALESCE($6::jsonb, 'null'), clock_timestamp()) RETURNING id`,
+		VALUES ($1, $2, $3, $4, NULLIF($5, '')::uuid, 'running', COALESCE($6::jsonb, 'null'), clock_timestamp()) RETURNING id`,
 		cid, d.Name, d.Version, d.SHA256, userID, input).Scan(&id)
 	return id, err
 }

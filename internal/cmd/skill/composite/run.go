@@ -14,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/skill"
 )
 
 // RunOptions are the inputs of `skill run`.
@@ -23,11 +24,13 @@ type RunOptions struct {
 	Target string // NAME[@VERSION] or a definition file
 	Input  string // JSON, @file or -
 	UserID string
+	// NewExecutor builds the skill sandbox; tests give one whose JavaScript child is the test binary.
+	NewExecutor func() (*skill.Executor, error)
 }
 
 // NewCmdRun runs a composite skill.
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IOStreams, F: f}
+	opts := &RunOptions{IO: f.IOStreams, F: f, NewExecutor: defaultExecutor}
 	cmd := &cobra.Command{
 		Use:   "run NAME[@VERSION]|FILE --input JSON|@file|-",
 		Short: "Run a composite skill (a multi-step workflow)",
@@ -95,12 +98,18 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	x, err := opts.NewExecutor()
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	ex := composite.NewSkills(x, pool)
 	var (
 		d      *composite.Definition
 		stored int64
 	)
 	if fi, statErr := os.Stat(opts.Target); statErr == nil && fi.Mode().IsRegular() {
-		d, err = readDefinition(ctx, opts.F, opts.Target, opts.IO.In, &registry{f: opts.F})
+		d, err = readDefinition(ctx, opts.F, opts.Target, opts.IO.In, ex)
 	} else {
 		d, stored, err = composite.Load(ctx, pool, opts.Target)
 		if errors.Is(err, composite.ErrNotFound) {
@@ -110,11 +119,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	ex, closeEx, err := newExecutor(ctx, opts.F)
-	if err != nil {
-		return err
-	}
-	defer closeEx()
 	id, err := composite.Start(ctx, pool, d, stored, opts.UserID, input)
 	if err != nil {
 		return fmt.Errorf("record the run of %s@%s: %w", d.Name, d.Version, err)
