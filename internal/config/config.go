@@ -36,6 +36,10 @@ var Keys = []Key{
 	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it"},
 	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer"},
 	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections"},
+	{Name: "skill.timeout", Help: "operator's cap on a skill execution's wall-clock time (e.g. 10s); the lowest of this, --timeout and the skill's own wins"},
+	{Name: "skill.memory", Help: "operator's cap on a skill's memory (e.g. 64MiB); the lowest wins"},
+	{Name: "skill.output-limit", Help: "operator's cap on a skill's output (e.g. 256KiB); the lowest wins"},
+	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
 }
 
 // Config is the resolved configuration of one run.

@@ -143,16 +143,16 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 	}
 	if o.UserID != "" {
 		if _, err := uuid.Parse(o.UserID); err != nil {
-			return res, fmt.Errorf("invalid user id %q: use a UUID", o.UserID)
+			return res, usage(fmt.Errorf("invalid user id %q: use a UUID", o.UserID))
 		}
 	}
 	caps, _, err := ParseCapabilities(s.Capabilities)
 	if err != nil {
-		return res, fmt.Errorf("skill %s: %w", s.Name, err)
+		return res, usage(fmt.Errorf("skill %s: %w", s.Name, err))
 	}
 	for k := range o.Env {
 		if !caps.allows(k) {
-			return res, fmt.Errorf("skill %s does not declare env:%s; it may only read variables it declares", s.Name, k)
+			return res, usage(fmt.Errorf("skill %s does not declare env:%s; it may only read variables it declares", s.Name, k))
 		}
 	}
 	start := time.Now()
@@ -166,7 +166,7 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 	}
 	if len(s.Params) > 0 {
 		if path, msg, err := e.validate(s.Params, o.Input); err != nil {
-			return res, fmt.Errorf("skill %s: parameter schema: %w", s.Name, err)
+			return res, usage(fmt.Errorf("skill %s: parameter schema: %w", s.Name, err))
 		} else if msg != "" {
 			res.Status, res.Error, res.SchemaErrPath = StatusInvalidInput, msg, path
 			return res, nil

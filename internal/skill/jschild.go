@@ -290,3 +290,13 @@ func declaresMain(prog *ast.Program) bool {
 	}
 	return false
 }
+
+// CheckJS reports a syntax error in a script, in either form (a script
+// defining main, or a function body).
+func CheckJS(code []byte) error {
+	if prog, err := parser.ParseFile(nil, "skill.js", code, 0); err == nil && declaresMain(prog) {
+		return nil
+	}
+	_, err := parser.ParseFile(nil, "skill.js", "(function (input) {"+string(code)+"\n})", 0)
+	return err
+}

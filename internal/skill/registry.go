@@ -15,10 +15,10 @@ import (
 )
 
 // ErrNotFound is returned when no stored skill matches a reference.
-var ErrNotFound = errors.New("skill not found")
+var ErrNotFound error = &UsageError{Err: errors.New("skill not found")}
 
 // ErrExists is returned when NAME@VERSION is already stored with other code.
-var ErrExists = errors.New("skill version already exists")
+var ErrExists error = &UsageError{Err: errors.New("skill version already exists")}
 
 // AddResult says what Add did.
 type AddResult struct {
@@ -30,11 +30,11 @@ type AddResult struct {
 // version returns that version; otherwise the next integer version is used.
 func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 	if err := ValidateName(s.Name); err != nil {
-		return nil, err
+		return nil, usage(err)
 	}
 	_, caps, err := ParseCapabilities(s.Capabilities)
 	if err != nil {
-		return nil, err
+		return nil, usage(err)
 	}
 	s.Capabilities = caps
 	s.SHA256 = Sum(s.Code)
@@ -61,7 +61,7 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 				}
 			}
 		} else if err := ValidateVersion(s.Version); err != nil {
-			return err
+			return usage(err)
 		}
 		existing, err := Get(ctx, tx, Ref{Name: s.Name, Version: s.Version})
 		if err == nil {
@@ -150,11 +150,15 @@ func Get(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 // the registry by NAME[@VERSION].
 func Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, error) {
 	if st, err := os.Stat(nameOrFile); err == nil && st.Mode().IsRegular() {
-		return LoadFile(nameOrFile)
+		s, err := LoadFile(nameOrFile)
+		if err != nil {
+			return nil, usage(err)
+		}
+		return s, nil
 	}
 	r, err := ParseRef(nameOrFile)
 	if err != nil {
-		return nil, fmt.Errorf("%q is neither a file nor a skill name: %w", nameOrFile, err)
+		return nil, usage(fmt.Errorf("%q is neither a file nor a skill name: %w", nameOrFile, err))
 	}
 	return Get(ctx, q, r)
 }
@@ -211,7 +215,7 @@ type Execution struct {
 // RecentExecutions returns the last n executions of a skill, newest first.
 func RecentExecutions(ctx context.Context, q db.Querier, name string, n int) ([]Execution, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, coalesce(skill_version, ''), coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
+SELECT id, coalesce(skill_version, 'file'), coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
 FROM skill_executions WHERE skill_name = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
 	if err != nil {
 		return nil, err
@@ -224,11 +228,7 @@ FROM skill_executions WHERE skill_name = $1 ORDER BY started_at DESC, id DESC LI
 }
 
 func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions, r *Result) error {
-	lim, err := json.Marshal(map[string]any{
-		"timeout_ms":   r.Limits.Timeout.Milliseconds(),
-		"memory_bytes": r.Limits.MemoryBytes,
-		"output_bytes": r.Limits.OutputBytes,
-	})
+	lim, err := json.Marshal(r.Limits)
 	if err != nil {
 		return err
 	}

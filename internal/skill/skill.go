@@ -50,6 +50,15 @@ type Skill struct {
 	CreatedAt    time.Time
 }
 
+// UsageError is a caller's mistake (a bad reference, file or option), as
+// opposed to a database or system failure.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usage(err error) error { return &UsageError{Err: err} }
+
 // Ref is the name of a skill as written on a command line: NAME or NAME@VERSION.
 type Ref struct {
 	Name    string

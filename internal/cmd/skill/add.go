@@ -1,0 +1,146 @@
+package skill
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/skill"
+)
+
+// AddOptions are the inputs of `skill add`.
+type AddOptions struct {
+	IO           *iostreams.IOStreams
+	F            *cmdutil.Factory
+	File         string
+	Name         string
+	Version      string
+	Params       string
+	Capabilities []string
+	Limits       limitFlags
+}
+
+// NewCmdAdd stores a skill in the registry.
+func NewCmdAdd(f *cmdutil.Factory, runF func(*AddOptions) error) *cobra.Command {
+	opts := &AddOptions{IO: f.IOStreams, F: f}
+	cmd := &cobra.Command{
+		Use:   "add FILE",
+		Short: "Store a skill (.wasm WASI command module or .js script) in the registry",
+		Long: `Store a skill in the registry under NAME@VERSION. FILE is a WebAssembly WASI
+preview 1 command module (recognised by its \0asm header) or a JavaScript file
+(.js). The module is compiled (which fills the compilation cache, so the first
+exec is warm) and must export _start; a script must parse.
+
+Without --version the next integer version is used (1, 2, …), unless the code
+is the same as the latest version's: then nothing is added. An existing
+NAME@VERSION with other code is refused (exit 2).
+
+--params names a JSON Schema that every input is validated against before the
+skill runs. --capability grants, one per flag:
+  fs:read=DIR   DIR mounted read-only at /data (wasm only; no escape by ../ or symlinks)
+  clock         the real clock (otherwise time stands at 1970-01-01)
+  random        real randomness (otherwise a fixed seed)
+  env:NAME      the variable NAME may be passed with exec --env NAME=VALUE
+--timeout, --memory and --output-limit store the skill's own caps.
+
+EXAMPLES
+  helix skill add openapi-ops.wasm --name openapi-ops --params openapi-ops.schema.json
+  helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return addRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Name, "name", "", "skill name (default: the file's base name)")
+	fl.StringVar(&opts.Version, "version", "", "version (default: the next integer)")
+	fl.StringVar(&opts.Params, "params", "", "JSON Schema file for the input")
+	fl.StringArrayVar(&opts.Capabilities, "capability", nil, "grant a capability: fs:read=DIR, clock, random, env:NAME (repeatable)")
+	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "the skill's own wall-clock cap")
+	fl.StringVar(&opts.Limits.Memory, "memory", "", "the skill's own memory cap (e.g. 64MiB)")
+	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "the skill's own output cap (e.g. 256KiB)")
+	return cmd
+}
+
+func addRun(ctx context.Context, opts *AddOptions) error {
+	s, err := skill.LoadFile(opts.File)
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	if opts.Name != "" {
+		s.Name = opts.Name
+	}
+	if err := skill.ValidateName(s.Name); err != nil {
+		return cmdutil.InputError(fmt.Errorf("%w (set one with --name)", err))
+	}
+	s.Version = opts.Version
+	if s.Limits, err = opts.Limits.limits(); err != nil {
+		return err
+	}
+	if _, s.Capabilities, err = skill.ParseCapabilities(opts.Capabilities); err != nil {
+		return cmdutil.InputError(err)
+	}
+	if opts.Params != "" {
+		if s.Params, err = os.ReadFile(opts.Params); err != nil {
+			return cmdutil.InputError(err)
+		}
+		if err := skill.CompileSchema(s.Params); err != nil {
+			return cmdutil.InputError(fmt.Errorf("%s: invalid JSON Schema: %w", opts.Params, err))
+		}
+	}
+	if err := checkCode(ctx, opts.F, s); err != nil {
+		return cmdutil.InputError(fmt.Errorf("%s: %w", opts.File, err))
+	}
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := skill.Add(ctx, pool, s)
+	if err != nil {
+		return usageToInput(err)
+	}
+	st := res.Skill
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{
+			"name": st.Name, "version": st.Version, "engine": st.Engine, "sha256": st.SHA256,
+			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt,
+		})
+	}
+	verb := "added"
+	if !res.Created {
+		verb = "already stored:"
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "%s %s@%s (%s, %d bytes, sha256 %s)\n", verb, st.Name, st.Version, st.Engine, len(st.Code), st.SHA256[:12])
+	return err
+}
+
+// checkCode compiles a module (filling the cache) or parses a script.
+func checkCode(ctx context.Context, f *cmdutil.Factory, s *skill.Skill) error {
+	if s.Engine == skill.EngineJS {
+		return skill.CheckJS(s.Code)
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	eo, err := executorOptions(cfg)
+	if err != nil {
+		return err
+	}
+	e, err := skill.NewExecutor(eo)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return e.CheckWasm(ctx, s.Code)
+}

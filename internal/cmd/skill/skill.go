@@ -1,0 +1,23 @@
+// Package skill implements `helix skill`: store untrusted skills and run them
+// in a sandbox with hard limits.
+package skill
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+)
+
+// NewCmdSkill is the `skill` group.
+func NewCmdSkill(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "skill <command>",
+		Short: "Store untrusted skills (WebAssembly, JavaScript) and run them in a sandbox",
+	}
+	cmd.AddCommand(NewCmdAdd(f, nil))
+	cmd.AddCommand(NewCmdList(f, nil))
+	cmd.AddCommand(NewCmdShow(f, nil))
+	cmd.AddCommand(NewCmdExec(f, nil))
+	cmd.AddCommand(NewCmdRunJS(f))
+	return cmd
+}
