@@ -20,7 +20,7 @@ func (r registry) Check(_ context.Context, skill string) error {
 	if r[skill] {
 		return nil
 	}
-	return fmt.Errorf("%w %q: add it with helix skill add", ErrUnknownSkill, skill)
+	return fmt.Errorf("%w %s: add it with helix skill add", ErrUnknownSkill, skill)
 }
 
 // TestValidateBad checks every broken definition of testdata/composite/bad
