@@ -19,12 +19,9 @@ import (
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/skill"
-	"github.com/helixhq/helix/internal/skill/skilltest"
+	"github.com/helixhq/helix/internal/testbin"
 )
 
-// TestMain lets the JavaScript skills run: the sandbox starts this test
-// binary as their child process.
-func TestMain(m *testing.M) { skilltest.Main(m) }
 
 var testdata = filepath.Join("..", "..", "..", "..", "testdata", "composite")
 
@@ -37,9 +34,14 @@ func abs(t *testing.T, name string) string {
 	return p
 }
 
-// newExecutor is the real sandbox, with this test binary as the JavaScript child.
-func newExecutor() (*skill.Executor, error) {
-	return skill.NewExecutor(skill.ExecutorOptions{CacheDir: "-", JSChild: []string{os.Args[0]}})
+// executor returns the real sandbox. Its JavaScript child is a helix binary,
+// as in production: a child built with -race, like this test binary, takes
+// seconds to start.
+func executor(t *testing.T) func() (*skill.Executor, error) {
+	child := []string{testbin.Helix(t), "skill", skill.ChildCommand}
+	return func() (*skill.Executor, error) {
+		return skill.NewExecutor(skill.ExecutorOptions{CacheDir: "-", JSChild: child})
+	}
 }
 
 type env struct {
@@ -60,7 +62,7 @@ func newEnv(t *testing.T, pool *pgxpool.Pool, tty, jsonOut bool) *env {
 func (e *env) run(t *testing.T, target, input string) (*composite.Record, error) {
 	t.Helper()
 	e.out.Out.Reset()
-	err := runRun(context.Background(), &RunOptions{IO: e.f.IOStreams, F: e.f, Target: target, Input: input, NewExecutor: newExecutor})
+	err := runRun(context.Background(), &RunOptions{IO: e.f.IOStreams, F: e.f, Target: target, Input: input, NewExecutor: executor(t)})
 	if !e.f.Global.JSON() {
 		return nil, err
 	}
@@ -348,7 +350,7 @@ steps:
   - { id: c, skill: "{{spin.js}}", input: { loops: $.steps.a.output.loops }, parallel: true }
   - { id: d, skill: "{{upper.js}}", input: { text: done } }
 `)
-	rec, err := e.run(t, def, `{"loops": 2000000}`)
+	rec, err := e.run(t, def, `{"loops": 20000}`)
 	if err != nil {
 		t.Fatal(err)
 	}
