@@ -382,3 +382,42 @@ output: $.steps.f.output
 		}
 	}
 }
+
+// TestDocumentedConditions runs the conditions and paths the README shows.
+func TestDocumentedConditions(t *testing.T) {
+	src := `name: doc
+version: 1
+steps:
+  - id: fetch
+    skill: upper
+    input: {text: x}
+  - id: a
+    skill: upper
+    input:
+      items: $.input.items[*].from
+      first: $.input.items[0].subject
+      urgent: $.input.items[?(@.priority > 2)]
+      none: $?.input.items[?(@.priority > 9)]
+    when: $.input.count > 0 && $.input.mode != "quiet"
+  - {id: b, skill: upper, when: 'len($.input.items) >= 3 or $.input.force'}
+  - {id: c, skill: upper, when: '($?.steps.a.output.score ?? 0) > 0.5'}
+  - {id: d, skill: upper, when: 'any($.input.items, {.priority > 3})'}
+  - {id: e, skill: upper, when: '$.input.mode in ["loud", "quiet"] && $.input.items[0].from matches "^boss@"'}
+output:
+  a: $.steps.a.status
+  b: $.steps.b.status
+  c: $.steps.c.status
+  d: $.steps.d.status
+  e: $.steps.e.status
+`
+	g := newGoSkills()
+	in := `{"count": 2, "mode": "loud", "force": false, "items": [
+	  {"subject": "s1", "from": "boss@x", "priority": 3}, {"subject": "s2", "from": "sam@x", "priority": 1}]}`
+	rec := run(t, g, src, in)
+	if rec.Status != StatusOK || string(rec.Output) != `{"a":"ok","b":"skipped","c":"skipped","d":"skipped","e":"ok"}` {
+		t.Fatalf("%s %s %s", rec.Status, rec.Error, rec.Output)
+	}
+	if got := string(g.reqs[1].Input); got != `{"first":"s1","items":["boss@x","sam@x"],"none":[],"urgent":[{"from":"boss@x","priority":3,"subject":"s1"}]}` {
+		t.Errorf("mapped input %s", got)
+	}
+}
