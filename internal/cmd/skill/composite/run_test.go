@@ -22,7 +22,6 @@ import (
 	"github.com/helixhq/helix/internal/testbin"
 )
 
-
 var testdata = filepath.Join("..", "..", "..", "..", "testdata", "composite")
 
 func abs(t *testing.T, name string) string {
