@@ -61,7 +61,7 @@ type Step struct {
 	// Timeout bounds one attempt of this step, on top of the skill's own limit; 0 = none.
 	Timeout time.Duration
 	Line    int
-	// skillNode locates the skill field in messages.
+	// skillLine and skillCol locate the skill field in messages.
 	skillLine, skillCol int
 	index               int
 	// deps are the earlier steps this step reads (input and condition).
