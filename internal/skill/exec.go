@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tetratelabs/wazero"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/helixhq/helix/internal/db"
 )
@@ -39,6 +41,9 @@ type Executor struct {
 
 	schemasMu sync.Mutex
 	schemas   map[string]*jsonschema.Schema // by sha256 of the schema
+
+	runtimesMu sync.Mutex
+	runtimes   map[uint32]*wasmRuntime // by memory limit in pages
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/helix/wasm (or the OS equivalent).
@@ -52,7 +57,7 @@ func DefaultCacheDir() (string, error) {
 
 // NewExecutor prepares an executor; the compilation cache directory is created on demand.
 func NewExecutor(o ExecutorOptions) (*Executor, error) {
-	e := &Executor{limits: DefaultLimits().Min(o.Limits), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}}
+	e := &Executor{limits: DefaultLimits().Min(o.Limits), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{}}
 	dir := o.CacheDir
 	if dir == "" {
 		d, err := DefaultCacheDir()
@@ -80,9 +85,16 @@ func NewExecutor(o ExecutorOptions) (*Executor, error) {
 	return e, nil
 }
 
-// Close releases the compilation cache.
+// Close releases the runtimes and the compilation cache.
 func (e *Executor) Close() error {
-	return e.cache.Close(context.Background())
+	ctx := context.Background()
+	e.runtimesMu.Lock()
+	defer e.runtimesMu.Unlock()
+	for _, rt := range e.runtimes {
+		_ = rt.r.Close(ctx)
+	}
+	e.runtimes = map[uint32]*wasmRuntime{}
+	return e.cache.Close(ctx)
 }
 
 // ExecOptions are one execution's inputs.
@@ -133,6 +145,9 @@ func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptio
 
 // Run is Exec without the database record: validate, then run in the sandbox.
 func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, error) {
+	if s.SHA256 == "" {
+		s.SHA256 = Sum(s.Code)
+	}
 	res := &Result{
 		Skill:       s.Name,
 		Version:     s.Version,
@@ -267,6 +282,7 @@ func describe(ve *jsonschema.ValidationError) (string, string, error) {
 		}
 	}
 	walk(ve)
+	en := message.NewPrinter(language.English)
 	parts := make([]string, 0, len(leaves))
 	first := ""
 	for i, l := range leaves {
@@ -274,7 +290,7 @@ func describe(ve *jsonschema.ValidationError) (string, string, error) {
 		if i == 0 {
 			first = p
 		}
-		parts = append(parts, fmt.Sprintf("at %s: %s", p, l.ErrorKind.LocalizedString(nil)))
+		parts = append(parts, fmt.Sprintf("at %s: %s", p, l.ErrorKind.LocalizedString(en)))
 	}
 	return first, "input does not match the skill's schema: " + strings.Join(parts, "; "), nil
 }

@@ -34,7 +34,7 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 	defer cancel()
 	cmd := exec.CommandContext(cctx, e.jsChild[0], e.jsChild[1:]...)
 	// Nothing of helix's environment (database URL, API keys) reaches the child.
-	cmd.Env = []string{ChildEnv + "=1", "GOTRACEBACK=none"}
+	cmd.Env = []string{"GOTRACEBACK=none"}
 	cmd.Stdin = bytes.NewReader(req)
 	stdout := &cappedBuffer{max: lim.OutputBytes + 2*StderrCap + 4096}
 	stderr := &cappedBuffer{max: StderrCap}

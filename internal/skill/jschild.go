@@ -7,7 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"runtime/debug"
+	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -25,10 +25,6 @@ import (
 // ('x'.repeat(2**40)) cannot be interrupted, so a memory bomb must kill a
 // child process rather than helix.
 const ChildCommand = "__run-js"
-
-// ChildEnv is set in the child's environment; a test binary that finds it
-// runs RunChild instead of its tests (see skilltest.Main).
-const ChildEnv = "HELIX_SKILL_JS_CHILD"
 
 // childRequest is what the parent writes on the child's stdin.
 type childRequest struct {
@@ -80,22 +76,27 @@ func RunChild(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// limitMemory caps the Go heap (GC target), the address space (a backstop
-// for one huge allocation) and watches the live heap.
+// limitMemory caps the address space (a backstop against one huge
+// allocation) and watches the heap: past the limit it collects garbage, and
+// if the heap is still too large the skill has exceeded its memory.
 func limitMemory(limit int64, exceeded func()) {
-	debug.SetMemoryLimit(limit)
-	if vm := vmSize(); vm > 0 {
+	if vm := vmSize(); vm > 0 && !raceEnabled {
 		as := uint64(vm + 2*limit + 512<<20)
 		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
 	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	baseline := int64(0)
-	metrics.Read(sample)
-	baseline = int64(sample[0].Value.Uint64())
+	heap := func() int64 {
+		metrics.Read(sample)
+		return int64(sample[0].Value.Uint64())
+	}
+	baseline := heap()
 	go func() {
 		for range time.Tick(2 * time.Millisecond) {
-			metrics.Read(sample)
-			if int64(sample[0].Value.Uint64())-baseline > limit {
+			if heap()-baseline <= limit {
+				continue
+			}
+			runtime.GC()
+			if heap()-baseline > limit {
 				exceeded()
 			}
 		}

@@ -32,9 +32,12 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 	if err := ValidateName(s.Name); err != nil {
 		return nil, usage(err)
 	}
-	_, caps, err := ParseCapabilities(s.Capabilities)
+	c, caps, err := ParseCapabilities(s.Capabilities)
 	if err != nil {
 		return nil, usage(err)
+	}
+	if c.FSRead != "" && s.Engine != EngineWasm {
+		return nil, usage(fmt.Errorf("capability fs:read is for wasm skills only: JavaScript skills have no I/O"))
 	}
 	s.Capabilities = caps
 	s.SHA256 = Sum(s.Code)

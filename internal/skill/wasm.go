@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -21,14 +22,64 @@ const wasmPage = 64 << 10
 const GuestDataDir = "/data"
 
 // CheckWasm compiles a module and checks it is a WASI command (exports _start).
+// The compiled module stays in the caches, so the first run is warm.
 func (e *Executor) CheckWasm(ctx context.Context, code []byte) error {
-	r := wazero.NewRuntimeWithConfig(ctx, e.runtimeConfig(DefaultMemoryBytes))
-	defer r.Close(ctx)
-	cm, err := r.CompileModule(ctx, code)
+	rt, err := e.wasmRuntime(e.limits.MemoryBytes)
 	if err != nil {
-		return fmt.Errorf("invalid WebAssembly module: %w", err)
+		return err
 	}
-	return checkCommand(cm)
+	_, err = rt.compile(ctx, code, Sum(code))
+	return err
+}
+
+// wasmRuntime is one wazero runtime (the memory limit is per runtime) with
+// WASI and the modules it has compiled. Instances are not shared: each
+// execution instantiates its module afresh.
+type wasmRuntime struct {
+	r       wazero.Runtime
+	mu      sync.Mutex
+	modules map[string]wazero.CompiledModule // by sha256 of the code
+}
+
+func (e *Executor) wasmRuntime(memoryBytes int64) (*wasmRuntime, error) {
+	pages := uint32(max(memoryBytes/wasmPage, 1))
+	e.runtimesMu.Lock()
+	defer e.runtimesMu.Unlock()
+	if rt, ok := e.runtimes[pages]; ok {
+		return rt, nil
+	}
+	ctx := context.Background()
+	cfg := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(pages).
+		WithCompilationCache(e.cache)
+	r := wazero.NewRuntimeWithConfig(ctx, cfg)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+		_ = r.Close(ctx)
+		return nil, fmt.Errorf("instantiate WASI: %w", err)
+	}
+	rt := &wasmRuntime{r: r, modules: map[string]wazero.CompiledModule{}}
+	e.runtimes[pages] = rt
+	return rt, nil
+}
+
+// compile returns the compiled module, from memory, the disk cache, or by compiling it.
+func (rt *wasmRuntime) compile(ctx context.Context, code []byte, key string) (wazero.CompiledModule, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if cm, ok := rt.modules[key]; ok {
+		return cm, nil
+	}
+	cm, err := rt.r.CompileModule(ctx, code)
+	if err != nil {
+		return nil, fmt.Errorf("invalid WebAssembly module: %w", err)
+	}
+	if err := checkCommand(cm); err != nil {
+		_ = cm.Close(ctx)
+		return nil, err
+	}
+	rt.modules[key] = cm
+	return cm, nil
 }
 
 func checkCommand(cm wazero.CompiledModule) error {
@@ -38,28 +89,15 @@ func checkCommand(cm wazero.CompiledModule) error {
 	return nil
 }
 
-// runtimeConfig is the same for checking and running, so that the module
-// compiled by CheckWasm (at `skill add`) is the one found in the cache.
-func (e *Executor) runtimeConfig(memoryBytes int64) wazero.RuntimeConfig {
-	return wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
-		WithMemoryLimitPages(uint32(max(memoryBytes/wasmPage, 1))).
-		WithCompilationCache(e.cache)
-}
-
 func (e *Executor) runWasm(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits) runOutcome {
-	r := wazero.NewRuntimeWithConfig(ctx, e.runtimeConfig(lim.MemoryBytes))
-	defer r.Close(context.WithoutCancel(ctx))
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
-		return runOutcome{status: StatusError, err: "instantiate WASI: " + err.Error()}
+	rt, err := e.wasmRuntime(lim.MemoryBytes)
+	if err != nil {
+		return runOutcome{status: StatusError, err: err.Error()}
 	}
 	// Compiling is helix's work, not the skill's: it is outside the timeout
-	// (and once per module thanks to the cache).
-	cm, err := r.CompileModule(ctx, s.Code)
+	// (and once per module thanks to the caches).
+	cm, err := rt.compile(ctx, s.Code, s.SHA256)
 	if err != nil {
-		return runOutcome{status: StatusError, err: "invalid WebAssembly module: " + err.Error()}
-	}
-	if err := checkCommand(cm); err != nil {
 		return runOutcome{status: StatusError, err: err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
@@ -96,10 +134,11 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, o ExecOptions, caps Ca
 		mcfg = mcfg.WithFSConfig(wazero.NewFSConfig().WithFSMount(root.FS(), GuestDataDir))
 	}
 
-	mod, err := r.InstantiateModule(ctx, cm, mcfg)
+	mod, err := rt.r.InstantiateModule(ctx, cm, mcfg)
 	if err != nil {
 		return runOutcome{status: StatusError, err: "instantiate: " + err.Error(), stderr: stderr.String()}
 	}
+	defer mod.Close(context.WithoutCancel(ctx))
 	_, callErr := mod.ExportedFunction("_start").Call(ctx)
 	out := runOutcome{stdout: stdout.Bytes(), stderr: stderr.String()}
 	out.status, out.err = classifyWasm(ctx, callErr, stdout, stderr, mod.ExportedMemory("memory"), lim)

@@ -1,6 +1,6 @@
 // Package skilltest helps tests run skills: it builds the Go test skills of
 // testdata/skills to WebAssembly (cached by content hash) and gives an
-// Executor whose JavaScript child is the test binary itself.
+// Executor whose JavaScript child is a freshly built helix.
 package skilltest
 
 import (
@@ -17,12 +17,14 @@ import (
 	"testing"
 
 	"github.com/helixhq/helix/internal/skill"
+	"github.com/helixhq/helix/internal/testbin"
 )
 
-// Main runs the tests of a package that executes JavaScript skills: when the
-// test binary is started as a skill's child process it runs the skill instead.
+// Main runs the tests of a package whose code starts JavaScript skills with
+// the default executor: its child is os.Executable() (this test binary) with
+// the arguments "skill __run-js", and Main serves it.
 func Main(m *testing.M) {
-	if os.Getenv(skill.ChildEnv) == "1" {
+	if len(os.Args) == 3 && os.Args[1] == "skill" && os.Args[2] == skill.ChildCommand {
 		os.Exit(skill.RunChild(os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
@@ -119,28 +121,25 @@ func buildAll() (string, error) {
 	return dir, nil
 }
 
-var (
-	cacheOnce sync.Once
-	cacheDir  string
-)
+// CacheDir is the compiled-module cache shared by test runs: compiling a
+// Go-built module takes seconds, even more under -race.
+func CacheDir() string {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		c = os.TempDir()
+	}
+	return filepath.Join(c, "helix-test", "wasm-cache")
+}
 
-// Executor returns an executor whose JavaScript child is this test binary
-// (the package's TestMain must call Main) and whose compiled-module cache is
-// shared by the whole test process, so each module is compiled once.
+// Executor returns an executor whose JavaScript child is `helix skill
+// __run-js` from testbin (not the test binary: under -race it starts in
+// seconds and cannot run under an address-space limit) and whose
+// compiled-module cache persists between test runs.
 func Executor(t testing.TB, limits skill.Limits) *skill.Executor {
 	t.Helper()
-	cacheOnce.Do(func() {
-		// Persisted between runs like the built skills: compiling a Go-built
-		// module takes seconds, even more under -race.
-		c, err := os.UserCacheDir()
-		if err != nil {
-			c = os.TempDir()
-		}
-		cacheDir = filepath.Join(c, "helix-test", "wasm-cache")
-	})
 	e, err := skill.NewExecutor(skill.ExecutorOptions{
-		CacheDir: cacheDir,
-		JSChild:  []string{os.Args[0]},
+		CacheDir: CacheDir(),
+		JSChild:  []string{testbin.Helix(t), "skill", skill.ChildCommand},
 		Limits:   limits,
 	})
 	if err != nil {

@@ -1,0 +1,225 @@
+package skill_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helixhq/helix/internal/cli"
+	skillcmd "github.com/helixhq/helix/internal/cmd/skill"
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/skill/skilltest"
+	"github.com/helixhq/helix/internal/testbin"
+)
+
+func TestMain(m *testing.M) { skilltest.Main(m) }
+
+func TestExecArgs(t *testing.T) {
+	f, _ := cmdtest.Factory(t, false)
+	var got *skillcmd.ExecOptions
+	cmd := skillcmd.NewCmdExec(f, func(o *skillcmd.ExecOptions) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields("rank@1.2.0 --input @in.json --user-id 6f1c2d4e-8a9b-4c3d-9e8f-7a6b5c4d3e2f --timeout 2s --memory 64MiB --output-limit 1KiB --env A=b --env C=d --log"))
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Skill != "rank@1.2.0" || got.Input != "@in.json" || got.UserID != "6f1c2d4e-8a9b-4c3d-9e8f-7a6b5c4d3e2f" ||
+		got.Limits.Timeout != 2*time.Second || got.Limits.Memory != "64MiB" || got.Limits.OutputLimit != "1KiB" ||
+		strings.Join(got.Env, ",") != "A=b,C=d" || !got.Log {
+		t.Fatalf("options = %+v", got)
+	}
+}
+
+func TestAddArgs(t *testing.T) {
+	f, _ := cmdtest.Factory(t, false)
+	var got *skillcmd.AddOptions
+	cmd := skillcmd.NewCmdAdd(f, func(o *skillcmd.AddOptions) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields("rank.js --name rank --version 1.2.0 --params s.json --capability clock --capability fs:read=/srv --timeout 5s"))
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.File != "rank.js" || got.Name != "rank" || got.Version != "1.2.0" || got.Params != "s.json" ||
+		strings.Join(got.Capabilities, " ") != "clock fs:read=/srv" || got.Limits.Timeout != 5*time.Second {
+		t.Fatalf("options = %+v", got)
+	}
+}
+
+// run executes argv against a Factory on db and returns stdout, stderr and the exit code.
+func run(t *testing.T, tty bool, pool func(*cmdtest.Streams) *cmdutil.Factory, argv string, stdin string) (string, string, cmdutil.ExitCode) {
+	t.Helper()
+	var s cmdtest.Streams
+	f := pool(&s)
+	f.IOStreams.SetStdoutTTY(tty)
+	s.In.WriteString(stdin)
+	cmd := skillcmd.NewCmdSkill(f)
+	cmd.SetArgs(strings.Fields(argv))
+	cmd.SetOut(s.Err)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	code, _ := cli.ExitCodeFor(context.Background(), err)
+	if err != nil {
+		s.Err.WriteString("error: " + err.Error() + "\n")
+	}
+	return s.Out.String(), s.Err.String(), code
+}
+
+func TestAddExecListShow(t *testing.T) {
+	t.Setenv("HELIX_SKILL_CACHE_DIR", skilltest.CacheDir())
+	db := pgtest.New(t)
+	factory := func(s *cmdtest.Streams) *cmdutil.Factory {
+		f, streams := cmdtest.Factory(t, false)
+		*s = streams
+		return cmdtest.WithDB(f, db)
+	}
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "schema.json")
+	if err := os.WriteFile(schema, []byte(`{"type": "object", "required": ["paths"], "properties": {"paths": {"type": "object"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wasm := skilltest.Wasm(t, "openapi-ops")
+	js := filepath.Join(skilltest.SkillsDir(), "openapi-ops.js")
+	petstore := filepath.Join(skilltest.SkillsDir(), "oai-v2.0-json-petstore.json")
+
+	out, errOut, code := run(t, false, factory, "add "+wasm+" --name openapi-ops --params "+schema, "")
+	if code != 0 || !strings.HasPrefix(out, "added openapi-ops@1 (wasm, ") {
+		t.Fatalf("add wasm: %d %q %q", code, out, errOut)
+	}
+	out, _, code = run(t, false, factory, "add "+wasm+" --name openapi-ops", "")
+	if code != 0 || !strings.HasPrefix(out, "already stored: openapi-ops@1 ") {
+		t.Fatalf("add again: %d %q", code, out)
+	}
+	out, _, code = run(t, false, factory, "add "+js+" --name openapi-ops --version 2.0.0-js --params "+schema, "")
+	if code != 0 || !strings.HasPrefix(out, "added openapi-ops@2.0.0-js (js, ") {
+		t.Fatalf("add js: %d %q", code, out)
+	}
+	_, errOut, code = run(t, false, factory, "add "+js+" --name openapi-ops --version 1", "")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "openapi-ops@1 holds other code") {
+		t.Fatalf("add over another version: %d %q", code, errOut)
+	}
+
+	// The same real document through both engines, from stdin and from a file.
+	doc, err := os.ReadFile(petstore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasmOut, errOut, code := run(t, false, factory, "exec openapi-ops@1 --input -", string(doc))
+	if code != 0 {
+		t.Fatalf("exec wasm: %d %q", code, errOut)
+	}
+	jsOut, errOut, code := run(t, false, factory, "exec openapi-ops --input @"+petstore, "")
+	if code != 0 {
+		t.Fatalf("exec js: %d %q", code, errOut)
+	}
+	if wasmOut != jsOut || !strings.Contains(wasmOut, `"operation_id":"showPetById"`) || strings.Count(wasmOut, "\n") != 1 {
+		t.Fatalf("wasm and js outputs differ or are not one JSON line:\n%s\n%s", wasmOut, jsOut)
+	}
+
+	_, errOut, code = run(t, false, factory, `exec openapi-ops --input {"paths":[]}`, "")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "at /paths:") {
+		t.Fatalf("invalid input: %d %q, want exit 2 naming /paths", code, errOut)
+	}
+	out, _, code = run(t, false, factory, `exec openapi-ops@1 --output-limit 10 --input {"paths":{"/a":{"get":{}}}}`, "")
+	if code != cmdutil.ExitFailed || out != "" {
+		t.Fatalf("output limit: %d %q", code, out)
+	}
+
+	f, s := cmdtest.Factory(t, false)
+	f.Global.Output = "json"
+	cmd := skillcmd.NewCmdSkill(cmdtest.WithDB(f, db))
+	cmd.SetArgs([]string{"exec", "openapi-ops@1", "--input", `{"paths":{}}`, "--user-id", "6f1c2d4e-8a9b-4c3d-9e8f-7a6b5c4d3e2f"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		ExecutionID int64           `json:"execution_id"`
+		Status      string          `json:"status"`
+		Output      json.RawMessage `json:"output"`
+		Stderr      string          `json:"stderr"`
+		Limits      struct {
+			TimeoutMS int64 `json:"timeout_ms"`
+		} `json:"limits"`
+	}
+	if err := json.Unmarshal(s.Out.Bytes(), &rec); err != nil {
+		t.Fatalf("--output json: %v\n%s", err, s.Out)
+	}
+	if rec.ExecutionID == 0 || rec.Status != "ok" || compact(t, rec.Output) != `{"count":0,"operations":[]}` || rec.Stderr != "0 operations\n" || rec.Limits.TimeoutMS != 30000 {
+		t.Fatalf("record = %+v", rec)
+	}
+
+	var created time.Time
+	if err := db.QueryRow(context.Background(), `SELECT created_at FROM skills WHERE version = '2.0.0-js'`).Scan(&created); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = run(t, false, factory, "list", "")
+	want := "openapi-ops\t2.0.0-js\tjs\t" + size(t, js) + "\t2\t-\t" + cmdutil.FormatTime(created) + "\n"
+	if out != want {
+		t.Fatalf("list (not a TTY) =\n%q\nwant\n%q", out, want)
+	}
+	out, _, _ = run(t, true, factory, "list", "")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "NAME ") || !strings.Contains(lines[1], "2.0.0-js") {
+		t.Fatalf("list (TTY) =\n%s", out)
+	}
+	out, _, code = run(t, true, factory, "show openapi-ops@1", "")
+	for _, w := range []string{"engine:        wasm", `"required": ["paths"]`, "recent executions (5):", "invalid_input", "output_limit"} {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Fatalf("show does not say %q:\n%s", w, out)
+		}
+	}
+	_, errOut, code = run(t, false, factory, "show nothing-here", "")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "skill not found: nothing-here") {
+		t.Fatalf("show missing: %d %q", code, errOut)
+	}
+}
+
+func compact(t *testing.T, b []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func size(t *testing.T, path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.FormatInt(st.Size(), 10)
+}
+
+// The real binary: a JavaScript memory bomb kills the child, and helix
+// reports memory_limit with exit 1; an infinite loop is stopped at the timeout.
+func TestHelixSurvivesHostileJS(t *testing.T) {
+	bin := testbin.Helix(t)
+	url := pgtest.URL(t)
+	dir := t.TempDir()
+	for name, code := range map[string]string{
+		"bomb.js": `function main() { return 'x'.repeat(2**40).length }`,
+		"loop.js": `while (true) {}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ file, args, status string }{
+		{"bomb.js", "", "memory_limit: the skill needed more than the memory limit of 128 MiB"},
+		{"loop.js", "--timeout 1s", "timeout: the skill ran longer than the timeout of 1s"},
+	} {
+		cmd := exec.Command(bin, append([]string{"skill", "exec", filepath.Join(dir, c.file)}, strings.Fields(c.args)...)...)
+		cmd.Env = append(os.Environ(), "HELIX_DATABASE_URL="+url)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), c.status) {
+			t.Errorf("%s: %v\n%s\nwant exit 1 and %q", c.file, err, out, c.status)
+		}
+	}
+}
