@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/skill"
+	"github.com/helixhq/helix/internal/testbin"
 )
 
 func exitCode(err error) cmdutil.ExitCode {
@@ -125,5 +128,43 @@ func TestAddCompositeAndRunByName(t *testing.T) {
 	}
 	if _, err := e.run(t, "morning-brief", `{not json`); exitCode(err) != cmdutil.ExitUsage {
 		t.Errorf("bad --input: %v", err)
+	}
+}
+
+// TestRunHonoursOperatorCaps: the configuration's skill.timeout bounds the
+// steps of a composite run as it bounds `skill exec`.
+func TestRunHonoursOperatorCaps(t *testing.T) {
+	t.Setenv("HELIX_SKILL_TIMEOUT", "300ms")
+	t.Setenv("HELIX_SKILL_MEMORY", "64MiB")
+	pool := pgtest.New(t)
+	e := newEnv(t, pool, false, true)
+	cfg, err := e.f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := executorOptions(cfg)
+	if err != nil || o.Limits.Timeout != 300*time.Millisecond || o.Limits.MemoryBytes != 64<<20 {
+		t.Fatalf("options %+v %v", o, err)
+	}
+	o.CacheDir, o.JSChild = "-", []string{testbin.Helix(t), "skill", skill.ChildCommand}
+	def := writeDef(t, "name: capped\nversion: 1\nsteps:\n  - { id: spin, skill: \"{{spin.js}}\", input: { loops: -1 } }\n")
+	e.out.Out.Reset()
+	err = runRun(context.Background(), &RunOptions{IO: e.f.IOStreams, F: e.f, Target: def, Input: "{}",
+		NewExecutor: func() (*skill.Executor, error) { return skill.NewExecutor(o) }})
+	if err == nil || !strings.Contains(err.Error(), "step spin: timeout: ") {
+		t.Fatalf("run: %v", err)
+	}
+	var rec composite.Record
+	if err := json.Unmarshal(e.out.Out.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if d := rec.Steps[0].DurationMS; d > 5000 {
+		t.Errorf("a 300ms cap took %vms", d)
+	}
+	t.Setenv("HELIX_SKILL_TIMEOUT", "soon")
+	e = newEnv(t, pool, false, false)
+	cfg, _ = e.f.Config()
+	if _, err := executorOptions(cfg); exitCode(err) != cmdutil.ExitUsage {
+		t.Errorf("bad skill.timeout: %v", err)
 	}
 }

@@ -30,7 +30,7 @@ type RunOptions struct {
 
 // NewCmdRun runs a composite skill.
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IOStreams, F: f, NewExecutor: defaultExecutor}
+	opts := &RunOptions{IO: f.IOStreams, F: f, NewExecutor: executorFromConfig(f)}
 	cmd := &cobra.Command{
 		Use:   "run NAME[@VERSION]|FILE --input JSON|@file|-",
 		Short: "Run a composite skill (a multi-step workflow)",
