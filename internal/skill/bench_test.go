@@ -2,6 +2,7 @@ package skill_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -46,4 +47,33 @@ func benchRun(b *testing.B, e *skill.Executor, s *skill.Skill) {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}
+}
+
+// What one `helix skill exec` process pays for a Go-built module with a warm
+// disk cache: a new executor (runtime, module loaded from the cache) per run.
+func BenchmarkFreshExecutorWasmEcho(b *testing.B) {
+	skilltest.Executor(b, skill.Limits{}).CheckWasm(context.Background(), mustRead(b, skilltest.Wasm(b, "echo")))
+	s, err := skill.LoadFile(skilltest.Wasm(b, "echo"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := skill.ExecOptions{Input: []byte(`{"hello": "world"}`)}
+	for b.Loop() {
+		e, err := skill.NewExecutor(skill.ExecutorOptions{CacheDir: skilltest.CacheDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := e.Run(context.Background(), s, o); err != nil || res.Status != skill.StatusOK {
+			b.Fatalf("%+v %v", res, err)
+		}
+		_ = e.Close()
+	}
+}
+
+func mustRead(b *testing.B, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
 }

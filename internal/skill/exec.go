@@ -117,6 +117,7 @@ type Result struct {
 	Skill         string          `json:"skill"`
 	Version       string          `json:"version,omitempty"`
 	Engine        Engine          `json:"engine"`
+	SHA256        string          `json:"sha256"` // of the skill's code
 	Status        Status          `json:"status"`
 	Output        json.RawMessage `json:"output,omitempty"` // valid JSON when Status is ok
 	Error         string          `json:"error,omitempty"`
@@ -145,13 +146,11 @@ func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptio
 
 // Run is Exec without the database record: validate, then run in the sandbox.
 func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, error) {
-	if s.SHA256 == "" {
-		s.SHA256 = Sum(s.Code)
-	}
 	res := &Result{
 		Skill:       s.Name,
 		Version:     s.Version,
 		Engine:      s.Engine,
+		SHA256:      s.SHA256,
 		Limits:      e.limits.Min(o.Limits).Min(s.Limits),
 		InputSHA256: Sum(o.Input),
 		StartedAt:   time.Now(),
@@ -169,6 +168,9 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 		if !caps.allows(k) {
 			return res, usage(fmt.Errorf("skill %s does not declare env:%s; it may only read variables it declares", s.Name, k))
 		}
+	}
+	if res.SHA256 == "" { // s may be shared by concurrent runs: not set there
+		res.SHA256 = Sum(s.Code)
 	}
 	start := time.Now()
 	defer func() {
@@ -190,7 +192,7 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 	var out runOutcome
 	switch s.Engine {
 	case EngineWasm:
-		out = e.runWasm(ctx, s, o, caps, res.Limits)
+		out = e.runWasm(ctx, s, res.SHA256, o, caps, res.Limits)
 	case EngineJS:
 		out = e.runJS(ctx, s, o, caps, res.Limits)
 	default:

@@ -194,9 +194,11 @@ func jsFailure(err error, req *childRequest, log *cappedBuffer) childResponse {
 // few globals a skill gets: console (to the log), env (declared values), and
 // a fixed clock and seeded Math.random unless granted the real ones.
 func sandbox(vm *goja.Runtime, req *childRequest, log *cappedBuffer) error {
-	refuse := vm.ToValue(func(goja.FunctionCall) goja.Value {
-		panic(vm.NewTypeError("code generation from strings is disabled in skills"))
-	})
+	// A script function, so that the error names no Go internals.
+	refuse, err := vm.RunScript("sandbox", `(function () { throw new TypeError("code generation from strings is disabled in skills") })`)
+	if err != nil {
+		return err
+	}
 	// Function, GeneratorFunction, AsyncFunction and AsyncGeneratorFunction are
 	// all reachable through their prototypes' constructor property.
 	for _, src := range []string{"(function(){})", "(function*(){})", "(async function(){})", "(async function*(){})"} {

@@ -255,7 +255,7 @@ INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256,
 	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits)
 VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 RETURNING id`,
-		skillID, s.Name, version, s.SHA256, string(s.Engine), user, composite, r.InputSHA256,
+		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
 		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim).Scan(&r.ExecutionID)
 	return err
 }

@@ -89,14 +89,14 @@ func checkCommand(cm wazero.CompiledModule) error {
 	return nil
 }
 
-func (e *Executor) runWasm(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits) runOutcome {
+func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOptions, caps Capabilities, lim Limits) runOutcome {
 	rt, err := e.wasmRuntime(lim.MemoryBytes)
 	if err != nil {
 		return runOutcome{status: StatusError, err: err.Error()}
 	}
 	// Compiling is helix's work, not the skill's: it is outside the timeout
 	// (and once per module thanks to the caches).
-	cm, err := rt.compile(ctx, s.Code, s.SHA256)
+	cm, err := rt.compile(ctx, s.Code, sha)
 	if err != nil {
 		return runOutcome{status: StatusError, err: err.Error()}
 	}

@@ -1,0 +1,38 @@
+package skill_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/helixhq/helix/internal/skill"
+)
+
+func FuzzParseRef(f *testing.F) {
+	for _, s := range []string{"rank", "rank@1.2.0", "a@b@c", "@1", "Rank", "x@", "openapi-ops@2.0.0-js"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := skill.ParseRef(s)
+		if err != nil {
+			return
+		}
+		if r.String() != s {
+			t.Fatalf("ParseRef(%q).String() = %q", s, r.String())
+		}
+		if skill.ValidateName(r.Name) != nil || strings.ContainsAny(r.Version, "@ \t\n") {
+			t.Fatalf("ParseRef(%q) accepted %+v", s, r)
+		}
+	})
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"128MiB", "64M", "512 KiB", "1", "99999999999999999999GiB", "1e9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := skill.ParseBytes(s)
+		if err == nil && n < 0 {
+			t.Fatalf("ParseBytes(%q) = %d", s, n)
+		}
+	})
+}
