@@ -5,12 +5,14 @@ go 1.26.8
 require (
 	github.com/at-wat/ebml-go v0.19.0
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
+	github.com/expr-lang/expr v1.17.8
 	github.com/google/uuid v1.6.0
 	github.com/hajimehoshi/go-mp3 v0.3.4
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/mewkiz/flac v1.0.14
 	github.com/pion/opus v0.1.0
+	github.com/ohler55/ojg v1.28.5
 	github.com/pressly/goose/v3 v3.29.0
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

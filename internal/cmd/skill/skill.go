@@ -5,6 +5,7 @@ package skill
 import (
 	"github.com/spf13/cobra"
 
+	compositeCmd "github.com/helixhq/helix/internal/cmd/skill/composite"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
 
@@ -19,5 +20,6 @@ func NewCmdSkill(f *cmdutil.Factory) *cobra.Command {
 	cmd.AddCommand(NewCmdShow(f, nil))
 	cmd.AddCommand(NewCmdExec(f, nil))
 	cmd.AddCommand(NewCmdRunJS(f))
+	cmd.AddCommand(compositeCmd.NewCmdValidate(f, nil), compositeCmd.NewCmdAddComposite(f, nil), compositeCmd.NewCmdRun(f, nil))
 	return cmd
 }

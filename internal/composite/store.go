@@ -1,0 +1,118 @@
+package composite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// ErrNotFound is returned by Load for a composite skill that is not stored.
+var ErrNotFound = errors.New("composite skill not found")
+
+// ErrVersionExists is returned by Save when name and version are stored with another definition.
+var ErrVersionExists = errors.New("composite skill version already exists with a different definition")
+
+// Stored is a row of composite_skills.
+type Stored struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+	// Created is false when the same definition was already stored.
+	Created bool `json:"created"`
+}
+
+// Save stores d under its name and version. Saving the same definition again
+// changes nothing; a different definition under a stored version is refused,
+// so that what a version means never changes.
+func Save(ctx context.Context, q db.Querier, d *Definition) (Stored, error) {
+	s := Stored{Name: d.Name, Version: d.Version, SHA256: d.SHA256}
+	err := q.QueryRow(ctx, `
+		INSERT INTO composite_skills (name, version, definition, sha256) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (name, version) DO NOTHING RETURNING id`,
+		d.Name, d.Version, d.JSON, d.SHA256).Scan(&s.ID)
+	if err == nil {
+		s.Created = true
+		return s, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return s, err
+	}
+	var sum string
+	if err := q.QueryRow(ctx, `SELECT id, sha256 FROM composite_skills WHERE name = $1 AND version = $2`,
+		d.Name, d.Version).Scan(&s.ID, &sum); err != nil {
+		return s, err
+	}
+	if sum != d.SHA256 {
+		return s, fmt.Errorf("%s@%s: %w: bump the version", d.Name, d.Version, ErrVersionExists)
+	}
+	return s, nil
+}
+
+// Load reads NAME@VERSION, or the most recently added version of NAME.
+func Load(ctx context.Context, q db.Querier, ref string) (*Definition, int64, error) {
+	name, version, _ := strings.Cut(ref, "@")
+	var (
+		id  int64
+		raw []byte
+		v   string
+	)
+	err := q.QueryRow(ctx, `
+		SELECT id, version, definition FROM composite_skills
+		WHERE name = $1 AND ($2 = '' OR version = $2)
+		ORDER BY created_at DESC, id DESC LIMIT 1`, name, version).Scan(&id, &v, &raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, fmt.Errorf("%w: %s (list them with helix skill list, add one with helix skill add-composite)", ErrNotFound, ref)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	d, err := Parse(raw, "composite_skills:"+name+"@"+v, "")
+	if err != nil {
+		return nil, 0, err
+	}
+	return d, id, nil
+}
+
+// Start records a running execution of d (stored as compositeID, 0 when it
+// comes from a file) and returns its id, which the steps' skill executions
+// link to. It is written before the run so that a crash leaves a trace.
+func Start(ctx context.Context, q db.Querier, d *Definition, compositeID int64, userID string, input json.RawMessage) (int64, error) {
+	var cid *int64
+	if compositeID != 0 {
+		cid = &compositeID
+	}
+	if !json.Valid(input) {
+		input = nil
+	}
+	var id int64
+	err := q.QueryRow(ctx, `
+		INSERT INTO composite_skill_executions (composite_skill_id, name, version, sha256, user_id, status, input, started_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, '')::uuid, 'running', COALESCE($6::jsonb, 'null'), clock_timestamp()) RETURNING id`,
+		cid, d.Name, d.Version, d.SHA256, userID, input).Scan(&id)
+	return id, err
+}
+
+// Finish records how the execution ended, even when ctx was cancelled.
+func Finish(ctx context.Context, q db.Querier, rec *Record) error {
+	steps, err := json.Marshal(rec.Steps)
+	if err != nil {
+		return err
+	}
+	var msg *string
+	if rec.Error != "" {
+		msg = &rec.Error
+	}
+	_, err = q.Exec(context.WithoutCancel(ctx), `
+		UPDATE composite_skill_executions
+		SET status = $2, output = $3, steps = $4, error = $5, duration_ms = $6, finished_at = clock_timestamp()
+		WHERE id = $1`,
+		rec.ID, rec.Status, rec.Output, steps, msg, rec.DurationMS)
+	return err
+}
