@@ -11,8 +11,8 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/mewkiz/flac v1.0.14
-	github.com/pion/opus v0.1.0
 	github.com/ohler55/ojg v1.28.5
+	github.com/pion/opus v0.1.0
 	github.com/pressly/goose/v3 v3.29.0
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
