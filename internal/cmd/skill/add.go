@@ -3,6 +3,7 @@ package skill
 import (
 	"context"
 	"fmt"
+	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -133,7 +134,7 @@ func checkCode(ctx context.Context, f *cmdutil.Factory, s *skill.Skill) error {
 	if err != nil {
 		return err
 	}
-	eo, err := executorOptions(cfg)
+	eo, err := skillcfg.ExecutorOptions(cfg)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
 	"io"
 	"os"
 	"strings"
@@ -98,7 +99,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	eo, err := executorOptions(cfg)
+	eo, err := skillcfg.ExecutorOptions(cfg)
 	if err != nil {
 		return err
 	}

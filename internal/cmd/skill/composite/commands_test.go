@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,7 +143,7 @@ func TestRunHonoursOperatorCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := executorOptions(cfg)
+	o, err := skillcfg.ExecutorOptions(cfg)
 	if err != nil || o.Limits.Timeout != 300*time.Millisecond || o.Limits.MemoryBytes != 64<<20 {
 		t.Fatalf("options %+v %v", o, err)
 	}
@@ -164,7 +165,7 @@ func TestRunHonoursOperatorCaps(t *testing.T) {
 	t.Setenv("HELIX_SKILL_TIMEOUT", "soon")
 	e = newEnv(t, pool, false, false)
 	cfg, _ = e.f.Config()
-	if _, err := executorOptions(cfg); exitCode(err) != cmdutil.ExitUsage {
+	if _, err := skillcfg.ExecutorOptions(cfg); exitCode(err) != cmdutil.ExitUsage {
 		t.Errorf("bad skill.timeout: %v", err)
 	}
 }

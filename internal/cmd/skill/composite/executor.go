@@ -2,12 +2,10 @@ package composite
 
 import (
 	"context"
-	"fmt"
-	"time"
 
+	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/composite"
-	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -37,37 +35,10 @@ func executorFromConfig(f *cmdutil.Factory) func() (*skill.Executor, error) {
 		if err != nil {
 			return nil, cmdutil.InputError(err)
 		}
-		o, err := executorOptions(cfg)
+		o, err := skillcfg.ExecutorOptions(cfg)
 		if err != nil {
 			return nil, err
 		}
 		return skill.NewExecutor(o)
 	}
-}
-
-// executorOptions reads the operator's caps (skill.timeout, skill.memory,
-// skill.output-limit) and the compiled-module cache (skill.cache-dir).
-//
-// It reads the same keys as `skill exec` (internal/cmd/skill/limits.go),
-// which this package cannot import (that package imports this one): once the
-// reading moves into internal/skill, both should call it.
-func executorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
-	o := skill.ExecutorOptions{CacheDir: cfg.String("skill.cache-dir")}
-	if s := cfg.String("skill.timeout"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return o, cmdutil.InputError(fmt.Errorf("invalid skill.timeout %q (%s): use a duration such as 10s", s, cfg.Source("skill.timeout")))
-		}
-		o.Limits.Timeout = d
-	}
-	for key, dst := range map[string]*int64{"skill.memory": &o.Limits.MemoryBytes, "skill.output-limit": &o.Limits.OutputBytes} {
-		if s := cfg.String(key); s != "" {
-			n, err := skill.ParseBytes(s)
-			if err != nil {
-				return o, cmdutil.InputError(fmt.Errorf("%s (%s): %w", key, cfg.Source(key), err))
-			}
-			*dst = n
-		}
-	}
-	return o, nil
 }

@@ -1,0 +1,39 @@
+// Package skillcfg reads the skill sandbox's settings from the configuration,
+// shared by the skill commands and the composite-skill commands.
+package skillcfg
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/skill"
+)
+
+// ExecutorOptions reads the operator's caps (skill.timeout, skill.memory,
+// skill.output-limit) and the compiled-module cache (skill.cache-dir), for
+// `skill exec` and `skill run` alike.
+func ExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
+	o := skill.ExecutorOptions{CacheDir: cfg.String("skill.cache-dir")}
+	if s := cfg.String("skill.timeout"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return o, cmdutil.InputError(fmt.Errorf("invalid skill.timeout %q (%s): use a duration such as 10s", s, cfg.Source("skill.timeout")))
+		}
+		o.Limits.Timeout = d
+	}
+	for _, k := range []struct {
+		key string
+		dst *int64
+	}{{"skill.memory", &o.Limits.MemoryBytes}, {"skill.output-limit", &o.Limits.OutputBytes}} {
+		if s := cfg.String(k.key); s != "" {
+			n, err := skill.ParseBytes(s)
+			if err != nil {
+				return o, cmdutil.InputError(fmt.Errorf("%s (%s): %w", k.key, cfg.Source(k.key), err))
+			}
+			*k.dst = n
+		}
+	}
+	return o, nil
+}
