@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dop251/goja"
@@ -81,8 +80,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 // if the heap is still too large the skill has exceeded its memory.
 func limitMemory(limit int64, exceeded func()) {
 	if vm := vmSize(); vm > 0 && !raceEnabled {
-		as := uint64(vm + 2*limit + 512<<20)
-		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
+		limitAddressSpace(uint64(vm + 2*limit + 512<<20))
 	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	heap := func() int64 {
