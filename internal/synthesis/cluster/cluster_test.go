@@ -58,11 +58,16 @@ func sklearnDBSCAN(m *Matrix, eps float64, minSamples int) []int {
 }
 
 func TestDBSCANMatchesScikitLearnOrder(t *testing.T) {
-	// Loose clusters and many border points, where the order of expansion matters.
-	rows, _ := Planted(300, 16, 4, 1.2, 0.2, 7)
+	// Random directions in 3-D: many small clusters that share border points,
+	// where the order of expansion decides the label.
+	rng := rand.New(rand.NewPCG(7, 7))
+	rows := make([][]float32, 400)
+	for i := range rows {
+		rows[i] = []float32{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}
+	}
 	m := NewMatrix(rows)
-	for _, eps := range []float64{0.25, 0.4, 0.55} {
-		for _, ms := range []int{2, 4, 8} {
+	for _, eps := range []float64{0.005, 0.01, 0.02} {
+		for _, ms := range []int{3, 5, 8} {
 			got, err := DBSCAN(context.Background(), m, eps, ms)
 			if err != nil {
 				t.Fatal(err)
