@@ -12,6 +12,7 @@ import (
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	synthesizeCmd "github.com/helixhq/helix/internal/cmd/synthesize"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
@@ -49,6 +50,7 @@ the environment, which beats the file, which beats defaults.
 	cmd.AddGroup(&cobra.Group{ID: "jobs", Title: "Jobs:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
 	for _, c := range []*cobra.Command{
 		// jobs
+		synthesizeCmd.NewCmdSynthesize(f, nil),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -1,0 +1,90 @@
+package synthesis
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Filter selects the memories a run reads.
+type Filter struct {
+	Since time.Time // zero: all
+	Limit int       // most recent N per user; 0: all
+}
+
+// Users lists the users who have memories matching f, in id order.
+func Users(ctx context.Context, q db.Querier, f Filter) ([]uuid.UUID, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT user_id FROM memories
+		WHERE ($1::timestamptz IS NULL OR created_at >= $1) ORDER BY user_id`, since(f))
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+}
+
+func since(f Filter) *time.Time {
+	if f.Since.IsZero() {
+		return nil
+	}
+	return &f.Since
+}
+
+// Load reads one user's memories matching f, oldest first. Embeddings are
+// read as real[] so that a pgvector column works as well.
+func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory, error) {
+	var limit *int
+	if f.Limit > 0 {
+		limit = &f.Limit
+	}
+	rows, err := q.Query(ctx, `SELECT id, content, embedding::real[], emotional_valence, created_at FROM (
+			SELECT * FROM memories WHERE user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
+			ORDER BY created_at DESC, id DESC LIMIT $3) m
+		ORDER BY created_at, id`, user, since(f), limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Memory, error) {
+		var m Memory
+		var v *float32
+		err := r.Scan(&m.ID, &m.Content, &m.Embedding, &v, &m.CreatedAt)
+		if v != nil {
+			x := float64(*v)
+			m.Valence = &x
+		}
+		return m, err
+	})
+}
+
+// Replace swaps the user's previous synthesis for patterns in one
+// transaction: a failure or cancellation at any point leaves the previous rows.
+func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, now time.Time, patterns []Pattern) error {
+	return db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1`, user); err != nil {
+			return err
+		}
+		i := 0
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
+			[]string{"user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id"},
+			pgx.CopyFromFunc(func() ([]any, error) {
+				if i == len(patterns) {
+					return nil, nil
+				}
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				p := patterns[i]
+				i++
+				ev, err := json.Marshal(p.Evidence)
+				if err != nil {
+					return nil, err
+				}
+				return []any{user, p.Type, p.MemoryIDs, p.Content, float32(p.Confidence), now, p.Fingerprint, ev, runID}, nil
+			}))
+		return err
+	})
+}
