@@ -74,7 +74,6 @@ func primMST(ctx context.Context, m *Matrix, core []float64) ([]mstEdge, error) 
 	for i := range best {
 		best[i] = math.Inf(1)
 	}
-	row := make([]float32, m.D)
 	sims := make([]float32, n)
 	edges := make([]mstEdge, 0, n-1)
 	cur := 0
@@ -85,7 +84,7 @@ func primMST(ctx context.Context, m *Matrix, core []float64) ([]mstEdge, error) 
 			}
 		}
 		in[cur] = true
-		m.simsTo(cur, row, sims)
+		m.simsTo(cur, sims)
 		next, nextW := -1, math.Inf(1)
 		for j := range n {
 			if in[j] {

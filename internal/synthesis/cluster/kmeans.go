@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/blas"
 )
 
 // KMeansResult is a spherical k-means labelling.
@@ -38,18 +36,17 @@ func KMeans(ctx context.Context, m *Matrix, k, nInit int, seed uint64) (*KMeansR
 
 func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansResult, error) {
 	n, d := m.N, m.D
-	cent := make([]float32, k*d)
+	cent := make([]float32, k*m.Stride)
 	if k == 0 {
 		return &KMeansResult{}, nil
 	}
 	// k-means++ on the squared chord distance 2(1-cos), which is the squared
 	// Euclidean distance between unit vectors.
-	row := make([]float32, d)
 	sims := make([]float32, n)
 	closest := make([]float64, n)
 	first := rng.IntN(n)
-	m.Row(first, cent[:d])
-	m.simsTo(first, row, sims)
+	copy(cent, m.row(first))
+	m.simsTo(first, sims)
 	pot := 0.0
 	for i, s := range sims {
 		closest[i] = max(2*(1-float64(s)), 0)
@@ -62,7 +59,7 @@ func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansR
 		bestPot, bestIdx := math.Inf(1), -1
 		for range trials {
 			idx := sample(closest, pot, rng)
-			m.simsTo(idx, row, sims)
+			m.simsTo(idx, sims)
 			p := 0.0
 			for i, s := range sims {
 				cand[i] = min(closest[i], max(2*(1-float64(s)), 0))
@@ -73,7 +70,7 @@ func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansR
 				copy(bestCand, cand)
 			}
 		}
-		m.Row(bestIdx, cent[c*d:(c+1)*d])
+		copy(cent[c*m.Stride:], m.row(bestIdx))
 		pot = bestPot
 		copy(closest, bestCand)
 	}
@@ -95,7 +92,7 @@ func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansR
 	}
 	r := &KMeansResult{Labels: labels, K: k, Inertia: inertia}
 	for c := range k {
-		r.Centroids = append(r.Centroids, append([]float32(nil), cent[c*d:(c+1)*d]...))
+		r.Centroids = append(r.Centroids, append([]float32(nil), cent[c*m.Stride:c*m.Stride+d]...))
 	}
 	return r, nil
 }
@@ -117,17 +114,17 @@ func sample(w []float64, total float64, rng *rand.Rand) int {
 // assign labels each point with its most similar centroid, in blocks of
 // columns, and returns the inertia.
 func assign(m *Matrix, cent []float32, k int, labels []int, changed *int) float64 {
-	n, d := m.N, m.D
+	n := m.N
 	bc := min(n, max(1<<20/k, 1024))
 	buf := make([]float32, k*bc)
 	inertia := 0.0
 	for lo := 0; lo < n; lo += bc {
 		w := min(bc, n-lo)
-		impl.Sgemm(blas.NoTrans, blas.NoTrans, k, w, d, 1, cent, d, m.T[lo:], n, 0, buf, w)
+		products(m.X[lo*m.Stride:(lo+w)*m.Stride], cent, m.Stride, buf[:w*k], k)
 		for j := range w {
-			bi, bs := 0, buf[j]
+			bi, bs := 0, buf[j*k]
 			for c := 1; c < k; c++ {
-				if s := buf[c*w+j]; s > bs {
+				if s := buf[j*k+c]; s > bs {
 					bi, bs = c, s
 				}
 			}
@@ -142,22 +139,18 @@ func assign(m *Matrix, cent []float32, k int, labels []int, changed *int) float6
 }
 
 func updateCentroids(m *Matrix, cent []float32, k int, labels []int, rng *rand.Rand) {
-	n, d := m.N, m.D
+	n, d := m.N, m.Stride
 	sum := make([]float64, k*d)
 	size := make([]int, k)
-	for _, l := range labels {
+	for i, l := range labels {
 		size[l]++
-	}
-	for dim := range d {
-		col := m.T[dim*n : (dim+1)*n]
-		for i, l := range labels {
-			sum[l*d+dim] += float64(col[i])
+		for dim, v := range m.row(i) {
+			sum[l*d+dim] += float64(v)
 		}
 	}
 	for c := range k {
 		if size[c] == 0 { // an empty cluster restarts at a random point
-			i := rng.IntN(n)
-			m.Row(i, cent[c*d:(c+1)*d])
+			copy(cent[c*d:], m.row(rng.IntN(n)))
 			continue
 		}
 		var ss float64

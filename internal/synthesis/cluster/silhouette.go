@@ -5,7 +5,7 @@ package cluster
 // a cluster. The mean distance from a unit vector x to a cluster C is
 // 1 - x·ΣC/|C|, so it costs O(n·k·d) and no pairwise matrix.
 func Silhouette(m *Matrix, labels []int) []float64 {
-	n, d := m.N, m.D
+	n, d := m.N, m.Stride
 	k := 0
 	for _, l := range labels {
 		k = max(k, l+1)
@@ -21,16 +21,15 @@ func Silhouette(m *Matrix, labels []int) []float64 {
 			continue
 		}
 		size[l]++
-		for dim := range d {
-			sum[l*d+dim] += float64(m.T[dim*n+i])
+		for dim, v := range m.row(i) {
+			sum[l*d+dim] += float64(v)
 		}
 	}
-	row := make([]float32, d)
 	for i, l := range labels {
 		if l < 0 || size[l] < 2 {
 			continue
 		}
-		m.Row(i, row)
+		row := m.row(i)
 		var self float64
 		for _, v := range row {
 			self += float64(v) * float64(v)
