@@ -34,7 +34,8 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 			without = append(without, i)
 		}
 	}
-	textVecs := HashedTFIDF(docs, hashDim)
+	text := newTextVectors(docs, hashDim)
+	buf := make([]float32, hashDim)
 	base := withEmb
 	if len(withEmb) < max(p.MinClusterSize, 2) {
 		base, without = append(withEmb, without...), nil
@@ -48,7 +49,7 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 		if dim > 0 {
 			mat.SetRow(r, ms[i].Embedding)
 		} else {
-			mat.SetRow(r, textVecs[i])
+			mat.SetRow(r, text.vector(i, buf))
 		}
 	}
 	res, err := runClustering(ctx, mat, p)
@@ -63,7 +64,7 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 		labels[i] = res.labels[r]
 	}
 	silh := cluster.Silhouette(mat, res.labels)
-	byText := joinByText(textVecs, labels, without, res.k)
+	byText := joinByText(text, labels, without, res.k)
 	keywords := ClassTFIDF(docs, labels, res.k, 5)
 
 	var themes []theme
@@ -206,20 +207,20 @@ func runClustering(ctx context.Context, m *cluster.Matrix, p Params) (*clusterin
 // joinByText assigns memories without embeddings to clusters by text: a
 // memory joins the cluster with the most similar text centroid when that
 // similarity reaches the cluster's 10th-percentile member similarity.
-func joinByText(vecs [][]float32, labels []int, without []int, k int) [][]int {
+func joinByText(text *textVectors, labels []int, without []int, k int) [][]int {
 	out := make([][]int, k)
 	if len(without) == 0 || k == 0 {
 		return out
 	}
-	dim := len(vecs[0])
+	v := make([]float32, text.dim)
 	cent := make([][]float64, k)
 	for c := range cent {
-		cent[c] = make([]float64, dim)
+		cent[c] = make([]float64, text.dim)
 	}
 	for i, l := range labels {
 		if l >= 0 {
-			for j, v := range vecs[i] {
-				cent[l][j] += float64(v)
+			for j, x := range text.vector(i, v) {
+				cent[l][j] += float64(x)
 			}
 		}
 	}
@@ -233,20 +234,21 @@ func joinByText(vecs [][]float32, labels []int, without []int, k int) [][]int {
 		}
 		return s
 	}
+	sims := make([][]float64, k)
+	for i, l := range labels {
+		if l >= 0 {
+			sims[l] = append(sims[l], cos(text.vector(i, v), cent[l]))
+		}
+	}
 	floor := make([]float64, k)
 	for c := range k {
-		var sims []float64
-		for i, l := range labels {
-			if l == c {
-				sims = append(sims, cos(vecs[i], cent[c]))
-			}
-		}
-		floor[c] = quantile(sims, 0.1)
+		floor[c] = quantile(sims[c], 0.1)
 	}
 	for _, i := range without {
+		text.vector(i, v)
 		best, at := -1.0, -1
 		for c := range k {
-			if s := cos(vecs[i], cent[c]); s > best {
+			if s := cos(v, cent[c]); s > best {
 				best, at = s, c
 			}
 		}

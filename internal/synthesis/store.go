@@ -48,15 +48,28 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	if err != nil {
 		return nil, err
 	}
+	// Embeddings are copied into shared chunks of 1024 rows: one allocation
+	// per chunk instead of one per memory, and no garbage left to collect.
+	var arena []float32
+	var emb []float32
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Memory, error) {
 		var m Memory
 		var v *float32
-		err := r.Scan(&m.ID, &m.Content, &m.Embedding, &v, &m.CreatedAt)
+		if err := r.Scan(&m.ID, &m.Content, &emb, &v, &m.CreatedAt); err != nil {
+			return m, err
+		}
 		if v != nil {
 			x := float64(*v)
 			m.Valence = &x
 		}
-		return m, err
+		if d := len(emb); d > 0 {
+			if len(arena)+d > cap(arena) {
+				arena = make([]float32, 0, 1024*d)
+			}
+			arena = append(arena, emb...)
+			m.Embedding = arena[len(arena)-d : len(arena) : len(arena)]
+		}
+		return m, nil
 	})
 }
 

@@ -120,10 +120,18 @@ func ClassTFIDF(docs [][]string, labels []int, k, n int) [][]Keyword {
 	return out
 }
 
-// HashedTFIDF turns each document into a dim-dimensional L2-normalised
-// TF-IDF vector with signed feature hashing (FNV-1a), IDF smoothed as in
-// scikit-learn (ln((1+N)/(1+df)) + 1). Deterministic: no vocabulary to fit.
-func HashedTFIDF(docs [][]string, dim int) [][]float32 {
+// textVectors makes deterministic hashed TF-IDF vectors: signed feature
+// hashing (FNV-1a) into dim buckets, IDF smoothed as in scikit-learn
+// (ln((1+N)/(1+df)) + 1) over the user's memories, L2-normalised. Vectors
+// are made on demand, so 50,000 memories never hold 50,000 of them at once.
+type textVectors struct {
+	dim  int
+	n    float64
+	df   map[string]int
+	docs [][]string
+}
+
+func newTextVectors(docs [][]string, dim int) *textVectors {
 	df := map[string]int{}
 	for _, toks := range docs {
 		seen := map[string]bool{}
@@ -134,35 +142,35 @@ func HashedTFIDF(docs [][]string, dim int) [][]float32 {
 			}
 		}
 	}
-	n := float64(len(docs))
-	out := make([][]float32, len(docs))
-	for i, toks := range docs {
-		v := make([]float32, dim)
-		tf := map[string]int{}
-		for _, w := range toks {
-			tf[w]++
-		}
-		var ss float64
-		for w, c := range tf {
-			h := fnv.New64a()
-			_, _ = h.Write([]byte(w))
-			x := h.Sum64()
-			val := float64(c) * (math.Log((1+n)/(1+float64(df[w]))) + 1)
-			if x>>63 == 1 {
-				val = -val
-			}
-			v[x%uint64(dim)] += float32(val)
-		}
-		for _, x := range v {
-			ss += float64(x) * float64(x)
-		}
-		if ss > 0 {
-			inv := float32(1 / math.Sqrt(ss))
-			for j := range v {
-				v[j] *= inv
-			}
-		}
-		out[i] = v
+	return &textVectors{dim: dim, n: float64(len(docs)), df: df, docs: docs}
+}
+
+// vector of document i, written into v (len dim).
+func (tv *textVectors) vector(i int, v []float32) []float32 {
+	clear(v)
+	tf := map[string]int{}
+	for _, w := range tv.docs[i] {
+		tf[w]++
 	}
-	return out
+	for w, c := range tf {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(w))
+		x := h.Sum64()
+		val := float64(c) * (math.Log((1+tv.n)/(1+float64(tv.df[w]))) + 1)
+		if x>>63 == 1 {
+			val = -val
+		}
+		v[x%uint64(tv.dim)] += float32(val)
+	}
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if ss > 0 {
+		inv := float32(1 / math.Sqrt(ss))
+		for j := range v {
+			v[j] *= inv
+		}
+	}
+	return v
 }

@@ -11,7 +11,7 @@ type DBSCANResult struct {
 
 // edgeBudget bounds the neighbour pairs kept from the counting pass; beyond
 // it a second pass recomputes them instead of holding O(n²) pairs.
-const edgeBudget = 16 << 20
+const edgeBudget = 4 << 20
 
 // DBSCAN clusters m exactly as scikit-learn's DBSCAN(eps, min_samples,
 // metric="cosine"): the neighbourhood of a point includes the point, a point

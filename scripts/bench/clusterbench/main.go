@@ -26,15 +26,17 @@ func main() {
 	d := fs.Int("d", 384, "dimensions")
 	k := fs.Int("k", 20, "clusters (gen: planted; run: k-means k)")
 	seed := fs.Uint64("seed", 1, "seed")
+	noise := fs.Float64("noise", 0.05, "gen: share of uniformly random points")
 	in := fs.String("in", "", "input .f32 file (n×d little-endian float32)")
 	out := fs.String("out", "", "output file")
 	algo := fs.String("algo", "dbscan", "dbscan or kmeans")
 	eps := fs.Float64("eps", 0, "DBSCAN eps (0: elbow)")
 	minSamples := fs.Int("min-samples", 5, "DBSCAN min_samples")
+	nInit := fs.Int("n-init", 3, "k-means restarts (best inertia kept)")
 	_ = fs.Parse(os.Args[2:])
 	switch os.Args[1] {
 	case "gen":
-		rows, truth := cluster.Planted(*n, *d, *k, 1.0, 0.05, *seed)
+		rows, truth := cluster.Planted(*n, *d, *k, 1.0, *noise, *seed)
 		f, err := os.Create(*out)
 		if err != nil {
 			log.Fatal(err)
@@ -67,7 +69,7 @@ func main() {
 		var labels []int
 		switch *algo {
 		case "kmeans":
-			r, err := cluster.KMeans(ctx, m, *k, 1, *seed)
+			r, err := cluster.KMeans(ctx, m, *k, *nInit, *seed)
 			check(err)
 			labels = r.Labels
 		case "hdbscan":
