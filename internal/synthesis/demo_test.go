@@ -69,6 +69,7 @@ type demoPlant struct {
 // TestDemoFindsPlantedPatterns checks synthesis against what
 // scripts/gendemo planted (testdata/demo/plants.json).
 func TestDemoFindsPlantedPatterns(t *testing.T) {
+	t.Parallel()
 	users, plants := demoUsers(t)
 	for _, pl := range plants {
 		t.Run(pl.Name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/helixhq/helix/internal/synthesis/cluster"
 )
@@ -41,15 +42,21 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 		base, without = append(withEmb, without...), nil
 		dim = 0
 	}
-	mat := cluster.NewEmpty(len(base), hashDim)
-	if dim > 0 {
-		mat = cluster.NewEmpty(len(base), dim)
-	}
-	for r, i := range base {
-		if dim > 0 {
-			mat.SetRow(r, ms[i].Embedding)
-		} else {
-			mat.SetRow(r, text.vector(i, buf))
+	var mat *cluster.Matrix
+	if x := contiguous(ms, base, dim); x != nil {
+		mat = cluster.InPlace(x, len(base), dim)
+	} else {
+		d := dim
+		if d == 0 {
+			d = hashDim
+		}
+		mat = cluster.NewEmpty(len(base), d)
+		for r, i := range base {
+			if dim > 0 {
+				mat.SetRow(r, ms[i].Embedding)
+			} else {
+				mat.SetRow(r, text.vector(i, buf))
+			}
 		}
 	}
 	res, err := runClustering(ctx, mat, p)
@@ -135,6 +142,22 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 		themes = append(themes, theme{label: lbl, members: members})
 	}
 	return themes, out, nil
+}
+
+// contiguous returns the array holding the embeddings of ms[base...] when
+// they lie back to back in one array, as Load leaves them, so that the
+// matrix can be built in place instead of copied.
+func contiguous(ms []Memory, base []int, dim int) []float32 {
+	if dim == 0 || dim%8 != 0 || len(base) == 0 {
+		return nil
+	}
+	first := unsafe.SliceData(ms[base[0]].Embedding)
+	for r, i := range base {
+		if unsafe.SliceData(ms[i].Embedding) != (*float32)(unsafe.Add(unsafe.Pointer(first), r*dim*4)) {
+			return nil
+		}
+	}
+	return unsafe.Slice(first, len(base)*dim)
 }
 
 func signed(x float64) string {

@@ -35,11 +35,21 @@ func since(f Filter) *time.Time {
 }
 
 // Load reads one user's memories matching f, oldest first. Embeddings are
-// read as real[] so that a pgvector column works as well.
+// read as real[] so that a pgvector column works as well, and land in one
+// contiguous array (sized by a count first) that Analyze can cluster in
+// place: at 50,000 × 1,536 a second copy would cost 300 MB.
 func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory, error) {
 	var limit *int
 	if f.Limit > 0 {
 		limit = &f.Limit
+	}
+	var n int
+	if err := q.QueryRow(ctx, `SELECT count(*) FROM memories WHERE user_id = $1 AND embedding IS NOT NULL
+		AND ($2::timestamptz IS NULL OR created_at >= $2)`, user, since(f)).Scan(&n); err != nil {
+		return nil, err
+	}
+	if limit != nil {
+		n = min(n, *limit)
 	}
 	rows, err := q.Query(ctx, `SELECT id, content, embedding::real[], emotional_valence, created_at FROM (
 			SELECT * FROM memories WHERE user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
@@ -48,10 +58,7 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	if err != nil {
 		return nil, err
 	}
-	// Embeddings are copied into shared chunks of 1024 rows: one allocation
-	// per chunk instead of one per memory, and no garbage left to collect.
-	var arena []float32
-	var emb []float32
+	var arena, emb []float32
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Memory, error) {
 		var m Memory
 		var v *float32
@@ -62,12 +69,17 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 			x := float64(*v)
 			m.Valence = &x
 		}
-		if d := len(emb); d > 0 {
-			if len(arena)+d > cap(arena) {
-				arena = make([]float32, 0, 1024*d)
+		d := len(emb)
+		switch {
+		case d == 0:
+		case arena == nil || len(arena)+d <= cap(arena) && len(arena)%d == 0:
+			if arena == nil {
+				arena = make([]float32, 0, max(n, 1)*d)
 			}
 			arena = append(arena, emb...)
 			m.Embedding = arena[len(arena)-d : len(arena) : len(arena)]
+		default: // another dimension, or more rows than counted
+			m.Embedding = append([]float32(nil), emb...)
 		}
 		return m, nil
 	})

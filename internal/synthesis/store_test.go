@@ -69,6 +69,7 @@ func synthesize(ctx context.Context, t *testing.T, pool *pgxpool.Pool) error {
 }
 
 func TestLoadFilters(t *testing.T) {
+	t.Parallel()
 	pool := demoDB(t)
 	ctx := context.Background()
 	all, err := Load(ctx, pool, ana, Filter{})
@@ -94,6 +95,7 @@ func TestLoadFilters(t *testing.T) {
 }
 
 func TestRerunLeavesSameRows(t *testing.T) {
+	t.Parallel()
 	pool := demoDB(t)
 	ctx := context.Background()
 	if err := synthesize(ctx, t, pool); err != nil {
@@ -114,6 +116,7 @@ func TestRerunLeavesSameRows(t *testing.T) {
 // TestCancelledRunKeepsPreviousSynthesis cancels a run while it is writing,
 // after it has deleted the previous rows inside its transaction.
 func TestCancelledRunKeepsPreviousSynthesis(t *testing.T) {
+	t.Parallel()
 	pool := demoDB(t)
 	ctx := context.Background()
 	if err := synthesize(ctx, t, pool); err != nil {

@@ -88,6 +88,7 @@ type theme struct {
 
 // Analyze finds the patterns in ms (one user's memories, any order) and
 // returns those whose confidence reaches p.MinConfidence, strongest first.
+// Embeddings that Load laid out in one array are normalised in place.
 func Analyze(ctx context.Context, ms []Memory, p Params) ([]Pattern, error) {
 	ms = slices.Clone(ms)
 	slices.SortStableFunc(ms, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) })

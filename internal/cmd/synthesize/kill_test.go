@@ -19,6 +19,7 @@ import (
 // kills it (SIGKILL) while it is writing — after its transaction has deleted
 // the previous rows — and checks that the previous synthesis is untouched.
 func TestKilledRunKeepsPreviousSynthesis(t *testing.T) {
+	t.Parallel()
 	bin := testbin.Helix(t)
 	url := pgtest.URL(t)
 	ctx := context.Background()

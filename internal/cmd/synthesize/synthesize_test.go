@@ -115,6 +115,7 @@ func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
 }
 
 func TestSynthesizeOneUser(t *testing.T) {
+	t.Parallel()
 	pool := demoDB(t)
 	for _, tty := range []bool{true, false} {
 		out, errOut, err := run(t, pool, tty, false, "--user-id "+ana)
@@ -159,6 +160,7 @@ func TestSynthesizeOneUser(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	pool := demoDB(t)
 	out, errOut, err := run(t, pool, false, true, "--user-id "+ben+" --dry-run --algorithm hdbscan")
 	if err != nil {
@@ -182,6 +184,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 // TestAllUsersPartial makes every write for one user fail in the database:
 // the others are written, and the run ends partial naming that user.
 func TestAllUsersPartial(t *testing.T) {
+	t.Parallel()
 	pool := demoDB(t)
 	if _, err := pool.Exec(context.Background(), `
 		CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$

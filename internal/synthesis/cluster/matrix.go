@@ -174,3 +174,13 @@ func dot(a, b []float32) float32 {
 func dist(s float32) float64 {
 	return min(max(1-float64(s), 0), 2)
 }
+
+// InPlace makes a Matrix of the n×d rows in x (d a multiple of 8),
+// normalising them in x itself: the caller's vectors become unit vectors.
+func InPlace(x []float32, n, d int) *Matrix {
+	m := &Matrix{N: n, D: d, Stride: d, X: x[:n*d]}
+	for i := range n {
+		m.SetRow(i, m.row(i))
+	}
+	return m
+}
