@@ -155,8 +155,7 @@ func condense(h []link, n, minSize int) []condensed {
 		}
 		return h[x-n].size
 	}
-	var bfs func(x int, fn func(int))
-	bfs = func(x int, fn func(int)) {
+	bfs := func(x int, fn func(int)) {
 		queue := []int{x}
 		for len(queue) > 0 {
 			y := queue[0]

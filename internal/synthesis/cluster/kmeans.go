@@ -10,9 +10,8 @@ import (
 type KMeansResult struct {
 	Labels     []int
 	K          int
-	Centroids  [][]float32 // unit vectors
-	Inertia    float64     // Σ (1 - cos) to the assigned centroid
-	Silhouette float64     // mean silhouette (cosine) when k was chosen by silhouette
+	Inertia    float64 // Σ (1 - cos) to the assigned centroid
+	Silhouette float64 // mean silhouette (cosine) when k was chosen by silhouette
 }
 
 // KMeans runs spherical k-means (cosine) with k-means++ seeding (greedy, with
@@ -35,7 +34,7 @@ func KMeans(ctx context.Context, m *Matrix, k, nInit int, seed uint64) (*KMeansR
 }
 
 func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansResult, error) {
-	n, d := m.N, m.D
+	n := m.N
 	cent := make([]float32, k*m.Stride)
 	if k == 0 {
 		return &KMeansResult{}, nil
@@ -90,11 +89,7 @@ func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansR
 		}
 		updateCentroids(m, cent, k, labels, rng)
 	}
-	r := &KMeansResult{Labels: labels, K: k, Inertia: inertia}
-	for c := range k {
-		r.Centroids = append(r.Centroids, append([]float32(nil), cent[c*m.Stride:c*m.Stride+d]...))
-	}
-	return r, nil
+	return &KMeansResult{Labels: labels, K: k, Inertia: inertia}, nil
 }
 
 func sample(w []float64, total float64, rng *rand.Rand) int {
