@@ -36,6 +36,8 @@ var Keys = []Key{
 	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it"},
 	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer"},
 	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections"},
+	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)"},
+	{Name: "decay.memory-decay", Default: -0.1542, Help: "FSRS forgetting-curve DECAY for memories: -0.1542 (FSRS-6) or -0.5 (FSRS-4.5/5)"},
 }
 
 // Config is the resolved configuration of one run.

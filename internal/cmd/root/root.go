@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
+	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
@@ -51,6 +52,7 @@ the environment, which beats the file, which beats defaults.
 	for _, c := range []*cobra.Command{
 		// jobs
 		synthesizeCmd.NewCmdSynthesize(f, nil),
+		decayCmd.NewCmdDecay(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -1,0 +1,283 @@
+package decay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/testbin"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// helix starts the binary against dbURL with no config file.
+func helix(t *testing.T, dbURL string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(testbin.Helix(t), args...)
+	cmd.Env = append(os.Environ(), "HELIX_DATABASE_URL="+dbURL, "XDG_CONFIG_HOME="+t.TempDir(), "HELIX_CONFIG=", "HELIX_DB_CONNECT_TIMEOUT=2s")
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, out, errOut
+}
+
+func exitStatus(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(60 * time.Second):
+		t.Fatalf("helix %v did not exit", cmd.Args[1:])
+		return -1
+	}
+}
+
+func eventually(t *testing.T, what string, cond func() bool, logs ...*syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			var all []string
+			for _, l := range logs {
+				all = append(all, l.String())
+			}
+			t.Fatalf("timed out waiting for %s\n%s", what, strings.Join(all, "\n---\n"))
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// SIGTERM during `decay run`: exit 130, only whole chunks written, and the
+// next run completes the rest. The benchmark script does this over 1,000,000
+// rows; here 100,000 keep the test within the package's time budget.
+func TestRunSIGTERMResumes(t *testing.T) {
+	const rows, chunk = 100_000, 2_500
+	u := pgtest.URL(t)
+	pool, err := pgxpool.New(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(context.Background(), `
+		INSERT INTO memories (user_id, type, content, created_at)
+		SELECT md5((g % 1000)::text)::uuid, 'episodic', 'memory ' || g, '2026-09-01T00:00:00Z'::timestamptz + g * interval '10 seconds'
+		FROM generate_series(1, $1) g`, rows); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	cmd, _, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--chunk-size", "2500")
+	eventually(t, "a committed chunk", func() bool {
+		return count(t, pool, `SELECT count(*) FROM decay_progress WHERE last_id IS NOT NULL`) > 0
+	}, errOut)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitStatus(t, cmd); code != 130 {
+		t.Fatalf("exit %d after SIGTERM, want 130\n%s", code, errOut)
+	}
+	done := count(t, pool, `SELECT count(*) FROM memories WHERE decayed_at IS NOT NULL`)
+	if done%chunk != 0 || done == 0 || done == rows {
+		t.Fatalf("%d rows written after SIGTERM: want a whole number of %d-row chunks, short of %d", done, chunk, rows)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM memories WHERE decayed_at IS NOT NULL AND (decayed_at <> '2026-11-01T12:00:00Z' OR retention IS NULL)`); n != 0 {
+		t.Errorf("%d written rows are inconsistent", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'decay' AND status = 'interrupted'`); n != 1 {
+		t.Errorf("%d interrupted job_runs rows, want 1", n)
+	}
+	if !strings.Contains(errOut.String(), "interrupted") {
+		t.Errorf("stderr does not say interrupted:\n%s", errOut)
+	}
+	t.Logf("SIGTERM after %d of %d rows (%s after start)", done, rows, time.Since(start))
+
+	cmd, out, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--chunk-size", "2500", "--output", "json")
+	if code := exitStatus(t, cmd); code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(out.String(), `"resumed_from": "memories:`) {
+		t.Errorf("second run did not resume: %s", out)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM memories WHERE decayed_at IS NULL`); n != 0 {
+		t.Errorf("%d rows left after the second run", n)
+	}
+	if n := count(t, pool, `SELECT (counts->>'memories')::int FROM job_runs WHERE status = 'ok'`); n != rows-done {
+		t.Errorf("second run updated %d rows, want the remaining %d", n, rows-done)
+	}
+}
+
+// Two schedulers on one database: each tick's job runs exactly once.
+func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
+	u := pgtest.URL(t)
+	pool, err := pgxpool.New(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(context.Background(), `
+		INSERT INTO memories (user_id, type, content, created_at)
+		SELECT md5((g % 10)::text)::uuid, 'semantic', 'memory ' || g, '2026-10-01T00:00:00Z'
+		FROM generate_series(1, 3000) g`); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"decay", "schedule", "--cron", "* * * * * *", "--chunk-size", "1000", "--shutdown-timeout", "30s"}
+	a, _, aErr := helix(t, u, args...)
+	b, _, bErr := helix(t, u, args...)
+	eventually(t, "five ticks run", func() bool {
+		return count(t, pool, `SELECT count(*) FROM job_runs WHERE status = 'ok'`) >= 5
+	}, aErr, bErr)
+	for _, c := range []*exec.Cmd{a, b} {
+		if err := c.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range []*exec.Cmd{a, b} {
+		if code := exitStatus(t, c); code != 0 {
+			t.Errorf("scheduler %d: exit %d\n%s", i, code, []*syncBuffer{aErr, bErr}[i])
+		}
+	}
+	if n := count(t, pool, `SELECT count(*) FROM (SELECT params->>'tick' FROM job_runs
+		WHERE status = 'ok' GROUP BY 1 HAVING count(*) > 1 OR params->>'tick' IS NULL) s`); n != 0 {
+		t.Errorf("%d ticks ran more than once (or without a tick)", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM job_runs x JOIN job_runs y ON x.id < y.id
+		AND tstzrange(x.started_at, x.finished_at) && tstzrange(y.started_at, y.finished_at)
+		WHERE x.status NOT IN ('skipped') AND y.status NOT IN ('skipped')`); n != 0 {
+		t.Errorf("%d pairs of runs overlapped in time", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE status NOT IN ('ok', 'skipped')`); n != 0 {
+		t.Errorf("%d runs neither ok nor skipped", n)
+	}
+	logs := aErr.String() + bErr.String()
+	if !strings.Contains(logs, "skipped: held by helix-decay host=") && !strings.Contains(logs, "skipped: tick already ran") {
+		t.Errorf("neither scheduler logged a skip:\n%s", logs)
+	}
+	for i, l := range []*syncBuffer{aErr, bErr} {
+		if !strings.Contains(l.String(), "decay schedule stopped") {
+			t.Errorf("scheduler %d did not stop cleanly:\n%s", i, l)
+		}
+	}
+}
+
+// A database outage fails the runs it overlaps, each logged; the service
+// stays up and the first tick after the database returns succeeds.
+func TestScheduleSurvivesOutage(t *testing.T) {
+	u := pgtest.URL(t)
+	pool, err := pgxpool.New(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startProxy(t, pu.Host)
+	pu.Host = proxy.addr
+	cmd, _, errOut := helix(t, pu.String(), "decay", "schedule", "--cron", "* * * * * *")
+	eventually(t, "two failed runs", func() bool {
+		return strings.Count(errOut.String(), "decay run failed; the next tick tries again") >= 2
+	}, errOut)
+	if cmd.ProcessState != nil {
+		t.Fatalf("scheduler died during the outage:\n%s", errOut)
+	}
+	proxy.up.Store(true)
+	eventually(t, "a run after the outage", func() bool {
+		return count(t, pool, `SELECT count(*) FROM job_runs WHERE status = 'ok'`) >= 1
+	}, errOut)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitStatus(t, cmd); code != 0 {
+		t.Errorf("exit %d after SIGTERM\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "database unavailable") {
+		t.Errorf("the outage is not named in the logs:\n%s", errOut)
+	}
+}
+
+// proxy refuses connections (accepts and closes them) until up, then forwards them to target.
+type proxy struct {
+	addr string
+	up   atomic.Bool
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{addr: ln.Addr().String()}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if !p.up.Load() {
+				_ = c.Close()
+				continue
+			}
+			go func() {
+				defer c.Close()
+				s, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				go func() { _, _ = io.Copy(s, c) }()
+				_, _ = io.Copy(c, s)
+			}()
+		}
+	}()
+	return p
+}

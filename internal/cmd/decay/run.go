@@ -1,0 +1,132 @@
+package decay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/decay"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/progress"
+)
+
+// RunOptions are the inputs of `decay run`.
+type RunOptions struct {
+	IO *iostreams.IOStreams
+	F  *cmdutil.Factory
+	jobFlags
+	At     string
+	atTime time.Time
+}
+
+// NewCmdRun computes retention once.
+func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: f.IOStreams, F: f}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Compute and store retention of every memory and layer, once",
+		Long: `Compute how much of every memory and psychology layer is retained at an
+instant (now, or --at) and write it back: retention, stability (memories
+recalled since the last run gain FSRS stability once), and with
+--forget-below the forgotten flag (items are flagged, never deleted).
+
+Retention depends only on the time since each item was last accessed and its
+stability, never on when the job last ran: running hourly, daily or twice in a
+row gives the same values at the same instant.
+
+The work is done in key-range chunks of --chunk-size rows that each commit.
+An interrupted run (SIGINT/SIGTERM: exit 130) leaves whole chunks only, and
+the next run over the same scope resumes after the last committed one. One
+run at a time per database: a run that finds another holding the decay lock
+exits 5. Every run writes a job_runs row.
+
+EXAMPLES
+  helix decay run
+  helix decay run --at 2026-11-01T12:00:00Z --forget-below 0.05
+  helix decay run --user-id 6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.At != "" {
+				t, err := parseAt(opts.At)
+				if err != nil {
+					return err
+				}
+				opts.atTime = t
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.At, "at", "", "compute retention as of this instant (RFC 3339 or YYYY-MM-DD; default now)")
+	opts.add(cmd)
+	return cmd
+}
+
+func runRun(ctx context.Context, opts *RunOptions) error {
+	f := opts.F
+	cfg, err := f.Config()
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	o, err := opts.options(cfg)
+	if err != nil {
+		return err
+	}
+	o.At = opts.atTime
+	if o.At.IsZero() {
+		o.At = f.Now()
+	}
+	o.Log = f.Logger()
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	total, err := decay.Chunks(ctx, pool, o.UserID, o.ChunkSize)
+	if err != nil {
+		return err
+	}
+	bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), o.Log, "decay", total)
+	o.OnChunk = func(phase string, rows int64) { bar.Step(fmt.Sprintf("%s +%d", phase, rows), false) }
+	res, err := decay.Run(ctx, pool, o)
+	bar.Finish()
+	if err != nil {
+		return runError(err)
+	}
+	if f.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, summary(res))
+	return err
+}
+
+// runError maps a lock held elsewhere to exit 5 with the holder named.
+func runError(err error) error {
+	var held *db.ErrLockHeld
+	if errors.As(err, &held) {
+		return cmdutil.SkippedError(fmt.Errorf("skipped: held by %s", held.Holder))
+	}
+	return err
+}
+
+func summary(r *decay.Result) string {
+	s := fmt.Sprintf("decayed %d memories and %d layers as of %s in %d chunks", r.Memories, r.Layers, cmdutil.FormatTime(r.At), r.Chunks)
+	if r.Forgotten > 0 {
+		s += fmt.Sprintf(", %d below --forget-below", r.Forgotten)
+	}
+	if r.ResumedFrom != "" {
+		s += " (resumed an interrupted run)"
+	}
+	return s
+}

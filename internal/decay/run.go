@@ -1,0 +1,337 @@
+package decay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// JobName names the job in job_runs and its advisory lock.
+const JobName = "decay"
+
+// DefaultChunkSize is how many rows one transaction updates.
+const DefaultChunkSize = 50000
+
+// Options are the inputs of one run.
+type Options struct {
+	At          time.Time // the instant retention is computed for
+	ForgetBelow float64   // flag items whose retention is below this; 0: off
+	UserID      string    // only this user; "": everyone
+	ChunkSize   int
+	Memory      FSRSParams
+	Layers      Layers
+	// Tick is the scheduled instant a scheduler runs for ("" for a manual run).
+	// A tick that already has a successful run is skipped, so two schedulers
+	// whose clocks or start-up differ by a little never both run it.
+	Tick string
+	// OnChunk is called after every committed chunk (progress reporting).
+	OnChunk func(phase string, rows int64)
+	Log     *slog.Logger
+}
+
+// Result is what a run did.
+type Result struct {
+	RunID       int64     `json:"run_id"`
+	At          time.Time `json:"at"`
+	Memories    int64     `json:"memories"`
+	Layers      int64     `json:"layers"`
+	Forgotten   int64     `json:"forgotten"` // flagged below --forget-below by this run
+	Chunks      int       `json:"chunks"`
+	ResumedFrom string    `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
+	Seconds     float64   `json:"seconds"`
+}
+
+// ErrTickDone is returned when the scheduled tick already ran elsewhere.
+var ErrTickDone = errors.New("tick already ran")
+
+// Run takes the decay lock, records a job_runs row and updates every memory
+// and layer in scope, one committed key-range chunk at a time. An interrupted
+// run leaves a checkpoint; the next run over the same scope resumes after it.
+// When another session holds the lock it records a skipped run and returns *db.ErrLockHeld.
+func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = DefaultChunkSize
+	}
+	if o.Layers == nil {
+		o.Layers = DefaultLayers()
+	}
+	if o.Memory == (FSRSParams{}) {
+		o.Memory = DefaultFSRS()
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	params := map[string]any{"at": o.At.UTC(), "chunk_size": o.ChunkSize}
+	if o.ForgetBelow > 0 {
+		params["forget_below"] = o.ForgetBelow
+	}
+	if o.UserID != "" {
+		params["user_id"] = o.UserID
+	}
+	if o.Tick != "" {
+		params["tick"] = o.Tick
+	}
+
+	lock, err := db.TryLock(ctx, pool, JobName)
+	if err != nil {
+		if db.IsLockHeld(err) {
+			if run, e := db.StartRun(ctx, pool, JobName, params, time.Now()); e == nil {
+				_ = run.Finish(ctx, pool, db.RunSkipped, map[string]any{}, err)
+			}
+		}
+		return nil, err
+	}
+	defer func() { _ = lock.Release(ctx) }()
+
+	if o.Tick != "" {
+		var done bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_runs WHERE job = $1 AND status = 'ok' AND params->>'tick' = $2)`,
+			JobName, o.Tick).Scan(&done); err != nil {
+			return nil, err
+		}
+		if done {
+			return nil, ErrTickDone
+		}
+	}
+
+	start := time.Now()
+	run, err := db.StartRun(ctx, pool, JobName, params, start)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{RunID: run.ID, At: o.At.UTC()}
+	err = runChunks(ctx, pool, o, res)
+	res.Seconds = time.Since(start).Seconds()
+	status := db.RunOK
+	switch {
+	case err != nil && ctx.Err() != nil:
+		status = db.RunInterrupted
+	case err != nil:
+		status = db.RunFailed
+	}
+	if ferr := run.Finish(ctx, pool, status, res, err); ferr != nil && err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+type checkpoint struct {
+	phase  string
+	lastID *string
+}
+
+func runChunks(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) error {
+	scope := "all"
+	if o.UserID != "" {
+		scope = o.UserID
+	}
+	cp := checkpoint{phase: phaseMemories}
+	err := pool.QueryRow(ctx, `SELECT phase, last_id::text FROM decay_progress WHERE scope = $1`, scope).Scan(&cp.phase, &cp.lastID)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if _, err := pool.Exec(ctx, `INSERT INTO decay_progress (scope, phase, job_run_id, at) VALUES ($1, $2, $3, $4)`,
+			scope, phaseMemories, res.RunID, o.At); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		res.ResumedFrom = cp.phase
+		if cp.lastID != nil {
+			res.ResumedFrom += ":" + *cp.lastID
+		}
+		o.Log.Info("resuming an interrupted run", "scope", scope, "after", res.ResumedFrom)
+		if _, err := pool.Exec(ctx, `UPDATE decay_progress SET job_run_id = $2, at = $3, updated_at = now() WHERE scope = $1`,
+			scope, res.RunID, o.At); err != nil {
+			return err
+		}
+	}
+
+	phases := []phase{memoriesPhase(o), layersPhase(o)}
+	for i, ph := range phases {
+		if cp.phase == phaseLayers && ph.table == phaseMemories {
+			continue
+		}
+		var lo *string
+		if ph.table == cp.phase {
+			lo = cp.lastID
+		}
+		if err := runPhase(ctx, pool, o, scope, ph, lo, res); err != nil {
+			return err
+		}
+		if i+1 < len(phases) {
+			if _, err := pool.Exec(ctx, `UPDATE decay_progress SET phase = $2, last_id = NULL, updated_at = now() WHERE scope = $1`,
+				scope, phases[i+1].table); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = pool.Exec(ctx, `DELETE FROM decay_progress WHERE scope = $1`, scope)
+	return err
+}
+
+const (
+	phaseMemories = "memories"
+	phaseLayers   = "psychology_layers"
+)
+
+// phase is one table's chunked update: set is the SET list, args its
+// parameters from $6 on ($1 lo, $2 hi, $3 user id, $4 at, $5 forget-below are fixed).
+type phase struct {
+	table string
+	set   string
+	args  []any
+}
+
+func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, ph phase, lo *string, res *Result) error {
+	const userFilter = ` AND ($3::uuid IS NULL OR user_id = $3::uuid)`
+	bound := func(op string) string {
+		return fmt.Sprintf(`SELECT id::text FROM (SELECT id FROM %s WHERE id %s $1::uuid%s ORDER BY id LIMIT $2) s ORDER BY id DESC LIMIT 1`,
+			ph.table, op, userFilter)
+	}
+	update := func(op string) string {
+		return fmt.Sprintf(`WITH u AS (UPDATE %s SET %s WHERE id %s $1::uuid AND id <= $2::uuid%s RETURNING forgotten)
+			SELECT count(*), count(*) FILTER (WHERE forgotten) FROM u`, ph.table, ph.set, op, userFilter)
+	}
+	// The first chunk includes its lower bound (the nil uuid); a resumed one starts after its checkpoint.
+	op, from := ">=", "00000000-0000-0000-0000-000000000000"
+	if lo != nil {
+		op, from = ">", *lo
+	}
+	var user, forgetBelow any
+	if o.UserID != "" {
+		user = o.UserID
+	}
+	if o.ForgetBelow > 0 {
+		forgetBelow = o.ForgetBelow
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var hi string
+		if err := pool.QueryRow(ctx, bound(op), from, o.ChunkSize, user).Scan(&hi); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return fmt.Errorf("%s: find chunk after %s: %w", ph.table, from, err)
+		}
+		var n, forgotten int64
+		err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
+			args := append([]any{from, hi, user, o.At, forgetBelow}, ph.args...)
+			if err := tx.QueryRow(ctx, update(op), args...).Scan(&n, &forgotten); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `UPDATE decay_progress SET last_id = $2, updated_at = now() WHERE scope = $1`, scope, hi)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s: chunk (%s, %s]: %w", ph.table, from, hi, err)
+		}
+		res.Chunks++
+		if forgetBelow != nil {
+			res.Forgotten += forgotten
+		}
+		if ph.table == phaseMemories {
+			res.Memories += n
+		} else {
+			res.Layers += n
+		}
+		if o.OnChunk != nil {
+			o.OnChunk(ph.table, n)
+		}
+		op, from = ">", hi
+	}
+}
+
+// forgetSet is the forgotten column's new value: unchanged while --forget-below ($5) is off.
+func forgetSet(retention string) string {
+	return fmt.Sprintf("forgotten = CASE WHEN $5::float8 IS NULL THEN forgotten ELSE (%s) < $5::float8 END", retention)
+}
+
+// memoriesPhase is FSRSParams.Advance in SQL. Parameters: $4 at, $6 decay,
+// $7 factor, $8 e^w8, $9 w9, $10 w10, $11 initial stability, $12 initial difficulty.
+func memoriesPhase(o Options) phase {
+	p := o.Memory
+	s, rt := MemoriesSQL()
+	set := fmt.Sprintf(`stability = %s, difficulty = coalesce(difficulty, $12::float8),
+		reviewed_at = CASE WHEN %s THEN last_accessed ELSE reviewed_at END,
+		retention = %s, decayed_at = $4::timestamptz, %s`, s, isNewAccess, rt, forgetSet(rt))
+	return phase{table: phaseMemories, set: set, args: []any{
+		p.Decay, FSRSFactor(p.Decay), math.Exp(p.W8), p.W9, p.W10, p.InitialStability, p.InitialDifficulty,
+	}}
+}
+
+const isNewAccess = `(last_accessed > coalesce(reviewed_at, created_at) AND last_accessed <= $4::timestamptz)`
+
+// MemoriesSQL returns the SQL expressions of a memory's new stability and
+// retention over the columns of memories and the parameters of memoriesPhase.
+// date_part (not extract, which is numeric) keeps the arithmetic in float8.
+func MemoriesSQL() (stability, retention string) {
+	const (
+		s0   = `coalesce(stability, $11::float8)`
+		d    = `coalesce(difficulty, $12::float8)`
+		prev = `coalesce(reviewed_at, created_at)`
+	)
+	rRecall := fmt.Sprintf(`power(1 + $7::float8 * greatest(date_part('epoch', last_accessed - %s), 0) / 86400 / %s, $6::float8)`, prev, s0)
+	stability = fmt.Sprintf(`CASE WHEN %s THEN %s * (1 + $8::float8 * (11 - %s) * power(%s, -$9::float8) * (exp($10::float8 * (1 - %s)) - 1)) ELSE %s END`,
+		isNewAccess, s0, d, s0, rRecall, s0)
+	ref := fmt.Sprintf(`CASE WHEN %s THEN last_accessed ELSE %s END`, isNewAccess, prev)
+	retention = fmt.Sprintf(`power(1 + $7::float8 * greatest(date_part('epoch', $4::timestamptz - %s), 0) / 86400 / (%s), $6::float8)`, ref, stability)
+	return stability, retention
+}
+
+// layersPhase evaluates each layer's model in SQL. Parameters, indexed by
+// layer number: $6 kinds, $7 params, $8 decays, $9 factors. Exponents are
+// capped so that a long-untouched layer reaches ~1e-300, not an underflow error.
+func layersPhase(o Options) phase {
+	kinds := make([]string, 7)
+	ps := make([]float64, 7)
+	decays := make([]float64, 7)
+	factors := make([]float64, 7)
+	for n := 1; n <= 7; n++ {
+		m := o.Layers[n]
+		kinds[n-1], ps[n-1], decays[n-1] = string(m.Kind), m.Param, m.decay()
+		factors[n-1] = FSRSFactor(m.decay())
+	}
+	const (
+		p = `coalesce(stability, ($7::float8[])[layer_number])`
+		t = `(greatest(date_part('epoch', $4::timestamptz - last_updated), 0) / 3600)`
+	)
+	rt := fmt.Sprintf(`CASE ($6::text[])[layer_number]
+		WHEN 'exponential' THEN power(0.5::float8, least(%[1]s / %[2]s, 1000))
+		WHEN 'ebbinghaus' THEN exp(greatest(-%[1]s / %[2]s, -700))
+		WHEN 'power' THEN power(1 + %[1]s, -%[2]s)
+		ELSE power(1 + ($9::float8[])[layer_number] * %[1]s / %[2]s, ($8::float8[])[layer_number]) END`, t, p)
+	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s`, rt, forgetSet(rt))
+	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}}
+}
+
+// Chunks estimates how many chunks a run over the scope takes (for progress).
+func Chunks(ctx context.Context, q db.Querier, userID string, chunkSize int) (int, error) {
+	var user any
+	if userID != "" {
+		user = userID
+	}
+	var m, l int
+	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories WHERE $1::uuid IS NULL OR user_id = $1::uuid),
+		(SELECT count(*) FROM psychology_layers WHERE $1::uuid IS NULL OR user_id = $1::uuid)`, user).Scan(&m, &l)
+	if chunkSize <= 0 {
+		chunkSize = DefaultChunkSize
+	}
+	return (m+chunkSize-1)/chunkSize + (l+chunkSize-1)/chunkSize, err
+}

@@ -1,0 +1,57 @@
+package netguard
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestIsPublic(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"8.8.8.8": true, "1.1.1.1": true, "2606:4700:4700::1111": true,
+		"127.0.0.1": false, "::1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false,
+		"169.254.169.254": false, "100.64.0.1": false, "0.0.0.0": false, "::": false, "fd00::1": false,
+		"fe80::1": false, "::ffff:127.0.0.1": false, "::ffff:10.0.0.1": false, "224.0.0.1": false,
+	} {
+		if got := IsPublic(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("IsPublic(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestClientRefusesLoopbackUnlessAllowed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("secret")) }))
+	defer srv.Close()
+
+	_, err := Client(false, 5*time.Second).Get(srv.URL)
+	if !errors.Is(err, ErrPrivate) {
+		t.Fatalf("loopback fetch: err = %v, want ErrPrivate", err)
+	}
+	// "localhost" resolves to loopback too: the check is on the dialled address.
+	_, err = Client(false, 5*time.Second).Get(strings.Replace(srv.URL, "127.0.0.1", "localhost", 1))
+	if !errors.Is(err, ErrPrivate) {
+		t.Fatalf("localhost fetch: err = %v, want ErrPrivate", err)
+	}
+	resp, err := Client(true, 5*time.Second).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := ReadAll(resp.Body, 6)
+	if err != nil || string(b) != "secret" {
+		t.Fatalf("allowed fetch: %q, %v", b, err)
+	}
+}
+
+func TestReadAllCaps(t *testing.T) {
+	if _, err := ReadAll(strings.NewReader("123456789"), 8); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if b, err := ReadAll(strings.NewReader("12345678"), 8); err != nil || len(b) != 8 {
+		t.Fatalf("exactly at the cap: %q %v", b, err)
+	}
+}
