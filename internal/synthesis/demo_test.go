@@ -181,3 +181,34 @@ func sign(x float64) int {
 	}
 	return 1
 }
+
+// TestDemoThemesEveryAlgorithm checks that HDBSCAN and k-means find and name
+// the planted themes too.
+func TestDemoThemesEveryAlgorithm(t *testing.T) {
+	t.Parallel()
+	users, plants := demoUsers(t)
+	for _, algo := range []string{HDBSCAN, KMeans} {
+		for _, pl := range plants {
+			p := DefaultParams()
+			p.Algorithm = algo
+			ps, err := Analyze(context.Background(), users[pl.UserID], p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var labels []string
+			for _, pt := range ps {
+				if pt.Type == SemanticCluster {
+					labels = append(labels, strings.SplitN(pt.Content, " (", 2)[0])
+				}
+			}
+			if len(labels) != len(pl.Themes) {
+				t.Errorf("%s, %s: clusters %q, %d themes planted", algo, pl.Name, labels, len(pl.Themes))
+			}
+			for _, th := range pl.Themes {
+				if !slices.ContainsFunc(labels, func(l string) bool { return hasAny(l, th.Keywords) }) {
+					t.Errorf("%s, %s: theme %q not among %q", algo, pl.Name, th.Name, labels)
+				}
+			}
+		}
+	}
+}
