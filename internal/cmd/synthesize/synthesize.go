@@ -179,7 +179,7 @@ type Report struct {
 	Failed []UserResult     `json:"failed"`
 }
 
-func synthesizeRun(ctx context.Context, opts *Options) (err error) {
+func synthesizeRun(ctx context.Context, opts *Options) error {
 	f := opts.F
 	log := f.Logger()
 	pool, err := f.DB(ctx)
@@ -188,6 +188,11 @@ func synthesizeRun(ctx context.Context, opts *Options) (err error) {
 	}
 	if !opts.DryRun {
 		lock, err := db.TryLock(ctx, pool, "synthesize")
+		if db.IsLockHeld(err) { // still leave a record that this run was skipped
+			if run, rerr := db.StartRun(ctx, pool, "synthesize", map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers}, f.Now()); rerr == nil {
+				_ = run.Finish(ctx, pool, db.RunSkipped, map[string]int{}, err)
+			}
+		}
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -215,5 +216,24 @@ func TestAllUsersPartial(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	if len(lines) != 4 || !strings.Contains(errOut, `"status":"failed"`) {
 		t.Fatalf("progress lines:\n%s", errOut)
+	}
+}
+
+// TestLockHeldSkips holds the job's advisory lock elsewhere: the run is
+// skipped (exit 5 through db.ErrLockHeld) and recorded as such.
+func TestLockHeldSkips(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	lock, err := db.TryLock(context.Background(), pool, "synthesize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lock.Release(context.Background()) }()
+	_, _, err = run(t, pool, false, false, "--all-users")
+	if !db.IsLockHeld(err) {
+		t.Fatalf("error %v, want the lock to be held", err)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'synthesize' AND status = 'skipped'`); n != 1 {
+		t.Fatalf("%d skipped job_runs rows, want 1", n)
 	}
 }
