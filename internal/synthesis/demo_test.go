@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,21 +15,37 @@ import (
 	"github.com/helixhq/helix/internal/memories"
 )
 
+var (
+	demoOnce sync.Once
+	demoMem  []memories.Memory
+	demoErr  error
+)
+
+// demoRows parses testdata/demo/memories.jsonl once per test binary (tests
+// only read the result).
+func demoRows(t testing.TB) []memories.Memory {
+	t.Helper()
+	demoOnce.Do(func() {
+		f, err := os.Open("../../testdata/demo/memories.jsonl")
+		if err != nil {
+			demoErr = err
+			return
+		}
+		defer f.Close()
+		demoMem, demoErr = memories.Parse(f, testNow)
+	})
+	if demoErr != nil {
+		t.Fatal(demoErr)
+	}
+	return demoMem
+}
+
 // demoUsers loads testdata/demo: each user's memories and what the generator planted.
 func demoUsers(t testing.TB) (map[uuid.UUID][]Memory, []demoPlant) {
 	t.Helper()
-	f, err := os.Open("../../testdata/demo/memories.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := memories.Parse(f, testNow)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[uuid.UUID][]Memory{}
-	for _, r := range rows {
-		m := Memory{ID: r.ID, Content: r.Content, Embedding: r.Embedding, CreatedAt: r.CreatedAt}
+	for _, r := range demoRows(t) {
+		m := Memory{ID: r.ID, Content: r.Content, Embedding: slices.Clone(r.Embedding), CreatedAt: r.CreatedAt}
 		if r.EmotionalValence != nil {
 			v := float64(*r.EmotionalValence)
 			m.Valence = &v

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/helixhq/helix/internal/synthesis/cluster"
 )
@@ -151,13 +150,17 @@ func contiguous(ms []Memory, base []int, dim int) []float32 {
 	if dim == 0 || dim%8 != 0 || len(base) == 0 {
 		return nil
 	}
-	first := unsafe.SliceData(ms[base[0]].Embedding)
+	first := ms[base[0]].Embedding
+	all := first[:cap(first)]
+	if len(all) < len(base)*dim {
+		return nil
+	}
 	for r, i := range base {
-		if unsafe.SliceData(ms[i].Embedding) != (*float32)(unsafe.Add(unsafe.Pointer(first), r*dim*4)) {
+		if &ms[i].Embedding[0] != &all[r*dim] {
 			return nil
 		}
 	}
-	return unsafe.Slice(first, len(base)*dim)
+	return all[:len(base)*dim]
 }
 
 func signed(x float64) string {

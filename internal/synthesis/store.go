@@ -77,7 +77,9 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 				arena = make([]float32, 0, max(n, 1)*d)
 			}
 			arena = append(arena, emb...)
-			m.Embedding = arena[len(arena)-d : len(arena) : len(arena)]
+			// The capacity runs to the arena's end so that Analyze can see
+			// that rows are adjacent; never append to an embedding.
+			m.Embedding = arena[len(arena)-d:]
 		default: // another dimension, or more rows than counted
 			m.Embedding = append([]float32(nil), emb...)
 		}

@@ -3,7 +3,6 @@ package synthesis
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -21,16 +20,7 @@ var ana = uuid.MustParse("11111111-1111-4111-8111-111111111111")
 func demoDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
 	pool := pgtest.New(t)
-	f, err := os.Open("../../testdata/demo/memories.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ms, err := memories.Parse(f, testNow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+	if _, err := memories.Insert(context.Background(), pool, demoRows(t)); err != nil {
 		t.Fatal(err)
 	}
 	return pool
@@ -78,6 +68,16 @@ func TestLoadFilters(t *testing.T) {
 	}
 	if len(all) != 300 || !slices.IsSortedFunc(all, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
 		t.Fatalf("loaded %d memories (sorted: %v), want 300 in time order", len(all), slices.IsSortedFunc(all, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }))
+	}
+	// Embeddings arrive back to back in one array, so Analyze clusters them in place.
+	var withEmb []int
+	for i, m := range all {
+		if m.Embedding != nil {
+			withEmb = append(withEmb, i)
+		}
+	}
+	if len(withEmb) < 250 || contiguous(all, withEmb, 384) == nil {
+		t.Fatalf("%d embeddings not loaded into one array", len(withEmb))
 	}
 	recent, _ := Load(ctx, pool, ana, Filter{Limit: 50})
 	if len(recent) != 50 || recent[49].ID != all[299].ID || recent[0].ID != all[250].ID {
