@@ -16,6 +16,7 @@ import (
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
+	synthesizeCmd "github.com/helixhq/helix/internal/cmd/synthesize"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -54,6 +55,7 @@ the environment, which beats the file, which beats defaults.
 	cmd.AddGroup(&cobra.Group{ID: "jobs", Title: "Jobs:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
 	for _, c := range []*cobra.Command{
 		// jobs
+		synthesizeCmd.NewCmdSynthesize(f, nil),
 		decayCmd.NewCmdDecay(f),
 		syncCmd.NewCmdSync(f),
 		catalogCmd.NewCmdCatalog(f),

@@ -1,0 +1,360 @@
+// Package synthesize implements `helix synthesize`: find patterns in users'
+// memories and write them to memory_synthesis.
+package synthesize
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// Options are the inputs of `synthesize`.
+type Options struct {
+	IO *iostreams.IOStreams
+	F  *cmdutil.Factory
+
+	UserID         string
+	AllUsers       bool
+	Since          string
+	Limit          int
+	MinConfidence  float64
+	Algorithm      string
+	Eps            float64
+	MinClusterSize int
+	DryRun         bool
+	Concurrency    int
+	Seed           uint64
+
+	user  uuid.UUID
+	since time.Time
+}
+
+// NewCmdSynthesize builds `helix synthesize`.
+func NewCmdSynthesize(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	d := synthesis.DefaultParams()
+	opts := &Options{IO: f.IOStreams, F: f}
+	cmd := &cobra.Command{
+		Use:   "synthesize (--user-id UUID | --all-users)",
+		Short: "Find semantic, temporal and emotional patterns in memories",
+		Long: `Find patterns in a user's memories and write them to memory_synthesis, each
+with the memories it rests on, its evidence (jsonb) and a confidence drawn
+from that evidence. Pattern types: semantic_cluster, temporal_burst,
+temporal_rhythm, emotional_trend, emotional_shift, emotional_trigger.
+
+Semantic clusters group embeddings by cosine distance (--algorithm dbscan,
+hdbscan or kmeans); memories without an embedding take part through a hashed
+TF-IDF vector of their text. Each user is written in one transaction that
+replaces the user's previous synthesis, so a re-run never duplicates and an
+interrupted run leaves the previous synthesis in place. --dry-run prints the
+patterns and writes nothing.
+
+--since takes an RFC 3339 time or an age (90d, 12h). --limit keeps each
+user's most recent N memories. --eps 0 picks eps at the elbow of the sorted
+k-distance curve.
+
+EXAMPLES
+  helix synthesize --user-id 11111111-1111-4111-8111-111111111111
+  helix synthesize --all-users --since 90d --concurrency 4
+  helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return synthesizeRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.UserID, "user-id", "", "synthesize this user (UUID)")
+	fl.BoolVar(&opts.AllUsers, "all-users", false, "synthesize every user who has memories")
+	fl.StringVar(&opts.Since, "since", "", "only memories created since this RFC 3339 time or age (90d, 12h)")
+	fl.IntVar(&opts.Limit, "limit", 0, "only each user's most recent N memories (0: all)")
+	fl.Float64Var(&opts.MinConfidence, "min-confidence", d.MinConfidence, "keep patterns with at least this confidence (0-1)")
+	fl.StringVar(&opts.Algorithm, "algorithm", d.Algorithm, "semantic clustering: dbscan, hdbscan or kmeans")
+	fl.Float64Var(&opts.Eps, "eps", 0, "DBSCAN radius in cosine distance (0: from the k-distance elbow)")
+	fl.IntVar(&opts.MinClusterSize, "min-cluster-size", d.MinClusterSize, "smallest cluster (DBSCAN min_samples, HDBSCAN min_cluster_size and min_samples)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the patterns, write nothing")
+	fl.IntVar(&opts.Concurrency, "concurrency", 2, "users synthesized at once with --all-users")
+	fl.Uint64Var(&opts.Seed, "seed", d.Seed, "random seed (k-means, permutation tests)")
+	return cmd
+}
+
+// validate checks the flags by hand: cobra's flag-group errors do not pass
+// through the FlagErrorFunc and would exit 1 instead of 2.
+func (o *Options) validate() error {
+	switch {
+	case o.UserID == "" && !o.AllUsers:
+		return cmdutil.FlagErrorf("give --user-id UUID or --all-users")
+	case o.UserID != "" && o.AllUsers:
+		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
+	}
+	if o.UserID != "" {
+		u, err := uuid.Parse(o.UserID)
+		if err != nil {
+			return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", o.UserID)
+		}
+		o.user = u
+	}
+	if o.Since != "" {
+		t, err := parseSince(o.Since, o.F.Now())
+		if err != nil {
+			return err
+		}
+		o.since = t
+	}
+	switch {
+	case !slices.Contains([]string{synthesis.DBSCAN, synthesis.HDBSCAN, synthesis.KMeans}, o.Algorithm):
+		return cmdutil.FlagErrorf("invalid --algorithm %q: use dbscan, hdbscan or kmeans", o.Algorithm)
+	case o.MinConfidence < 0 || o.MinConfidence > 1:
+		return cmdutil.FlagErrorf("invalid --min-confidence %v: want 0 to 1", o.MinConfidence)
+	case o.Eps < 0 || o.Eps > 2:
+		return cmdutil.FlagErrorf("invalid --eps %v: a cosine distance is 0 to 2", o.Eps)
+	case o.MinClusterSize < 2:
+		return cmdutil.FlagErrorf("invalid --min-cluster-size %d: want 2 or more", o.MinClusterSize)
+	case o.Limit < 0:
+		return cmdutil.FlagErrorf("invalid --limit %d", o.Limit)
+	case o.Concurrency < 1:
+		return cmdutil.FlagErrorf("invalid --concurrency %d: want 1 or more", o.Concurrency)
+	}
+	return nil
+}
+
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(d); err == nil && n >= 0 {
+			return now.AddDate(0, 0, -n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, cmdutil.FlagErrorf("invalid --since %q: use an RFC 3339 time (2026-10-01T00:00:00Z) or an age (90d, 12h)", s)
+}
+
+func (o *Options) params() synthesis.Params {
+	p := synthesis.DefaultParams()
+	p.Algorithm, p.Eps, p.MinClusterSize, p.MinConfidence, p.Seed = o.Algorithm, o.Eps, o.MinClusterSize, o.MinConfidence, o.Seed
+	return p
+}
+
+// UserResult is one user's outcome.
+type UserResult struct {
+	UserID   uuid.UUID           `json:"user_id"`
+	Memories int                 `json:"memories"`
+	Patterns []synthesis.Pattern `json:"patterns"`
+	Error    string              `json:"error,omitempty"`
+	err      error
+}
+
+// Report is the command's JSON document.
+type Report struct {
+	RunID  *int64           `json:"run_id"`
+	DryRun bool             `json:"dry_run"`
+	Params synthesis.Params `json:"params"`
+	Users  []UserResult     `json:"users"`
+	Counts map[string]int   `json:"counts"`
+	Failed []UserResult     `json:"failed"`
+}
+
+func synthesizeRun(ctx context.Context, opts *Options) error {
+	f := opts.F
+	log := f.Logger()
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	if !opts.DryRun {
+		lock, err := db.TryLock(ctx, pool, "synthesize")
+		if db.IsLockHeld(err) { // still leave a record that this run was skipped
+			if run, rerr := db.StartRun(ctx, pool, "synthesize", map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers}, f.Now()); rerr == nil {
+				_ = run.Finish(ctx, pool, db.RunSkipped, map[string]int{}, err)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		defer func() { _ = lock.Release(ctx) }()
+	}
+	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	users := []uuid.UUID{opts.user}
+	if opts.AllUsers {
+		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
+			return err
+		}
+	}
+	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}}
+	var run *db.JobRun
+	if !opts.DryRun {
+		jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers,
+			"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
+		if run, err = db.StartRun(ctx, pool, "synthesize", jobParams, f.Now()); err != nil {
+			return err
+		}
+		rep.RunID = &run.ID
+	}
+	var bar *progress.Reporter
+	if opts.AllUsers {
+		mode := progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON())
+		bar = progress.New(opts.IO.ErrOut, mode, log, "synthesize", len(users))
+	}
+	results := work(ctx, pool, opts, users, run, bar)
+	bar.Finish()
+
+	counts := map[string]int{"users": len(users)}
+	var failed []string
+	for _, r := range results {
+		if r.Error != "" {
+			rep.Failed = append(rep.Failed, r)
+			failed = append(failed, r.UserID.String()+": "+r.Error)
+			continue
+		}
+		if r.UserID == uuid.Nil {
+			continue // not reached: interrupted
+		}
+		rep.Users = append(rep.Users, r)
+		counts["memories"] += r.Memories
+		counts["patterns"] += len(r.Patterns)
+		for _, p := range r.Patterns {
+			counts[p.Type]++
+		}
+	}
+	counts["failed"] = len(failed)
+	counts["done"] = len(rep.Users)
+	rep.Counts = counts
+
+	var runErr error
+	status := db.RunOK
+	switch {
+	case ctx.Err() != nil:
+		runErr, status = ctx.Err(), db.RunInterrupted
+	case len(failed) > 0 && !opts.AllUsers:
+		runErr, status = fmt.Errorf("synthesize %s: %w", users[0], results[0].err), db.RunFailed
+	case len(failed) > 0:
+		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+	}
+	if run != nil {
+		if ferr := run.Finish(ctx, pool, status, counts, runErr); ferr != nil {
+			log.Error("record job run", "err", ferr)
+		}
+	}
+	if status == db.RunInterrupted || status == db.RunFailed {
+		return runErr
+	}
+	if perr := write(opts, rep); perr != nil {
+		return perr
+	}
+	return runErr
+}
+
+// work synthesizes users with a bounded pool of workers; results keep the users' order.
+func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *db.JobRun, bar *progress.Reporter) []UserResult {
+	results := make([]UserResult, len(users))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(opts.Concurrency, max(len(users), 1)) {
+		wg.Go(func() {
+			for i := range jobs {
+				r := one(ctx, pool, opts, users[i], run)
+				if ctx.Err() != nil && r.Error != "" {
+					continue // interrupted, not failed
+				}
+				results[i] = r
+				bar.Step(users[i].String(), r.Error != "")
+			}
+		})
+	}
+	for i := range users {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return results
+}
+
+func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, run *db.JobRun) UserResult {
+	r := UserResult{UserID: user, Patterns: []synthesis.Pattern{}}
+	fail := func(err error) UserResult {
+		r.Error, r.err = err.Error(), err
+		return r
+	}
+	ms, err := synthesis.Load(ctx, pool, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit})
+	if err != nil {
+		return fail(fmt.Errorf("read memories: %w", err))
+	}
+	r.Memories = len(ms)
+	ps, err := synthesis.Analyze(ctx, ms, opts.params())
+	if err != nil {
+		return fail(err)
+	}
+	r.Patterns = ps
+	if opts.DryRun {
+		return r
+	}
+	var runID *int64
+	if run != nil {
+		runID = &run.ID
+	}
+	if err := synthesis.Replace(ctx, pool, user, runID, opts.F.Now(), ps); err != nil {
+		return fail(fmt.Errorf("write synthesis: %w", err))
+	}
+	return r
+}
+
+func write(opts *Options, rep *Report) error {
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, rep)
+	}
+	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
+	if opts.AllUsers {
+		tp.Header("USER", "TYPE", "CONFIDENCE", "MEMORIES", "PATTERN")
+	} else {
+		tp.Header("TYPE", "CONFIDENCE", "MEMORIES", "PATTERN")
+	}
+	for _, u := range rep.Users {
+		for _, p := range u.Patterns {
+			row := []string{p.Type, fmt.Sprintf("%.3f", p.Confidence), strconv.Itoa(len(p.MemoryIDs)), p.Content}
+			if opts.AllUsers {
+				row = append([]string{u.UserID.String()}, row...)
+			}
+			tp.Row(row...)
+		}
+	}
+	if rep.Counts["patterns"] > 0 {
+		if err := tp.Render(); err != nil {
+			return err
+		}
+	}
+	verb := "wrote"
+	if rep.DryRun {
+		verb = "dry run: would write"
+	}
+	cmdutil.Fprintf(opts.IO.ErrOut, "%s %d patterns for %d of %d users from %d memories\n",
+		verb, rep.Counts["patterns"], rep.Counts["done"], rep.Counts["users"], rep.Counts["memories"])
+	return nil
+}

@@ -1,0 +1,186 @@
+// Package cluster groups L2-normalised vectors by cosine distance: DBSCAN and
+// HDBSCAN as scikit-learn and the hdbscan library define them, and spherical
+// k-means++. Similarities come a block of rows at a time (one matrix
+// product per block), so no n×n matrix is ever held.
+package cluster
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Noise is the label of points that belong to no cluster.
+const Noise = -1
+
+// Matrix holds n L2-normalised rows of d dimensions, row-major, each row
+// padded with zeros to a multiple of 8 floats (Stride) for the SIMD kernel.
+type Matrix struct {
+	N, D, Stride int
+	X            []float32
+}
+
+// NewMatrix copies rows into a Matrix, scaling each to unit length. A zero
+// row stays zero: its cosine similarity to everything is 0, as in scikit-learn.
+func NewMatrix(rows [][]float32) *Matrix {
+	d := 0
+	if len(rows) > 0 {
+		d = len(rows[0])
+	}
+	m := NewEmpty(len(rows), d)
+	for i, r := range rows {
+		m.SetRow(i, r)
+	}
+	return m
+}
+
+// NewEmpty allocates an n×d matrix to be filled with SetRow.
+func NewEmpty(n, d int) *Matrix {
+	s := (d + 7) &^ 7
+	return &Matrix{N: n, D: d, Stride: s, X: make([]float32, n*s)}
+}
+
+// SetRow stores row i, normalised.
+func (m *Matrix) SetRow(i int, r []float32) {
+	var ss float64
+	for _, v := range r {
+		ss += float64(v) * float64(v)
+	}
+	inv := float32(0)
+	if ss > 0 {
+		inv = float32(1 / math.Sqrt(ss))
+	}
+	dst := m.row(i)
+	for k, v := range r {
+		dst[k] = v * inv
+	}
+}
+
+func (m *Matrix) row(i int) []float32 { return m.X[i*m.Stride : (i+1)*m.Stride] }
+
+// Row copies row i into dst (len D).
+func (m *Matrix) Row(i int, dst []float32) { copy(dst, m.row(i)[:m.D]) }
+
+// blockRows keeps a block of similarities near 32 MB.
+func (m *Matrix) blockRows() int {
+	return min(max(8<<20/max(m.N, 1), 64), 1024)
+}
+
+// upperBlocks calls fn for each block of rows [a,b) with sims, the
+// (b-a)×(N-a) similarities between those rows and rows a..N-1 (stride N-a).
+// Together the blocks cover every pair i<j once (and the diagonal).
+func (m *Matrix) upperBlocks(ctx context.Context, fn func(a, b int, sims []float32, stride int)) error {
+	br := m.blockRows()
+	c := make([]float32, br*m.N)
+	for lo := 0; lo < m.N; lo += br {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+br, m.N)
+		width := m.N - lo
+		products(m.X[lo*m.Stride:hi*m.Stride], m.X[lo*m.Stride:], m.Stride, c[:(hi-lo)*width], width)
+		fn(lo, hi, c[:(hi-lo)*width], width)
+	}
+	return nil
+}
+
+// simsTo computes the similarities of row i to every row into dst (len N).
+func (m *Matrix) simsTo(i int, dst []float32) {
+	products(m.row(i), m.X, m.Stride, dst, m.N)
+}
+
+// products sets c[i*ldc+j] = a_i·b_j for the rows of a and b (both with
+// the given stride), spreading columns over the CPUs.
+func products(a, b []float32, stride int, c []float32, ldc int) {
+	na, nb := len(a)/stride, len(b)/stride
+	if !hasKernel {
+		impl.Sgemm(blas.NoTrans, blas.Trans, na, nb, stride, 1, a, stride, b, stride, 0, c, ldc)
+		return
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, na*nb/4096))
+	if workers == 1 {
+		productsRange(a, b, stride, c, ldc, 0, nb)
+		return
+	}
+	// Column ranges in multiples of 4 so each worker keeps whole kernel tiles.
+	per := ((nb+workers-1)/workers + 3) &^ 3
+	var wg sync.WaitGroup
+	for lo := 0; lo < nb; lo += per {
+		hi := min(lo+per, nb)
+		wg.Go(func() { productsRange(a, b, stride, c, ldc, lo, hi) })
+	}
+	wg.Wait()
+}
+
+// impl is the portable path: gonum's BLAS, for CPUs without AVX2 and FMA.
+var impl gonum.Implementation
+
+// tile is how many columns of b are reused against every row of a before
+// moving on: 64 rows of b stay in L2 while a streams past.
+const tile = 64
+
+func productsRange(a, b []float32, stride int, c []float32, ldc, jlo, jhi int) {
+	na := len(a) / stride
+	var out [8]float32
+	for t := jlo; t < jhi; t += tile {
+		te := min(t+tile, jhi)
+		for i := 0; i < na; i += 2 {
+			a0 := a[i*stride : (i+1)*stride]
+			a1 := a0
+			if i+1 < na {
+				a1 = a[(i+1)*stride : (i+2)*stride]
+			}
+			j := t
+			for ; j+4 <= te; j += 4 {
+				dot2x4(&a0[0], &a1[0], &b[j*stride], &b[(j+1)*stride], &b[(j+2)*stride], &b[(j+3)*stride], stride, &out)
+				copy(c[i*ldc+j:i*ldc+j+4], out[:4])
+				if i+1 < na {
+					copy(c[(i+1)*ldc+j:(i+1)*ldc+j+4], out[4:])
+				}
+			}
+			for ; j < te; j++ {
+				bj := b[j*stride : (j+1)*stride]
+				c[i*ldc+j] = dot(a0, bj)
+				if i+1 < na {
+					c[(i+1)*ldc+j] = dot(a1, bj)
+				}
+			}
+		}
+	}
+}
+
+// dot is the portable kernel.
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	b = b[:len(a)]
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// dist is scikit-learn's cosine distance from a similarity, clipped to [0, 2].
+func dist(s float32) float64 {
+	return min(max(1-float64(s), 0), 2)
+}
+
+// InPlace makes a Matrix of the n×d rows in x (d a multiple of 8),
+// normalising them in x itself: the caller's vectors become unit vectors.
+func InPlace(x []float32, n, d int) *Matrix {
+	m := &Matrix{N: n, D: d, Stride: d, X: x[:n*d]}
+	for i := range n {
+		m.SetRow(i, m.row(i))
+	}
+	return m
+}
