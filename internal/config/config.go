@@ -36,6 +36,10 @@ var Keys = []Key{
 	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it"},
 	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer"},
 	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections"},
+	{Name: "manifest.max-memory", Default: "4GiB", Help: "largest memory limit a tool manifest may request (0: no maximum)"},
+	{Name: "manifest.max-cpu", Default: "4", Help: "largest CPU limit a tool manifest may request, in cores or millicores (0: no maximum)"},
+	{Name: "manifest.max-storage", Default: "10GiB", Help: "largest storage quota a tool manifest may request (0: no maximum)"},
+	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)"},
 }
 
 // Config is the resolved configuration of one run.

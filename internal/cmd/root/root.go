@@ -11,7 +11,9 @@ import (
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
+	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	toolCmd "github.com/helixhq/helix/internal/cmd/tool"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
@@ -49,6 +51,7 @@ the environment, which beats the file, which beats defaults.
 	cmd.AddGroup(&cobra.Group{ID: "jobs", Title: "Jobs:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
 	for _, c := range []*cobra.Command{
 		// jobs
+		manifestCmd.NewCmdManifest(f), toolCmd.NewCmdTool(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
