@@ -428,7 +428,7 @@ var nonName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 func toolName(opID, method, path string) string {
 	n := opID
 	if n == "" {
-		n = method + "_" + strings.NewReplacer("{", "", "}", "").Replace(path)
+		n = method + "_" + strings.NewReplacer("{", "", "}", "").Replace(strings.TrimPrefix(path, "/"))
 	}
 	n = strings.Trim(nonName.ReplaceAllString(n, "_"), "_.-")
 	if n == "" || !(n[0] >= 'a' && n[0] <= 'z' || n[0] >= 'A' && n[0] <= 'Z') {
@@ -534,7 +534,6 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 		params2["required"] = toAny(required)
 	}
 	m.Parameters = params2
-	m.Returns = b.returns(op, in)
 	m.Notes = append(m.Notes, in.notes...)
 
 	server := b.server(op, item)
@@ -551,29 +550,6 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	m.Permissions.Timeout = b.o.Timeout
 	m.Credentials = b.credentials(op)
 	return m, nil
-}
-
-func (b *builder) returns(op map[string]any, in *inliner) any {
-	rs, _ := op["responses"].(map[string]any)
-	codes := make([]string, 0, len(rs))
-	for c := range rs {
-		if strings.HasPrefix(c, "2") {
-			codes = append(codes, c)
-		}
-	}
-	sort.Strings(codes)
-	for _, c := range codes {
-		r, ok := b.deref(rs[c]).(map[string]any)
-		if !ok {
-			continue
-		}
-		if content, ok := r["content"].(map[string]any); ok {
-			if _, mt := pickMedia(content); mt != nil && mt["schema"] != nil {
-				return in.schema(mt["schema"])
-			}
-		}
-	}
-	return nil
 }
 
 func (b *builder) server(op, item map[string]any) string {
