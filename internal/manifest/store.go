@@ -159,7 +159,7 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			r := row{c: c, sha: sha, doc: doc, limits: lim, state: Proposed, reason: "imported from " + c.Source}
 			if ap := latestApproved(byName[m.Name]); ap != nil {
 				if w := Widening(ap.limits, lim); len(w) > 0 {
-					r.reason = fmt.Sprintf("permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
+					r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
 				} else if o.AutoApproveNarrower && newer(m.Version, ap.version) {
 					r.state = Approved
 					r.reason = fmt.Sprintf("permissions do not widen beyond approved %s@%s: auto-approved", ap.name, ap.version)
@@ -208,9 +208,11 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			m := r.c.Manifest
 			id := ids[m.Name+"@"+m.Version]
 			perms = append(perms, permissionRows(id, r.limits, m.Credentials)...)
-			audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, "imported from " + r.c.Source})
 			if r.state == Approved {
+				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, "imported from " + r.c.Source})
 				audit = append(audit, []any{id, o.Actor, o.Now, Proposed, Approved, r.reason})
+			} else {
+				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, r.reason})
 			}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_permissions"}, []string{"tool_id", "kind", "value", "amount"}, pgx.CopyFromRows(perms)); err != nil {
