@@ -92,10 +92,7 @@ func Parse(ctx context.Context, source string, data []byte, o LoadOptions) (*Loa
 	l.OpenAPI, l.Skipped, l.Warnings = res.OpenAPI, res.Skipped, res.Warnings
 	for _, m := range res.Tools {
 		src := source + "#" + m.opPointer
-		if ptr, err := m.Check(o.Maxima); ptr == "/parameters" {
-			l.Warnings = append(l.Warnings, Warning{Pointer: m.opPointer, Message: "left out: " + err.Error()})
-			continue
-		} else if err != nil {
+		if _, err := m.Check(o.Maxima); err != nil {
 			return nil, &Error{Source: source, Pointer: m.opPointer, Msg: fmt.Sprintf("tool %s: %v", m.Name, err)}
 		}
 		l.Candidates = append(l.Candidates, Candidate{Manifest: m, Source: src})

@@ -314,6 +314,9 @@ func ParseManifest(d *Document, max Maxima) (*Manifest, error) {
 	if ptr, err := m.Check(max); err != nil {
 		return nil, d.Errorf(ptr, "%v", err)
 	}
+	if ptr, err := m.CheckSchemas(); err != nil {
+		return nil, d.Errorf(ptr, "%v", err)
+	}
 	return &m, nil
 }
 
@@ -392,7 +395,7 @@ func valueAt(tree any, path []string) any {
 }
 
 // Check validates what the JSON Schema cannot: semver, host syntax, limits
-// within max, compilable parameter schemas. It returns the pointer of the culprit.
+// within max. It returns the pointer of the culprit.
 func (m *Manifest) Check(max Maxima) (string, error) {
 	if _, err := semver.StrictNewVersion(m.Version); err != nil {
 		return "/version", fmt.Errorf("version %q is not a semantic version such as 1.2.0 (%v)", m.Version, err)
@@ -431,6 +434,11 @@ func (m *Manifest) Check(max Maxima) (string, error) {
 			return "/entrypoint/http/url", fmt.Errorf("url %q is not an http(s) URL template", h.URL)
 		}
 	}
+	return "", nil
+}
+
+// CheckSchemas checks that parameters and returns compile as JSON Schema 2020-12.
+func (m *Manifest) CheckSchemas() (string, error) {
 	if err := CompileSchema(jsonValue(m.Parameters)); err != nil {
 		return "/parameters", fmt.Errorf("parameters is not a valid JSON Schema: %v", err)
 	}

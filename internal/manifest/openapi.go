@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/getkin/kin-openapi/openapi2"
@@ -124,8 +126,14 @@ func walkRefs(v any, ptr string, fn func(ptr, ref string) bool) bool {
 				return false
 			}
 		}
-		for k, e := range x {
-			if !walkRefs(e, ptr+"/"+Escape(k), fn) {
+		// Sorted, so the first problem reported is the same every run.
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !walkRefs(x[k], ptr+"/"+Escape(k), fn) {
 				return false
 			}
 		}
@@ -206,7 +214,7 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load OpenAPI document: %w", err)
 	}
-	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation())
+	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation())
 	if verr == nil {
 		return nil, nil
 	}
@@ -385,7 +393,43 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 			out = append(out, m)
 		}
 	}
-	return out, nil
+	return compile(out, res), nil
+}
+
+// compile keeps the tools whose parameters compile as JSON Schema 2020-12;
+// expanded schemas of large documents are big, so they compile in parallel.
+func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
+	errs := make([]error, len(tools))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = CompileSchema(jsonValue(tools[i].Parameters))
+			}
+		}()
+	}
+	for i := range tools {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	kept := tools[:0]
+	for i, m := range tools {
+		if errs[i] != nil {
+			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 func (b *builder) version(res *OpenAPIResult) string {
@@ -452,8 +496,34 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	if m.Description == "" {
 		m.Description = strings.ToUpper(method) + " " + path
 	}
-	in := &inliner{b: b}
+	schema, ct, notes := b.parameters(item, op, &inliner{b: b})
+	m.Parameters = schema
+	m.Notes = append(m.Notes, notes...)
+	if ct != "" {
+		m.Entrypoint.HTTP = &HTTPCall{BodyContentType: ct}
+	}
 
+	server := b.server(op, item)
+	if m.Entrypoint.HTTP == nil {
+		m.Entrypoint.HTTP = &HTTPCall{}
+	}
+	m.Entrypoint.HTTP.Method = strings.ToUpper(method)
+	m.Entrypoint.HTTP.URL = strings.TrimSuffix(server, "/") + path
+	if u, err := url.Parse(server); err == nil && u.Host != "" {
+		m.Permissions.Network = Network{u.Host}
+	} else {
+		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
+	}
+	m.Permissions.Timeout = b.o.Timeout
+	m.Credentials = b.credentials(op)
+	return m, nil
+}
+
+// parameters merges the path-item and operation parameters (path, query,
+// header) and the request body ("body") into one object schema, with the
+// schemas expanded by in. It returns the schema, the body's media type and notes.
+func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]any, string, []string) {
+	var notes []string
 	// Operation parameters override path-item ones with the same name and location.
 	params := map[string]map[string]any{}
 	var order []string
@@ -476,7 +546,7 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 		p := params[key]
 		where, name := str(p["in"]), str(p["name"])
 		if where == "cookie" {
-			m.Notes = append(m.Notes, "cookie parameter "+name+" is not supported and was left out")
+			notes = append(notes, "cookie parameter "+name+" is not supported and was left out")
 			continue
 		}
 		var s any = map[string]any{}
@@ -505,10 +575,11 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 			required = append(required, prop)
 		}
 	}
+	ct := ""
 	if rb, ok := b.deref(op["requestBody"]).(map[string]any); ok {
 		if c, ok := rb["content"].(map[string]any); ok {
-			ct, mt := pickMedia(c)
-			if mt != nil {
+			var mt map[string]any
+			if ct, mt = pickMedia(c); mt != nil {
 				s := in.schema(mt["schema"])
 				if s == nil {
 					s = map[string]any{}
@@ -524,32 +595,15 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 				if req, _ := rb["required"].(bool); req {
 					required = append(required, "body")
 				}
-				m.Entrypoint.HTTP = &HTTPCall{BodyContentType: ct}
 			}
 		}
 	}
-	params2 := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		sort.Strings(required)
-		params2["required"] = toAny(required)
+		out["required"] = toAny(required)
 	}
-	m.Parameters = params2
-	m.Notes = append(m.Notes, in.notes...)
-
-	server := b.server(op, item)
-	if m.Entrypoint.HTTP == nil {
-		m.Entrypoint.HTTP = &HTTPCall{}
-	}
-	m.Entrypoint.HTTP.Method = strings.ToUpper(method)
-	m.Entrypoint.HTTP.URL = strings.TrimSuffix(server, "/") + path
-	if u, err := url.Parse(server); err == nil && u.Host != "" {
-		m.Permissions.Network = Network{u.Host}
-	} else {
-		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
-	}
-	m.Permissions.Timeout = b.o.Timeout
-	m.Credentials = b.credentials(op)
-	return m, nil
+	return out, ct, append(notes, in.notes...)
 }
 
 func (b *builder) server(op, item map[string]any) string {

@@ -240,7 +240,7 @@ func TestMalformed(t *testing.T) {
 		{"bad/unknown-field.yaml", 19, "/permissions/gpu", `unknown field "gpu"`},
 		{"bad/missing-name.yaml", 1, "", "missing property 'name'"},
 		{"bad/bad-semver.yaml", 2, "/version", "not a semantic version"},
-		{"bad/cyclic-refs.yaml", 10, "/paths/~1things/post/requestBody/content/application~1json/schema/$ref", "cyclic reference"},
+		{"bad/cyclic-refs.yaml", 16, "/components/schemas/Alias/$ref", "cyclic reference: #/components/schemas/Thing → #/components/schemas/Alias → #/components/schemas/Thing"},
 		{"bad/external-refs.yaml", 12, "/paths/~1things/get/responses/200/content/application~1json/schema/$ref", "external reference"},
 		{"bad/truncated.json", 82, "", "ends early"},
 		{"bad/truncated.yaml", 36, "/paths/~1pets/get/responses/200/content/application~1json/schema/$ref", "points at nothing"},
