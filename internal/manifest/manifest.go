@@ -352,7 +352,7 @@ func schemaError(d *Document, ve *jsonschema.ValidationError) error {
 		ptr += "/" + Escape(t)
 	}
 	msg := leaf.ErrorKind.LocalizedString(printer)
-	if strings.Contains(msg, "additional propert") && len(leaf.InstanceLocation) >= 0 {
+	if strings.Contains(msg, "additional propert") {
 		// Point at the unknown field itself, not at its parent.
 		if m, ok := valueAt(d.Tree, leaf.InstanceLocation).(map[string]any); ok {
 			for _, k := range unknownKeys(msg, m) {

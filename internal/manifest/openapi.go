@@ -499,16 +499,8 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	schema, ct, notes := b.parameters(item, op, &inliner{b: b})
 	m.Parameters = schema
 	m.Notes = append(m.Notes, notes...)
-	if ct != "" {
-		m.Entrypoint.HTTP = &HTTPCall{BodyContentType: ct}
-	}
-
 	server := b.server(op, item)
-	if m.Entrypoint.HTTP == nil {
-		m.Entrypoint.HTTP = &HTTPCall{}
-	}
-	m.Entrypoint.HTTP.Method = strings.ToUpper(method)
-	m.Entrypoint.HTTP.URL = strings.TrimSuffix(server, "/") + path
+	m.Entrypoint.HTTP = &HTTPCall{Method: strings.ToUpper(method), URL: strings.TrimSuffix(server, "/") + path, BodyContentType: ct}
 	if u, err := url.Parse(server); err == nil && u.Host != "" {
 		m.Permissions.Network = Network{u.Host}
 	} else {
