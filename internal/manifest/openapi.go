@@ -101,7 +101,11 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 // each with its location.
 func checkRefs(d *Document) error {
 	var firstErr error
+	ok := map[string]bool{} // references already found to resolve: large documents repeat them
 	walkRefs(d.Tree, "", func(ptr, ref string) bool {
+		if ok[ref] {
+			return true
+		}
 		switch {
 		case !strings.HasPrefix(ref, "#"):
 			firstErr = d.Errorf(ptr+"/$ref", "external reference %q: only references inside the document (#/...) are allowed", ref)
@@ -111,6 +115,7 @@ func checkRefs(d *Document) error {
 			} else if cyc := aliasCycle(d.Tree, ref); cyc != "" {
 				firstErr = d.Errorf(ptr+"/$ref", "cyclic reference: %s", cyc)
 			}
+			ok[ref] = firstErr == nil
 		}
 		return firstErr == nil
 	})

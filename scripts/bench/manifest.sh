@@ -5,14 +5,17 @@
 # The import includes parsing, reference checks, validation, building and
 # compiling every tool's parameters schema, and recording all tools in
 # PostgreSQL (HELIX_TEST_DATABASE_URL) in one transaction. Target: < 2 s.
+# cpu-s/op is the process's CPU time per import: on a shared machine it is
+# the steadier figure (the import uses both cores: wall ≈ cpu-s/op / 2 when idle).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${COUNT:-3}
 out=$(go test -run '^$' -bench 'Import5MB|KinOpenAPILoad5MB' -benchtime "${count}x" ./internal/manifest/)
 echo "$out" | grep -E '^Benchmark'
-helix=$(echo "$out" | awk '/^BenchmarkImport5MB/ {print $3}')
-kin=$(echo "$out" | awk '/^BenchmarkKinOpenAPILoad5MB/ {print $3}')
-awk -v h="$helix" -v k="$kin" 'BEGIN {
-	printf "helix manifest import: %.2f s per 5 MB document (target < 2 s: %s)\n", h/1e9, (h < 2e9 ? "met" : "NOT met")
-	printf "kin-openapi load+validate alone: %.2f s; helix/kin ratio %.2f\n", k/1e9, h/k
-}'
+echo "$out" | awk '
+	/^BenchmarkImport5MB/        { for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") hw = $i; if ($(i+1) == "cpu-s/op") hc = $i } }
+	/^BenchmarkKinOpenAPILoad5MB/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") kw = $i; if ($(i+1) == "cpu-s/op") kc = $i } }
+	END {
+		printf "helix manifest import: %.2f s wall, %.2f s CPU per 5 MB document (target < 2 s wall: %s)\n", hw/1e9, hc, (hw < 2e9 ? "met" : "not met on this run")
+		printf "kin-openapi load+validate alone: %.2f s wall, %.2f s CPU; helix/kin ratio %.2f wall, %.2f CPU\n", kw/1e9, kc, hw/kw, hc/kc
+	}'
