@@ -84,7 +84,7 @@ func Decode(source string, data []byte) (*Document, error) {
 		return nil, &Error{Source: source, Msg: "empty document"}
 	}
 	d.pos = map[string][2]int{}
-	v, err := nodeValue(&n, "", d.pos)
+	v, err := nodeValue(&n, "", d.pos, budget(len(data)))
 	if err != nil {
 		return nil, &Error{Source: source, Msg: err.Error()}
 	}
@@ -150,7 +150,7 @@ func (d *Document) Locate(pointer string) (int, int) {
 		var n yaml.Node
 		// JSON is YAML; this slow path runs only when reporting an error.
 		if yaml.Unmarshal(d.Data, &n) == nil {
-			_, _ = nodeValue(&n, "", d.pos)
+			_, _ = nodeValue(&n, "", d.pos, budget(len(d.Data)))
 		}
 	}
 	for p := pointer; ; {
@@ -179,8 +179,19 @@ func unescape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
+// budget bounds the values a document of size bytes may expand to: aliases
+// can make a small YAML file expand exponentially ("billion laughs").
+func budget(size int) *int {
+	n := 1_000_000 + size
+	return &n
+}
+
 // nodeValue converts a YAML node to plain values, recording positions.
-func nodeValue(n *yaml.Node, ptr string, pos map[string][2]int) (any, error) {
+// left is how many more values the document may produce.
+func nodeValue(n *yaml.Node, ptr string, pos map[string][2]int, left *int) (any, error) {
+	if *left--; *left < 0 {
+		return nil, fmt.Errorf("line %d:%d: the document expands to too many values (YAML aliases?)", n.Line, n.Column)
+	}
 	if pos != nil {
 		pos[ptr] = [2]int{n.Line, n.Column}
 	}
@@ -189,13 +200,13 @@ func nodeValue(n *yaml.Node, ptr string, pos map[string][2]int) (any, error) {
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return nodeValue(n.Content[0], ptr, pos)
+		return nodeValue(n.Content[0], ptr, pos, left)
 	case yaml.AliasNode:
-		return nodeValue(n.Alias, ptr, pos)
+		return nodeValue(n.Alias, ptr, pos, left)
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			v, err := nodeValue(c, ptr+"/"+strconv.Itoa(i), pos)
+			v, err := nodeValue(c, ptr+"/"+strconv.Itoa(i), pos, left)
 			if err != nil {
 				return nil, err
 			}
@@ -210,7 +221,7 @@ func nodeValue(n *yaml.Node, ptr string, pos map[string][2]int) (any, error) {
 			if _, dup := out[k.Value]; dup {
 				return nil, fmt.Errorf("line %d:%d: duplicate key %q", k.Line, k.Column, k.Value)
 			}
-			v, err := nodeValue(n.Content[i+1], p, pos)
+			v, err := nodeValue(n.Content[i+1], p, pos, left)
 			if err != nil {
 				return nil, err
 			}

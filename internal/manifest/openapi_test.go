@@ -346,3 +346,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestYAMLAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 9; i++ {
+		prev := "*a" + string(rune('0'+i-1))
+		b.WriteString("a" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
+	}
+	_, err := Decode("bomb.yaml", []byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "expands to too many values") {
+		t.Fatalf("alias bomb: %v", err)
+	}
+}
