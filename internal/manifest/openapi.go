@@ -715,10 +715,17 @@ type inliner struct {
 	stack []string
 	notes []string
 	done  map[string]any // refs expanded without cutting anything: shared, not copied again
+	sizes map[string]int // values in each expansion in done
+	size  int            // values in the expansion so far
 	cut   bool
 }
 
+// maxExpanded bounds one tool's expanded schema: references shared along
+// many paths (A uses B twice, B uses C twice...) grow exponentially.
+const maxExpanded = 50_000
+
 func (in *inliner) schema(v any) any {
+	in.size++
 	switch x := v.(type) {
 	case map[string]any:
 		if r, ok := x["$ref"].(string); ok {
@@ -761,25 +768,31 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 			return map[string]any{"$comment": "recursive reference " + r + " cut"}
 		}
 	}
-	if v, ok := in.done[r]; ok {
-		return v
+	if in.size > maxExpanded {
+		in.notes = appendOnce(in.notes, fmt.Sprintf("schema expansion stopped after %d values: deeper references accept any value", maxExpanded))
+		return map[string]any{"$comment": "expansion limit reached at " + r}
 	}
-	t, ok := Resolve(in.b.root, r)
-	if !ok {
-		return map[string]any{}
-	}
-	in.stack = append(in.stack, r)
-	outerCut := in.cut
-	in.cut = false
-	v := in.schema(t)
-	if !in.cut {
-		if in.done == nil {
-			in.done = map[string]any{}
+	v, ok := in.done[r]
+	if ok {
+		in.size += in.sizes[r]
+	} else {
+		t, ok := Resolve(in.b.root, r)
+		if !ok {
+			return map[string]any{}
 		}
-		in.done[r] = v
+		in.stack = append(in.stack, r)
+		outerCut, start := in.cut, in.size
+		in.cut = false
+		v = in.schema(t)
+		if !in.cut {
+			if in.done == nil {
+				in.done, in.sizes = map[string]any{}, map[string]int{}
+			}
+			in.done[r], in.sizes[r] = v, in.size-start
+		}
+		in.cut = in.cut || outerCut
+		in.stack = in.stack[:len(in.stack)-1]
 	}
-	in.cut = in.cut || outerCut
-	in.stack = in.stack[:len(in.stack)-1]
 	// OpenAPI 3.1 allows keywords beside $ref (description, nullable...): keep them.
 	if len(obj) > 1 {
 		if vm, ok := v.(map[string]any); ok {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -357,5 +358,25 @@ func TestYAMLAliasBomb(t *testing.T) {
 	_, err := Decode("bomb.yaml", []byte(b.String()))
 	if err == nil || !strings.Contains(err.Error(), "expands to too many values") {
 		t.Fatalf("alias bomb: %v", err)
+	}
+}
+
+func TestExponentialSchemaIsBounded(t *testing.T) {
+	// L0 uses L1 six times, L1 uses L2 six times... : 6^12 values if fully expanded.
+	var b strings.Builder
+	b.WriteString(`{"openapi": "3.0.3", "info": {"title": "t", "version": "1.0.0"},
+"paths": {"/x": {"post": {"operationId": "x", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/L0"}}}}, "responses": {"200": {"description": "ok"}}}}},
+"components": {"schemas": {`)
+	for i := 0; i < 12; i++ {
+		next := fmt.Sprintf(`{"$ref": "#/components/schemas/L%d"}`, i+1)
+		fmt.Fprintf(&b, `"L%d": {"type": "object", "properties": {"a": %s, "b": %s, "c": %s, "d": %s, "e": %s, "f": %s}},`, i, next, next, next, next, next, next)
+	}
+	b.WriteString(`"L12": {"type": "string"}}}}`)
+	l, err := Parse(context.Background(), "exp.json", []byte(b.String()), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Candidates) != 1 || !strings.Contains(strings.Join(l.Candidates[0].Manifest.Notes, " "), "expansion stopped") {
+		t.Errorf("want one tool with a note on the stopped expansion: %+v", l.Candidates)
 	}
 }
