@@ -54,6 +54,10 @@ var Keys = []Key{
 	{Name: "voice.openai.max-upload-bytes", Default: 25 << 20, Help: "largest upload the server accepts; longer audio is split at silences"},
 	{Name: "voice.timeout", Default: "10m", Help: "timeout of one transcription request"},
 	{Name: "voice.retries", Default: 4, Help: "retries of a transcription request after 429, 5xx or a network error"},
+	{Name: "manifest.max-memory", Default: "4GiB", Help: "largest memory limit a tool manifest may request (0: no maximum)"},
+	{Name: "manifest.max-cpu", Default: "4", Help: "largest CPU limit a tool manifest may request, in cores or millicores (0: no maximum)"},
+	{Name: "manifest.max-storage", Default: "10GiB", Help: "largest storage quota a tool manifest may request (0: no maximum)"},
+	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)"},
 }
 
 // Config is the resolved configuration of one run.

@@ -13,10 +13,12 @@ import (
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
+	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
 	synthesizeCmd "github.com/helixhq/helix/internal/cmd/synthesize"
+	toolCmd "github.com/helixhq/helix/internal/cmd/tool"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -61,6 +63,7 @@ the environment, which beats the file, which beats defaults.
 		catalogCmd.NewCmdCatalog(f),
 		skillCmd.NewCmdSkill(f),
 		voiceCmd.NewCmdVoice(f),
+		manifestCmd.NewCmdManifest(f), toolCmd.NewCmdTool(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -1,0 +1,268 @@
+// Package manifest implements `helix manifest import`: tool manifests and
+// OpenAPI documents become proposed tools waiting for approval.
+package manifest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// NewCmdManifest is the `manifest` group.
+func NewCmdManifest(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "manifest <command>",
+		Short: "Import tool manifests and OpenAPI documents as tools awaiting approval",
+	}
+	cmd.AddCommand(NewCmdImport(f, nil))
+	return cmd
+}
+
+// ImportOptions are the inputs of `manifest import`.
+type ImportOptions struct {
+	IO     *iostreams.IOStreams
+	F      *cmdutil.Factory
+	Client func(allowPrivate bool, timeout time.Duration) *http.Client
+
+	Targets             []string
+	Include             []string
+	Exclude             []string
+	Server              string
+	AllowPrivate        bool
+	AutoApproveNarrower bool
+	By                  string
+	DryRun              bool
+	FetchTimeout        time.Duration
+	MaxSize             string
+	ToolTimeout         string
+}
+
+// NewCmdImport reads manifests and OpenAPI documents into tool_manifests.
+func NewCmdImport(f *cmdutil.Factory, runF func(*ImportOptions) error) *cobra.Command {
+	opts := &ImportOptions{IO: f.IOStreams, F: f, Client: netguard.Client}
+	cmd := &cobra.Command{
+		Use:   "import FILE|URL|- ...",
+		Short: "Record tool manifests or OpenAPI operations as proposed tools",
+		Long: `Read tool manifests (YAML or JSON) and OpenAPI documents (3.0, 3.1, or Swagger
+2.0), validate them, and record every tool with its version and requested
+permissions as "proposed": a person approves it with helix tool approve.
+
+An OpenAPI document yields one tool per operation: named after its operationId
+(else method and path), with one parameters JSON Schema merging the path, query
+and header parameters and the request body, the server URL as the only allowed
+host, and its security schemes as required credentials. Validation findings
+that leave a tool buildable are printed as warnings with their JSON pointer;
+external $refs, references to nothing, $ref cycles with nothing in between and
+broken syntax are errors with their location, and nothing is written.
+
+Re-importing an identical manifest changes nothing. A new version of a tool
+lands "proposed"; with --auto-approve-narrower, a new version whose permissions
+do not widen those of the approved version (no new host, no larger limit) is
+approved at once. Every transition is written to tool_audit. All tools of one
+run are recorded in one transaction.
+
+URLs are fetched with a size cap and timeout and never from private or
+loopback addresses unless --allow-private.
+
+EXAMPLES
+  helix manifest import tools/weather.yaml
+  helix manifest import testdata/manifest/oai-v3.0-petstore.yaml --exclude pets
+  helix manifest import https://example.com/openapi.json --include listPets --output json
+  helix manifest import weather-1.1.yaml --auto-approve-narrower --by alice
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Targets = args
+			if opts.By == "" {
+				opts.By = manifest.DefaultActor()
+			}
+			if opts.FetchTimeout <= 0 {
+				return cmdutil.FlagErrorf("--fetch-timeout must be positive")
+			}
+			if _, err := manifest.ParseBytes(opts.MaxSize); err != nil {
+				return cmdutil.FlagErrorf("invalid --max-size: %v", err)
+			}
+			if opts.ToolTimeout != "" {
+				if d, err := time.ParseDuration(opts.ToolTimeout); err != nil || d <= 0 {
+					return cmdutil.FlagErrorf("invalid --tool-timeout %q: use a duration such as 30s", opts.ToolTimeout)
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return importRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.Include, "include", nil, "import only OpenAPI operations with one of these tags or operationIds")
+	fl.StringSliceVar(&opts.Exclude, "exclude", nil, "leave out OpenAPI operations with one of these tags or operationIds")
+	fl.StringVar(&opts.Server, "server", "", "server URL for OpenAPI tools, instead of the document's")
+	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "allow fetching URLs from private and loopback addresses")
+	fl.BoolVar(&opts.AutoApproveNarrower, "auto-approve-narrower", false, "approve a new version at once when its permissions do not widen the approved version's")
+	fl.StringVar(&opts.By, "by", "", "who imports, for the audit trail (default: the current user)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "validate and report, write nothing")
+	fl.DurationVar(&opts.FetchTimeout, "fetch-timeout", 30*time.Second, "time limit for fetching a URL")
+	fl.StringVar(&opts.MaxSize, "max-size", "32MiB", "largest document accepted")
+	fl.StringVar(&opts.ToolTimeout, "tool-timeout", "30s", "permissions.timeout given to tools built from OpenAPI operations")
+	return cmd
+}
+
+// Result is the JSON document of an import.
+type Result struct {
+	Sources   []*manifest.Loaded `json:"sources"`
+	Changes   []manifest.Change  `json:"changes"`
+	Created   int                `json:"created"`
+	Unchanged int                `json:"unchanged"`
+	DryRun    bool               `json:"dry_run"`
+}
+
+func importRun(ctx context.Context, opts *ImportOptions) error {
+	f := opts.F
+	cfg, err := f.Config()
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	max, err := manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
+		cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
+	lo := manifest.LoadOptions{
+		OpenAPI: manifest.OpenAPIOptions{Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server, Timeout: opts.ToolTimeout},
+		Maxima:  max,
+	}
+	client := opts.Client(opts.AllowPrivate, opts.FetchTimeout)
+	res := &Result{DryRun: opts.DryRun}
+	var cands []manifest.Candidate
+	for _, t := range opts.Targets {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := manifest.Read(ctx, t, opts.IO.In, client, maxBytes)
+		if err != nil {
+			return readError(t, err)
+		}
+		name := t
+		if t == "-" {
+			name = "stdin"
+		}
+		l, err := manifest.Parse(ctx, name, data, lo)
+		if err != nil {
+			return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+		}
+		res.Sources = append(res.Sources, l)
+		cands = append(cands, l.Candidates...)
+		for _, w := range l.Warnings {
+			cmdutil.Fprintf(opts.IO.ErrOut, "warning: %s#%s: %s\n", name, w.Pointer, firstLine(w.Message))
+		}
+		if len(l.Candidates) == 0 && len(l.Warnings) == 0 {
+			cmdutil.Fprintf(opts.IO.ErrOut, "%s: no tools to import\n", name)
+		}
+	}
+
+	if !opts.DryRun && len(cands) > 0 {
+		pool, err := f.DB(ctx)
+		if err != nil {
+			return OpenError(err)
+		}
+		params := map[string]any{"targets": opts.Targets, "include": opts.Include, "exclude": opts.Exclude, "by": opts.By, "auto_approve_narrower": opts.AutoApproveNarrower}
+		run, err := db.StartRun(ctx, pool, "manifest-import", params, f.Now())
+		if err != nil {
+			return dbError(err)
+		}
+		res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now()})
+		status := db.RunOK
+		switch {
+		case ctx.Err() != nil:
+			status = db.RunInterrupted
+		case err != nil:
+			status = db.RunFailed
+		}
+		res.count()
+		if ferr := run.Finish(ctx, pool, status, map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err); ferr != nil && err == nil {
+			err = ferr
+		}
+		if err != nil {
+			var ce *manifest.ConflictError
+			if errors.As(err, &ce) {
+				return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+			}
+			return dbError(fmt.Errorf("record tools: %w (nothing was imported)", err))
+		}
+	} else {
+		for _, c := range cands {
+			res.Changes = append(res.Changes, manifest.Change{Name: c.Manifest.Name, Version: c.Manifest.Version, Action: "validated"})
+		}
+	}
+	if f.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	if len(res.Changes) == 0 {
+		return nil
+	}
+	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
+	tp.Header("NAME", "VERSION", "ACTION", "STATE", "REASON")
+	for _, c := range res.Changes {
+		tp.Row(c.Name, c.Version, c.Action, c.State, c.Reason)
+	}
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if !opts.DryRun {
+		cmdutil.Fprintf(opts.IO.ErrOut, "%d created, %d unchanged\n", res.Created, res.Unchanged)
+	}
+	return nil
+}
+
+func (r *Result) count() {
+	r.Created, r.Unchanged = 0, 0
+	for _, c := range r.Changes {
+		if c.Action == "unchanged" {
+			r.Unchanged++
+		} else {
+			r.Created++
+		}
+	}
+}
+
+func readError(target string, err error) error {
+	err = fmt.Errorf("read %s: %w", target, err)
+	if manifest.IsURL(target) && !errors.Is(err, netguard.ErrPrivate) && !errors.Is(err, netguard.ErrTooLarge) {
+		return cmdutil.UnavailableError(err)
+	}
+	return cmdutil.InputError(err)
+}
+
+// OpenError maps a failure to open the database to its exit code.
+func OpenError(err error) error {
+	if errors.Is(err, db.ErrNoURL) {
+		return cmdutil.InputError(err)
+	}
+	return cmdutil.UnavailableError(err)
+}
+
+func dbError(err error) error {
+	if db.IsUnavailable(err) {
+		return cmdutil.UnavailableError(err)
+	}
+	return err
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

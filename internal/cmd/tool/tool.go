@@ -1,0 +1,362 @@
+// Package tool implements `helix tool list|show|approve|revoke`: the review
+// side of the tool lifecycle (proposed → approved → revoked, or superseded).
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// NewCmdTool is the `tool` group.
+func NewCmdTool(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tool <command>",
+		Short: "Review imported tools: list, show, approve, revoke",
+	}
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdShow(f, nil), NewCmdApprove(f, nil), NewCmdRevoke(f, nil))
+	return cmd
+}
+
+// Options are the inputs of every `tool` subcommand.
+type Options struct {
+	IO *iostreams.IOStreams
+	F  *cmdutil.Factory
+
+	State   string // list
+	Name    string
+	Version string
+	By      string
+	Reason  string
+}
+
+func newOptions(f *cmdutil.Factory) *Options { return &Options{IO: f.IOStreams, F: f} }
+
+// NewCmdList lists recorded tool versions.
+func NewCmdList(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(f)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List tool versions and their lifecycle state",
+		Long: `List every recorded tool version, by name and newest version first, with its
+state (proposed, approved, revoked, superseded) and the hosts it may reach.
+
+EXAMPLES
+  helix tool list
+  helix tool list --state proposed
+  helix tool list --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.State != "" && !slices.Contains(manifest.States, opts.State) {
+				return cmdutil.FlagErrorf("invalid --state %q: use one of %s", opts.State, strings.Join(manifest.States, ", "))
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return listRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.State, "state", "", "only tools in this state: "+strings.Join(manifest.States, ", "))
+	return cmd
+}
+
+func listRun(ctx context.Context, opts *Options) error {
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return manifestCmd.OpenError(err)
+	}
+	tools, err := manifest.List(ctx, pool, opts.State)
+	if err != nil {
+		return dbError(err)
+	}
+	if opts.F.Global.JSON() {
+		if tools == nil {
+			tools = []manifest.Tool{}
+		}
+		return cmdutil.WriteJSON(opts.IO.Out, tools)
+	}
+	if len(tools) == 0 {
+		cmdutil.Fprintf(opts.IO.ErrOut, "no tools\n")
+		return nil
+	}
+	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
+	tp.Header("NAME", "VERSION", "STATE", "HOSTS", "UPDATED")
+	for _, t := range tools {
+		hosts := strings.Join(t.Hosts, ",")
+		if hosts == "" {
+			hosts = "none"
+		}
+		tp.Row(t.Name, t.Version, t.State, hosts, cmdutil.FormatTime(t.UpdatedAt))
+	}
+	return tp.Render()
+}
+
+// NewCmdShow prints one tool version with its manifest and audit trail.
+func NewCmdShow(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(f)
+	return &cobra.Command{
+		Use:   "show NAME[@VERSION]",
+		Short: "Show a tool version: manifest, permissions and audit trail",
+		Long: `Show one tool version (the newest when no version is given): its state,
+entrypoint, requested permissions and credentials, parameters schema, and every
+lifecycle transition with who made it, when and why.
+
+EXAMPLES
+  helix tool show listPets
+  helix tool show listPets@1.0.0 --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name, opts.Version = manifest.ParseRef(args[0])
+			if opts.Name == "" {
+				return cmdutil.FlagErrorf("missing tool name in %q", args[0])
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return showRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func showRun(ctx context.Context, opts *Options) error {
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return manifestCmd.OpenError(err)
+	}
+	t, err := manifest.Show(ctx, pool, opts.Name, opts.Version)
+	if err != nil {
+		return dbError(err)
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, t)
+	}
+	return printTool(opts.IO.Out, t)
+}
+
+func printTool(w io.Writer, t *manifest.Tool) error {
+	m := t.Manifest
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s@%s  %s\n", t.Name, t.Version, t.State)
+	fmt.Fprintf(&b, "source:      %s\n", t.Source)
+	fmt.Fprintf(&b, "sha256:      %s\n", t.SHA256)
+	if m.Description != "" {
+		fmt.Fprintf(&b, "description: %s\n", firstLine(m.Description))
+	}
+	switch e := m.Entrypoint; {
+	case e.HTTP != nil:
+		fmt.Fprintf(&b, "entrypoint:  http %s %s\n", e.HTTP.Method, e.HTTP.URL)
+	case e.Container != nil:
+		fmt.Fprintf(&b, "entrypoint:  container %s %s\n", e.Container.Image, strings.Join(e.Container.Command, " "))
+	default:
+		fmt.Fprintf(&b, "entrypoint:  skill %s\n", e.Skill)
+	}
+	p := m.Permissions
+	hosts := strings.Join(p.Network, ", ")
+	if hosts == "" {
+		hosts = "none"
+	}
+	fmt.Fprintf(&b, "network:     %s\n", hosts)
+	for _, q := range []struct {
+		k string
+		v any
+	}{{"storage", p.Storage}, {"cpu", p.CPU}, {"memory", p.Memory}, {"timeout", p.Timeout}} {
+		if q.v != nil && q.v != "" {
+			fmt.Fprintf(&b, "%-12s %v\n", q.k+":", q.v)
+		}
+	}
+	for i, set := range m.Credentials {
+		var names []string
+		for _, c := range set {
+			names = append(names, c.Scheme+" ("+c.Type+")")
+		}
+		label := "credentials:"
+		if i > 0 {
+			label = "  or"
+		}
+		fmt.Fprintf(&b, "%-12s %s\n", label, strings.Join(names, " + "))
+	}
+	if ps := paramSummary(m.Parameters); ps != "" {
+		fmt.Fprintf(&b, "parameters:  %s\n", ps)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(&b, "note:        %s\n", n)
+	}
+	b.WriteString("audit:\n")
+	for _, a := range t.Audit {
+		fmt.Fprintf(&b, "  %s  %-10s %s → %s  %s\n", cmdutil.FormatTime(a.At), a.Actor, a.From, a.To, a.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// NewCmdApprove approves a proposed tool version.
+func NewCmdApprove(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(f)
+	cmd := &cobra.Command{
+		Use:   "approve NAME@VERSION",
+		Short: "Approve a proposed tool version",
+		Long: `Approve a proposed tool version with the permissions it requests. Older
+approved versions of the same tool become superseded. Only a proposed version
+can be approved (exit 2 otherwise).
+
+EXAMPLES
+  helix tool approve listPets@1.0.0
+  helix tool approve weather@1.1.0 --by alice --reason "reviewed hosts"
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name, opts.Version = manifest.ParseRef(args[0])
+			if opts.Name == "" || opts.Version == "" {
+				return cmdutil.FlagErrorf("approve needs NAME@VERSION, got %q", args[0])
+			}
+			if opts.By == "" {
+				opts.By = manifest.DefaultActor()
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return approveRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.By, "by", "", "who approves, for the audit trail (default: the current user)")
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why, for the audit trail")
+	return cmd
+}
+
+func approveRun(ctx context.Context, opts *Options) error {
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return manifestCmd.OpenError(err)
+	}
+	t, err := manifest.Approve(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
+	if err != nil {
+		return dbError(err)
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, t)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "approved %s@%s (by %s)\n", t.Name, t.Version, opts.By)
+	return err
+}
+
+// NewCmdRevoke revokes one or every version of a tool.
+func NewCmdRevoke(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := newOptions(f)
+	cmd := &cobra.Command{
+		Use:   "revoke NAME[@VERSION] --reason TEXT",
+		Short: "Revoke a tool version, or every live version of a tool",
+		Long: `Revoke a proposed or approved tool version; without a version, every
+proposed and approved version of the tool. A reason is required and goes to the
+audit trail. A revoked version stays revoked: import a new version to propose
+the tool again.
+
+EXAMPLES
+  helix tool revoke listPets@1.0.0 --reason "leaks customer ids"
+  helix tool revoke weather --reason "provider shut down" --by alice
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name, opts.Version = manifest.ParseRef(args[0])
+			if opts.Name == "" {
+				return cmdutil.FlagErrorf("missing tool name in %q", args[0])
+			}
+			if strings.TrimSpace(opts.Reason) == "" {
+				return cmdutil.FlagErrorf("--reason is required")
+			}
+			if opts.By == "" {
+				opts.By = manifest.DefaultActor()
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return revokeRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.By, "by", "", "who revokes, for the audit trail (default: the current user)")
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why (required)")
+	return cmd
+}
+
+func revokeRun(ctx context.Context, opts *Options) error {
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return manifestCmd.OpenError(err)
+	}
+	changes, err := manifest.Revoke(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
+	if err != nil {
+		return dbError(err)
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, changes)
+	}
+	for _, c := range changes {
+		if _, err := fmt.Fprintf(opts.IO.Out, "revoked %s@%s\n", c.Name, c.Version); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// paramSummary lists the top-level parameters, "*" marking required ones.
+func paramSummary(schema any) string {
+	s, _ := schema.(map[string]any)
+	props, _ := s["properties"].(map[string]any)
+	req := map[string]bool{}
+	if r, ok := s["required"].([]any); ok {
+		for _, x := range r {
+			if n, ok := x.(string); ok {
+				req[n] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		if p, ok := props[n].(map[string]any); ok && p["x-helix-in"] != nil {
+			n += " (" + fmt.Sprint(p["x-helix-in"]) + ")"
+		}
+		if req[names[i]] {
+			n += "*"
+		}
+		names[i] = n
+	}
+	return strings.Join(names, ", ")
+}
+
+func dbError(err error) error {
+	var nf *manifest.NotFoundError
+	var se *manifest.StateError
+	switch {
+	case errors.As(err, &nf), errors.As(err, &se):
+		return cmdutil.InputError(err)
+	case db.IsUnavailable(err):
+		return cmdutil.UnavailableError(err)
+	}
+	return err
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

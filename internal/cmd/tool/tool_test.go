@@ -1,0 +1,195 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+func TestArgs(t *testing.T) {
+	type mk func(*cmdutil.Factory, func(*Options) error) *cobra.Command
+	cases := []struct {
+		cmd     mk
+		argv    []string
+		want    Options
+		wantErr string
+	}{
+		{cmd: NewCmdList, argv: []string{"--state", "approved"}, want: Options{State: "approved"}},
+		{cmd: NewCmdList, argv: []string{"--state", "pending"}, wantErr: "invalid --state"},
+		{cmd: NewCmdShow, argv: []string{"weather"}, want: Options{Name: "weather"}},
+		{cmd: NewCmdShow, argv: []string{"weather@1.1.0"}, want: Options{Name: "weather", Version: "1.1.0"}},
+		{cmd: NewCmdApprove, argv: []string{"weather@1.1.0", "--by", "alice", "--reason", "ok"}, want: Options{Name: "weather", Version: "1.1.0", By: "alice", Reason: "ok"}},
+		{cmd: NewCmdApprove, argv: []string{"weather"}, wantErr: "approve needs NAME@VERSION"},
+		{cmd: NewCmdRevoke, argv: []string{"weather", "--reason", "gone", "--by", "bob"}, want: Options{Name: "weather", Reason: "gone", By: "bob"}},
+		{cmd: NewCmdRevoke, argv: []string{"weather@1.0.0"}, wantErr: "--reason is required"},
+	}
+	for _, c := range cases {
+		f, _ := cmdtest.Factory(t, false)
+		var got *Options
+		cmd := c.cmd(f, func(o *Options) error { got = o; return nil })
+		cmd.SetArgs(c.argv)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: error %v, want %q", c.argv, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", c.argv, err)
+			continue
+		}
+		got.IO, got.F = nil, nil
+		if *got != c.want {
+			t.Errorf("%v: options %+v, want %+v", c.argv, *got, c.want)
+		}
+	}
+}
+
+// seed records weather 1.0.0 (approved) and 1.1.0 (proposed).
+func seed(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for i, file := range []string{"weather-1.0.0.yaml", "weather-1.1.0.yaml"} {
+		data, err := os.ReadFile("../../../testdata/manifest/tools/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := manifest.Parse(ctx, file, data, manifest.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := manifest.Record(ctx, pool, l.Candidates, manifest.ImportOptions{Actor: "importer", Now: now.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if _, err := manifest.Approve(ctx, pool, "weather", "1.0.0", "alice", "", now.Add(30*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return pool
+}
+
+func newOpts(t *testing.T, pool *pgxpool.Pool, tty bool) (*Options, cmdtest.Streams) {
+	f, s := cmdtest.Factory(t, tty)
+	cmdtest.WithDB(f, pool)
+	return &Options{IO: f.IOStreams, F: f}, s
+}
+
+func TestListRun(t *testing.T) {
+	pool := seed(t)
+	opts, s := newOpts(t, pool, true)
+	if err := listRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "NAME     VERSION  STATE     HOSTS                                      UPDATED\n" +
+		"weather  1.1.0    proposed  api.weather.example,tiles.weather.example  2026-11-01T10:00:00Z\n" +
+		"weather  1.0.0    approved  api.weather.example                        2026-11-01T09:30:00Z\n"
+	if s.Out.String() != want {
+		t.Errorf("tty:\n%s\nwant:\n%s", s.Out, want)
+	}
+	opts, s = newOpts(t, pool, false)
+	opts.State = manifest.Approved
+	if err := listRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if want := "weather\t1.0.0\tapproved\tapi.weather.example\t2026-11-01T09:30:00Z\n"; s.Out.String() != want {
+		t.Errorf("non-tty --state approved: %q, want %q", s.Out, want)
+	}
+	opts, s = newOpts(t, pool, false)
+	opts.State = manifest.Revoked
+	if err := listRun(context.Background(), opts); err != nil || s.Out.Len() != 0 || s.Err.String() != "no tools\n" {
+		t.Errorf("no results: %v %q %q", err, s.Out, s.Err)
+	}
+}
+
+func TestShowApproveRevoke(t *testing.T) {
+	pool := seed(t)
+	ctx := context.Background()
+
+	opts, s := newOpts(t, pool, false)
+	opts.Name = "weather"
+	if err := showRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	out := s.Out.String()
+	for _, want := range []string{
+		"weather@1.1.0  proposed\n",
+		"entrypoint:  http GET https://api.weather.example/v1/forecast?q={place}\n",
+		"network:     api.weather.example, tiles.weather.example\n",
+		"memory:      512MiB\n",
+		"parameters:  days, place*\n",
+		"2026-11-01T10:00:00Z  importer   discovered → proposed  imported from weather-1.1.0.yaml; permissions widen beyond weather@1.0.0: new host tiles.weather.example, memory 128MiB → 512MiB\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show output lacks %q:\n%s", want, out)
+		}
+	}
+
+	opts, s = newOpts(t, pool, false)
+	opts.Name, opts.Version, opts.By, opts.Reason = "weather", "1.1.0", "bob", "tiles host reviewed"
+	if err := approveRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if s.Out.String() != "approved weather@1.1.0 (by bob)\n" {
+		t.Errorf("approve: %q", s.Out)
+	}
+	opts, _ = newOpts(t, pool, false)
+	opts.Name, opts.Version, opts.By = "weather", "1.1.0", "bob"
+	err := approveRun(ctx, opts)
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "weather@1.1.0 is approved") {
+		t.Errorf("approving an approved tool: %v", err)
+	}
+
+	opts, s = newOpts(t, pool, false)
+	opts.Name, opts.By, opts.Reason = "weather", "carol", "provider shut down"
+	if err := revokeRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if s.Out.String() != "revoked weather@1.1.0\n" {
+		t.Errorf("revoke: %q", s.Out)
+	}
+
+	opts, s = newOpts(t, pool, false)
+	opts.F.Global.Output = "json"
+	opts.Name, opts.Version = "weather", "1.0.0"
+	if err := showRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	var tool manifest.Tool
+	if err := json.Unmarshal(s.Out.Bytes(), &tool); err != nil {
+		t.Fatal(err)
+	}
+	var trail []string
+	for _, a := range tool.Audit {
+		trail = append(trail, a.Actor+":"+a.From+"→"+a.To)
+	}
+	if tool.State != manifest.Superseded || strings.Join(trail, " ") != "importer:discovered→proposed alice:proposed→approved bob:approved→superseded" {
+		t.Errorf("1.0.0 after 1.1.0 was approved: %s %v", tool.State, trail)
+	}
+
+	opts, _ = newOpts(t, pool, false)
+	opts.Name = "nope"
+	if err := showRun(ctx, opts); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
+		t.Errorf("unknown tool: %v", err)
+	}
+}

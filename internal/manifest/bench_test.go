@@ -1,0 +1,189 @@
+package manifest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+var (
+	bigOnce sync.Once
+	bigDoc  []byte
+)
+
+// bigOpenAPI builds a JSON OpenAPI document of at least 5 MB from the real
+// OpenAI description: the document itself, a copy with every path, operationId
+// and component renamed, then renamed copies of its paths until 5 MB.
+func bigOpenAPI(b *testing.B) []byte {
+	bigOnce.Do(func() {
+		d, err := Decode("openai", readTestdata(b, openAIFile))
+		if err != nil {
+			b.Fatal(err)
+		}
+		root := d.Tree.(map[string]any)
+		copy1 := rename(root, "_c1", "/c1").(map[string]any)
+		paths := root["paths"].(map[string]any)
+		for p, v := range copy1["paths"].(map[string]any) {
+			paths[p] = v
+		}
+		comps := root["components"].(map[string]any)
+		for kind, v := range copy1["components"].(map[string]any) {
+			if m, ok := v.(map[string]any); ok {
+				dst, _ := comps[kind].(map[string]any)
+				for k, x := range m {
+					dst[k] = x
+				}
+			}
+		}
+		size := func() int { bs, _ := json.Marshal(root); return len(bs) }
+		orig := rename(d.Tree, "_c2", "/c2").(map[string]any)["paths"].(map[string]any)
+		n := 0
+		for p, v := range orig {
+			// Keep the references to the original components.
+			item := restoreRefs(v, "_c2")
+			paths[p] = item
+			if n++; n%20 == 0 && size() >= 5<<20 {
+				break
+			}
+		}
+		bigDoc, err = json.Marshal(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+	})
+	return bigDoc
+}
+
+// rename gives paths, operationIds and component names a suffix (or prefix for paths).
+func rename(v any, suffix, prefix string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = rename(e, suffix, prefix)
+		}
+		if id, ok := x["operationId"].(string); ok {
+			out["operationId"] = id + suffix
+		}
+		if r, ok := x["$ref"].(string); ok && strings.HasPrefix(r, "#/components/") {
+			parts := strings.SplitN(r, "/", 5)
+			parts[3] += suffix
+			out["$ref"] = strings.Join(parts, "/")
+		}
+		if ps, ok := x["paths"].(map[string]any); ok {
+			np := make(map[string]any, len(ps))
+			for p, e := range ps {
+				np[prefix+p] = rename(e, suffix, prefix)
+			}
+			out["paths"] = np
+		}
+		if cs, ok := x["components"].(map[string]any); ok {
+			nc := make(map[string]any, len(cs))
+			for kind, e := range cs {
+				m, ok := e.(map[string]any)
+				if !ok {
+					continue
+				}
+				nm := make(map[string]any, len(m))
+				for k, s := range m {
+					nm[k+suffix] = rename(s, suffix, prefix)
+				}
+				nc[kind] = nm
+			}
+			out["components"] = nc
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = rename(e, suffix, prefix)
+		}
+		return out
+	}
+	return v
+}
+
+func restoreRefs(v any, suffix string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = restoreRefs(e, suffix)
+		}
+		if r, ok := x["$ref"].(string); ok {
+			parts := strings.SplitN(r, "/", 5)
+			if len(parts) >= 4 {
+				parts[3] = strings.TrimSuffix(parts[3], suffix)
+				x["$ref"] = strings.Join(parts, "/")
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = restoreRefs(e, suffix)
+		}
+	}
+	return v
+}
+
+// BenchmarkImport5MB is the whole import of a 5 MB document: parse, check
+// references, validate with kin-openapi, build and compile every tool's
+// parameters schema, and record all of them in one transaction.
+func BenchmarkImport5MB(b *testing.B) {
+	doc := bigOpenAPI(b)
+	pool := pgtest.New(b)
+	ctx := context.Background()
+	b.SetBytes(int64(len(doc)))
+	var tools int
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if _, err := pool.Exec(ctx, "TRUNCATE tool_manifests CASCADE"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		l, err := Parse(ctx, "big.json", doc, LoadOptions{OpenAPI: OpenAPIOptions{Timeout: "30s"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Record(ctx, pool, l.Candidates, ImportOptions{Actor: "bench", Now: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+		tools = len(l.Candidates)
+	}
+	b.ReportMetric(float64(tools), "tools")
+	// On a shared machine wall time mostly measures the neighbours; CPU time does not.
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkKinOpenAPILoad5MB is the reference: kin-openapi alone loading and
+// validating the same document (what any Go importer would pay at least).
+func BenchmarkKinOpenAPILoad5MB(b *testing.B) {
+	doc := bigOpenAPI(b)
+	b.SetBytes(int64(len(doc)))
+	ctx := context.Background()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	defer func() { b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
+	for i := 0; i < b.N; i++ {
+		d, err := openapi3.NewLoader().LoadFromData(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = d.Validate(ctx, openapi3.EnableMultiError())
+	}
+}

@@ -1,0 +1,101 @@
+package manifest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/helixhq/helix/internal/netguard"
+)
+
+// LoadOptions steer Load.
+type LoadOptions struct {
+	OpenAPI  OpenAPIOptions
+	Maxima   Maxima
+	Client   *http.Client // for URLs: a netguard client
+	MaxBytes int64        // largest document accepted
+}
+
+// Loaded is one input turned into candidate tools.
+type Loaded struct {
+	Source     string      `json:"source"`
+	Kind       string      `json:"kind"`              // manifest or openapi
+	OpenAPI    string      `json:"openapi,omitempty"` // document version
+	Candidates []Candidate `json:"-"`
+	Skipped    []string    `json:"skipped,omitempty"`
+	Warnings   []Warning   `json:"warnings,omitempty"`
+}
+
+// IsURL reports whether target is fetched rather than read from disk.
+func IsURL(target string) bool {
+	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+}
+
+// Read fetches a URL or reads a file (or stdin for "-"), at most max bytes.
+func Read(ctx context.Context, target string, stdin io.Reader, client *http.Client, max int64) ([]byte, error) {
+	if target == "-" {
+		return netguard.ReadAll(stdin, max)
+	}
+	if !IsURL(target) {
+		f, err := os.Open(target)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return netguard.ReadAll(f, max)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", target, resp.Status)
+	}
+	return netguard.ReadAll(resp.Body, max)
+}
+
+// Parse turns one document into candidates: an OpenAPI document yields one
+// tool per operation, anything else is read as a tool manifest.
+func Parse(ctx context.Context, source string, data []byte, o LoadOptions) (*Loaded, error) {
+	d, err := Decode(source, data)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{Source: source}
+	if !IsOpenAPI(d.Tree) {
+		l.Kind = "manifest"
+		m, err := ParseManifest(d, o.Maxima)
+		if err != nil {
+			return nil, err
+		}
+		l.Candidates = []Candidate{{Manifest: m, Source: source}}
+		return l, nil
+	}
+	l.Kind = "openapi"
+	oo := o.OpenAPI
+	if IsURL(source) && oo.BaseURL == "" {
+		oo.BaseURL = source
+	}
+	res, err := FromOpenAPI(ctx, d, oo)
+	if err != nil {
+		return nil, err
+	}
+	l.OpenAPI, l.Skipped, l.Warnings = res.OpenAPI, res.Skipped, res.Warnings
+	for _, m := range res.Tools {
+		src := source + "#" + m.opPointer
+		if _, err := m.Check(o.Maxima); err != nil {
+			return nil, &Error{Source: source, Pointer: m.opPointer, Msg: fmt.Sprintf("tool %s: %v", m.Name, err)}
+		}
+		l.Candidates = append(l.Candidates, Candidate{Manifest: m, Source: src})
+	}
+	return l, nil
+}

@@ -1,0 +1,901 @@
+package manifest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// OpenAPIOptions steer the conversion of an OpenAPI document into tools.
+type OpenAPIOptions struct {
+	Include []string // keep only operations with one of these tags or operationIds
+	Exclude []string // drop operations with one of these tags or operationIds
+	Server  string   // overrides the document's server URL
+	BaseURL string   // where the document was fetched from, to resolve a relative server URL
+	Timeout string   // permissions.timeout of every tool ("" for none)
+}
+
+// OpenAPIResult is what a document yields.
+type OpenAPIResult struct {
+	OpenAPI  string      `json:"openapi"` // the document's version, e.g. 3.1.0 or 2.0
+	Tools    []*Manifest `json:"-"`
+	Skipped  []string    `json:"skipped,omitempty"` // operations left out by --include/--exclude
+	Warnings []Warning   `json:"warnings,omitempty"`
+}
+
+// IsOpenAPI reports whether the tree is an OpenAPI (or Swagger) document.
+func IsOpenAPI(tree any) bool {
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, a := m["openapi"]
+	_, s := m["swagger"]
+	return a || s
+}
+
+var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// FromOpenAPI turns every operation of an OpenAPI 3.0/3.1 (or Swagger 2.0)
+// document into one tool. Structural problems (external or dangling $refs,
+// $ref cycles with nothing in between, an unloadable document) are errors;
+// validation findings that leave a tool buildable are warnings.
+func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIResult, error) {
+	root := d.Tree.(map[string]any)
+	if err := checkRefs(d); err != nil {
+		return nil, err
+	}
+	res := &OpenAPIResult{}
+	if v, ok := root["swagger"]; ok {
+		res.OpenAPI = fmt.Sprint(v)
+		conv, err := convertV2(d)
+		if err != nil {
+			return nil, err
+		}
+		d, root = conv, conv.Tree.(map[string]any)
+	} else {
+		res.OpenAPI = fmt.Sprint(root["openapi"])
+		if !strings.HasPrefix(res.OpenAPI, "3.") {
+			return nil, d.Errorf("/openapi", "unsupported OpenAPI version %q: use 2.0, 3.0 or 3.1", res.OpenAPI)
+		}
+	}
+	// kin-openapi loads and validates while the tools are built from the tree.
+	type kinOut struct {
+		ws  []Warning
+		err error
+	}
+	kinc := make(chan kinOut, 1)
+	go func() {
+		ws, err := kinValidate(ctx, root)
+		kinc <- kinOut{ws, err}
+	}()
+
+	b := &builder{d: d, root: root, o: o}
+	tools, err := b.tools(res)
+	k := <-kinc
+	if err != nil {
+		return nil, err
+	}
+	if k.err != nil {
+		return nil, &Error{Source: d.Source, Msg: k.err.Error()}
+	}
+	res.Warnings = append(k.ws, res.Warnings...)
+	res.Tools = tools
+	return res, nil
+}
+
+// checkRefs refuses external and dangling references and pure $ref cycles,
+// each with its location.
+func checkRefs(d *Document) error {
+	var firstErr error
+	ok := map[string]bool{} // references already found to resolve: large documents repeat them
+	walkRefs(d.Tree, "", func(ptr, ref string) bool {
+		if ok[ref] {
+			return true
+		}
+		switch {
+		case !strings.HasPrefix(ref, "#"):
+			firstErr = d.Errorf(ptr+"/$ref", "external reference %q: only references inside the document (#/...) are allowed", ref)
+		default:
+			if _, ok := Resolve(d.Tree, ref); !ok {
+				firstErr = d.Errorf(ptr+"/$ref", "reference %q points at nothing (is the document truncated?)", ref)
+			} else if cyc := aliasCycle(d.Tree, ref); cyc != "" {
+				firstErr = d.Errorf(ptr+"/$ref", "cyclic reference: %s", cyc)
+			}
+			ok[ref] = firstErr == nil
+		}
+		return firstErr == nil
+	})
+	return firstErr
+}
+
+// walkRefs calls fn(pointer of the object, ref) for every "$ref" string; fn returns false to stop.
+func walkRefs(v any, ptr string, fn func(ptr, ref string) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if r, ok := x["$ref"].(string); ok {
+			if !fn(ptr, r) {
+				return false
+			}
+		}
+		// Sorted, so the first problem reported is the same every run.
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !walkRefs(x[k], ptr+"/"+Escape(k), fn) {
+				return false
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if !walkRefs(e, ptr+"/"+strconv.Itoa(i), fn) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// aliasCycle follows a chain of objects that are only a $ref and reports a loop.
+func aliasCycle(tree any, ref string) string {
+	seen := map[string]bool{}
+	chain := []string{}
+	for {
+		if seen[ref] {
+			return strings.Join(append(chain, ref), " → ")
+		}
+		seen[ref] = true
+		chain = append(chain, ref)
+		t, ok := Resolve(tree, ref)
+		if !ok {
+			return ""
+		}
+		m, ok := t.(map[string]any)
+		if !ok {
+			return ""
+		}
+		next, ok := m["$ref"].(string)
+		if !ok || !strings.HasPrefix(next, "#") {
+			return ""
+		}
+		ref = next
+	}
+}
+
+func convertV2(d *Document) (*Document, error) {
+	b, err := json.Marshal(d.Tree)
+	if err != nil {
+		return nil, err
+	}
+	var v2 openapi2.T
+	if err := json.Unmarshal(b, &v2); err != nil {
+		return nil, d.Errorf("", "load Swagger 2.0: %v", err)
+	}
+	v3, err := openapi2conv.ToV3(&v2)
+	if err != nil {
+		return nil, d.Errorf("", "convert Swagger 2.0 to OpenAPI 3: %v", err)
+	}
+	if b, err = json.Marshal(v3); err != nil {
+		return nil, err
+	}
+	return Decode(d.Source+" (converted from Swagger 2.0)", b)
+}
+
+var (
+	reSchema = regexp.MustCompile(`^invalid components: (schema|parameter|requestBody|response|securityScheme|header) "([^"]+)": `)
+	rePath   = regexp.MustCompile(`^invalid paths: invalid path ([^:]+): (?:invalid operation ([A-Z]+): )?`)
+)
+
+var componentDir = map[string]string{"schema": "schemas", "parameter": "parameters", "requestBody": "requestBodies",
+	"response": "responses", "securityScheme": "securitySchemes", "header": "headers"}
+
+// kinValidate loads the document with kin-openapi (external refs off) and
+// turns its validation findings into warnings located by JSON pointer.
+func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
+	b, err := json.Marshal(pruneForKin(root))
+	if err != nil {
+		return nil, err
+	}
+	l := openapi3.NewLoader()
+	l.IsExternalRefsAllowed = false
+	l.Context = ctx
+	doc, err := l.LoadFromData(b)
+	if err != nil {
+		return nil, fmt.Errorf("load OpenAPI document: %w", err)
+	}
+	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation())
+	if verr == nil {
+		return nil, nil
+	}
+	var leaves []error
+	var me openapi3.MultiError
+	if errors.As(verr, &me) {
+		leaves = me
+	} else {
+		leaves = []error{verr}
+	}
+	ws := make([]Warning, 0, len(leaves))
+	for _, e := range leaves {
+		msg := e.Error()
+		w := Warning{Message: msg}
+		if m := reSchema.FindStringSubmatch(msg); m != nil {
+			w.Pointer = "/components/" + componentDir[m[1]] + "/" + Escape(m[2])
+			w.Message = msg[len(m[0]):]
+		} else if m := rePath.FindStringSubmatch(msg); m != nil {
+			w.Pointer = "/paths/" + Escape(m[1])
+			if m[2] != "" {
+				w.Pointer += "/" + strings.ToLower(m[2])
+			}
+			w.Message = msg[len(m[0]):]
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+// pruneForKin drops what tools are not built from (response bodies, and the
+// component schemas only they use) before kin-openapi loads the document:
+// its loader is the slowest step on large documents.
+func pruneForKin(root map[string]any) map[string]any {
+	out := clone(root)
+	strip := func(v any) any {
+		r, ok := v.(map[string]any)
+		if !ok || r["content"] == nil {
+			return v
+		}
+		r = clone(r)
+		delete(r, "content")
+		return r
+	}
+	if paths, ok := root["paths"].(map[string]any); ok {
+		np := make(map[string]any, len(paths))
+		for p, it := range paths {
+			item, ok := it.(map[string]any)
+			if !ok {
+				np[p] = it
+				continue
+			}
+			item = clone(item)
+			for _, m := range methods {
+				op, ok := item[m].(map[string]any)
+				if !ok {
+					continue
+				}
+				op = clone(op)
+				if rs, ok := op["responses"].(map[string]any); ok {
+					nr := make(map[string]any, len(rs))
+					for c, r := range rs {
+						nr[c] = strip(r)
+					}
+					op["responses"] = nr
+				}
+				item[m] = op
+			}
+			np[p] = item
+		}
+		out["paths"] = np
+	}
+	comps, ok := root["components"].(map[string]any)
+	if !ok {
+		return out
+	}
+	comps = clone(comps)
+	out["components"] = comps
+	if rs, ok := comps["responses"].(map[string]any); ok {
+		nr := make(map[string]any, len(rs))
+		for c, r := range rs {
+			nr[c] = strip(r)
+		}
+		comps["responses"] = nr
+	}
+	schemas, ok := comps["schemas"].(map[string]any)
+	if !ok {
+		return out
+	}
+	delete(comps, "schemas")
+	keep := map[string]any{}
+	var queue []string
+	visit := func(_, ref string) bool {
+		if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
+			name = unescape(strings.SplitN(name, "/", 2)[0])
+			if _, seen := keep[name]; !seen {
+				if s, ok := schemas[name]; ok {
+					keep[name] = s
+					queue = append(queue, name)
+				}
+			}
+		}
+		return true
+	}
+	walkRefs(out, "", visit)
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		walkRefs(keep[n], "", visit)
+	}
+	comps["schemas"] = keep
+	return out
+}
+
+// builder converts the operations of one OpenAPI 3 tree.
+type builder struct {
+	d    *Document
+	root map[string]any
+	o    OpenAPIOptions
+}
+
+func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
+	paths, _ := b.root["paths"].(map[string]any)
+	if len(paths) == 0 {
+		what := "no paths"
+		if wh, ok := b.root["webhooks"].(map[string]any); ok && len(wh) > 0 {
+			what = fmt.Sprintf("only webhooks (%d), which the API calls rather than serves", len(wh))
+		}
+		res.Warnings = append(res.Warnings, Warning{Pointer: "/paths", Message: "the document has " + what + ": no tools to import"})
+		return nil, nil
+	}
+	version := b.version(res)
+	info, _ := b.root["info"].(map[string]any)
+	author := ""
+	if c, ok := info["contact"].(map[string]any); ok {
+		author = strings.TrimSpace(str(c["name"]) + " " + angle(str(c["email"])))
+	}
+	keys := make([]string, 0, len(paths))
+	for p := range paths {
+		keys = append(keys, p)
+	}
+	sort.Strings(keys)
+	var out []*Manifest
+	names := map[string]string{}
+	for _, p := range keys {
+		item, ok := b.deref(paths[p]).(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, method := range methods {
+			op, ok := item[method].(map[string]any)
+			if !ok {
+				continue
+			}
+			ptr := "/paths/" + Escape(p) + "/" + method
+			tags := strs(op["tags"])
+			opID := str(op["operationId"])
+			if !b.selected(opID, tags) {
+				res.Skipped = append(res.Skipped, strings.ToUpper(method)+" "+p)
+				continue
+			}
+			name := toolName(opID, method, p)
+			if prev, dup := names[name]; dup {
+				n := 2
+				for names[name+"_"+strconv.Itoa(n)] != "" {
+					n++
+				}
+				res.Warnings = append(res.Warnings, Warning{Pointer: ptr, Message: fmt.Sprintf("tool name %s is already used by %s: named %s_%d", name, prev, name, n)})
+				name += "_" + strconv.Itoa(n)
+			}
+			names[name] = ptr
+			m, err := b.operation(ptr, p, method, item, op)
+			if err != nil {
+				return nil, err
+			}
+			m.Name, m.Version, m.Author, m.Tags, m.opPointer = name, version, author, tags, ptr
+			out = append(out, m)
+		}
+	}
+	return compile(out, res), nil
+}
+
+// compile keeps the tools whose parameters compile as JSON Schema 2020-12;
+// expanded schemas of large documents are big, so they compile in parallel.
+func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
+	errs := make([]error, len(tools))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = CompileSchema(jsonValue(tools[i].Parameters))
+			}
+		}()
+	}
+	for i := range tools {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	kept := tools[:0]
+	for i, m := range tools {
+		if errs[i] != nil {
+			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func (b *builder) version(res *OpenAPIResult) string {
+	info, _ := b.root["info"].(map[string]any)
+	raw := str(info["version"])
+	if v, err := semver.StrictNewVersion(raw); err == nil {
+		return v.String()
+	}
+	if v, err := semver.NewVersion(raw); err == nil {
+		res.Warnings = append(res.Warnings, Warning{Pointer: "/info/version", Message: fmt.Sprintf("version %q read as %s", raw, v)})
+		return v.String()
+	}
+	res.Warnings = append(res.Warnings, Warning{Pointer: "/info/version", Message: fmt.Sprintf("version %q is not semver: tools get 0.0.0", raw)})
+	return "0.0.0"
+}
+
+func (b *builder) selected(opID string, tags []string) bool {
+	match := func(list []string) bool {
+		for _, x := range list {
+			if x == opID {
+				return true
+			}
+			for _, t := range tags {
+				if x == t {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if len(b.o.Include) > 0 && !match(b.o.Include) {
+		return false
+	}
+	return !match(b.o.Exclude)
+}
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// toolName is the operationId, or method_path, made a valid tool name.
+func toolName(opID, method, path string) string {
+	n := opID
+	if n == "" {
+		n = method + "_" + strings.NewReplacer("{", "", "}", "").Replace(strings.TrimPrefix(path, "/"))
+	}
+	n = strings.Trim(nonName.ReplaceAllString(n, "_"), "_.-")
+	if n == "" || !(n[0] >= 'a' && n[0] <= 'z' || n[0] >= 'A' && n[0] <= 'Z') {
+		n = "op_" + n
+	}
+	if len(n) > 128 {
+		n = n[:128]
+	}
+	return n
+}
+
+func (b *builder) operation(ptr, path, method string, item, op map[string]any) (*Manifest, error) {
+	m := &Manifest{}
+	m.Description = strings.TrimSpace(str(op["summary"]))
+	if desc := strings.TrimSpace(str(op["description"])); desc != "" && desc != m.Description {
+		if m.Description != "" {
+			m.Description += "\n\n"
+		}
+		m.Description += desc
+	}
+	if m.Description == "" {
+		m.Description = strings.ToUpper(method) + " " + path
+	}
+	schema, ct, notes := b.parameters(item, op, &inliner{b: b})
+	m.Parameters = schema
+	m.Notes = append(m.Notes, notes...)
+	server := b.server(op, item)
+	m.Entrypoint.HTTP = &HTTPCall{Method: strings.ToUpper(method), URL: strings.TrimSuffix(server, "/") + path, BodyContentType: ct}
+	if u, err := url.Parse(server); err == nil && u.Host != "" {
+		m.Permissions.Network = Network{u.Host}
+	} else {
+		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
+	}
+	m.Permissions.Timeout = b.o.Timeout
+	m.Credentials = b.credentials(op)
+	return m, nil
+}
+
+// parameters merges the path-item and operation parameters (path, query,
+// header) and the request body ("body") into one object schema, with the
+// schemas expanded by in. It returns the schema, the body's media type and notes.
+func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]any, string, []string) {
+	var notes []string
+	// Operation parameters override path-item ones with the same name and location.
+	params := map[string]map[string]any{}
+	var order []string
+	for _, list := range []any{item["parameters"], op["parameters"]} {
+		for _, raw := range anys(list) {
+			p, ok := b.deref(raw).(map[string]any)
+			if !ok {
+				continue
+			}
+			key := str(p["in"]) + ":" + str(p["name"])
+			if _, seen := params[key]; !seen {
+				order = append(order, key)
+			}
+			params[key] = p
+		}
+	}
+	props := map[string]any{}
+	var required []string
+	for _, key := range order {
+		p := params[key]
+		where, name := str(p["in"]), str(p["name"])
+		if where == "cookie" {
+			notes = append(notes, "cookie parameter "+name+" is not supported and was left out")
+			continue
+		}
+		var s any = map[string]any{}
+		if sch, ok := p["schema"]; ok {
+			s = in.schema(sch)
+		} else if c, ok := p["content"].(map[string]any); ok {
+			if _, mt := pickMedia(c); mt != nil {
+				s = in.schema(mt["schema"])
+			}
+		}
+		sm, ok := s.(map[string]any)
+		if !ok {
+			sm = map[string]any{"allOf": []any{s}}
+		}
+		sm = clone(sm)
+		if d := str(p["description"]); d != "" && sm["description"] == nil {
+			sm["description"] = d
+		}
+		sm["x-helix-in"] = where
+		prop := name
+		if _, clash := props[prop]; clash || prop == "body" {
+			prop = where + "." + name
+		}
+		props[prop] = sm
+		if req, _ := p["required"].(bool); req || where == "path" {
+			required = append(required, prop)
+		}
+	}
+	ct := ""
+	if rb, ok := b.deref(op["requestBody"]).(map[string]any); ok {
+		if c, ok := rb["content"].(map[string]any); ok {
+			var mt map[string]any
+			if ct, mt = pickMedia(c); mt != nil {
+				s := in.schema(mt["schema"])
+				if s == nil {
+					s = map[string]any{}
+				}
+				if sm, ok := s.(map[string]any); ok {
+					sm = clone(sm)
+					if d := str(rb["description"]); d != "" && sm["description"] == nil {
+						sm["description"] = d
+					}
+					s = sm
+				}
+				props["body"] = s
+				if req, _ := rb["required"].(bool); req {
+					required = append(required, "body")
+				}
+			}
+		}
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		sort.Strings(required)
+		out["required"] = toAny(required)
+	}
+	return out, ct, append(notes, in.notes...)
+}
+
+func (b *builder) server(op, item map[string]any) string {
+	if b.o.Server != "" {
+		return b.o.Server
+	}
+	var s map[string]any
+	for _, list := range []any{op["servers"], item["servers"], b.root["servers"]} {
+		if l := anys(list); len(l) > 0 {
+			s, _ = l[0].(map[string]any)
+			break
+		}
+	}
+	u := str(s["url"])
+	if vars, ok := s["variables"].(map[string]any); ok {
+		for k, v := range vars {
+			if vm, ok := v.(map[string]any); ok {
+				u = strings.ReplaceAll(u, "{"+k+"}", str(vm["default"]))
+			}
+		}
+	}
+	if b.o.BaseURL != "" {
+		if base, err := url.Parse(b.o.BaseURL); err == nil {
+			if ref, err := url.Parse(u); err == nil {
+				u = base.ResolveReference(ref).String()
+			}
+		}
+	}
+	return u
+}
+
+func (b *builder) credentials(op map[string]any) [][]Credential {
+	sec, ok := op["security"]
+	if !ok {
+		sec = b.root["security"]
+	}
+	comps, _ := b.root["components"].(map[string]any)
+	schemes, _ := comps["securitySchemes"].(map[string]any)
+	var out [][]Credential
+	for _, req := range anys(sec) {
+		rm, _ := req.(map[string]any)
+		if len(rm) == 0 {
+			continue // {} means anonymous access is one of the options
+		}
+		names := make([]string, 0, len(rm))
+		for n := range rm {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var set []Credential
+		for _, n := range names {
+			c := Credential{Scheme: n, Scopes: strs(rm[n])}
+			if s, ok := b.deref(schemes[n]).(map[string]any); ok {
+				c.Type, c.In, c.Name, c.HTTPScheme = str(s["type"]), str(s["in"]), str(s["name"]), str(s["scheme"])
+			}
+			if c.Type == "" {
+				c.Type = "unknown"
+			}
+			set = append(set, c)
+		}
+		out = append(out, set)
+	}
+	return out
+}
+
+// deref follows $ref chains (already checked to end somewhere).
+func (b *builder) deref(v any) any {
+	for i := 0; i < 32; i++ {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		r, ok := m["$ref"].(string)
+		if !ok {
+			return v
+		}
+		t, ok := Resolve(b.root, r)
+		if !ok {
+			return nil
+		}
+		v = t
+	}
+	return nil
+}
+
+// pickMedia prefers JSON, then the first media type by name.
+func pickMedia(c map[string]any) (string, map[string]any) {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ji, jj := strings.Contains(keys[i], "json"), strings.Contains(keys[j], "json")
+		if ji != jj {
+			return ji
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		if mt, ok := c[k].(map[string]any); ok {
+			return k, mt
+		}
+	}
+	return "", nil
+}
+
+// inliner copies schemas with every local $ref replaced by its target. A
+// reference to a schema that is already being expanded (recursion) is cut:
+// it becomes an open schema with a $comment, and the tool gets a note.
+type inliner struct {
+	b     *builder
+	stack []string
+	notes []string
+	done  map[string]any // refs expanded without cutting anything: shared, not copied again
+	sizes map[string]int // values in each expansion in done
+	size  int            // values in the expansion so far
+	cut   bool
+}
+
+// maxExpanded bounds one tool's expanded schema: references shared along
+// many paths (A uses B twice, B uses C twice...) grow exponentially.
+const maxExpanded = 50_000
+
+func (in *inliner) schema(v any) any {
+	in.size++
+	switch x := v.(type) {
+	case map[string]any:
+		if r, ok := x["$ref"].(string); ok {
+			return in.ref(r, x)
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch k {
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				if pm, ok := e.(map[string]any); ok {
+					sub := make(map[string]any, len(pm))
+					for pk, pv := range pm {
+						sub[pk] = in.schema(pv)
+					}
+					out[k] = sub
+					continue
+				}
+			case "example", "examples", "enum", "const", "default", "x-examples":
+				out[k] = e // data, not schemas
+				continue
+			}
+			out[k] = in.schema(e)
+		}
+		return normalize30(out)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = in.schema(e)
+		}
+		return out
+	}
+	return v
+}
+
+func (in *inliner) ref(r string, obj map[string]any) any {
+	for _, s := range in.stack {
+		if s == r {
+			in.cut = true
+			in.notes = appendOnce(in.notes, "recursive reference "+r+" cut: its inner occurrence accepts any value")
+			return map[string]any{"$comment": "recursive reference " + r + " cut"}
+		}
+	}
+	if in.size > maxExpanded {
+		in.notes = appendOnce(in.notes, fmt.Sprintf("schema expansion stopped after %d values: deeper references accept any value", maxExpanded))
+		return map[string]any{"$comment": "expansion limit reached at " + r}
+	}
+	v, ok := in.done[r]
+	if ok {
+		in.size += in.sizes[r]
+	} else {
+		t, ok := Resolve(in.b.root, r)
+		if !ok {
+			return map[string]any{}
+		}
+		in.stack = append(in.stack, r)
+		outerCut, start := in.cut, in.size
+		in.cut = false
+		v = in.schema(t)
+		if !in.cut {
+			if in.done == nil {
+				in.done, in.sizes = map[string]any{}, map[string]int{}
+			}
+			in.done[r], in.sizes[r] = v, in.size-start
+		}
+		in.cut = in.cut || outerCut
+		in.stack = in.stack[:len(in.stack)-1]
+	}
+	// OpenAPI 3.1 allows keywords beside $ref (description, nullable...): keep them.
+	if len(obj) > 1 {
+		if vm, ok := v.(map[string]any); ok {
+			merged := clone(vm)
+			for k, e := range obj {
+				if k != "$ref" {
+					merged[k] = e
+				}
+			}
+			return normalize30(merged)
+		}
+	}
+	return v
+}
+
+// normalize30 rewrites OpenAPI 3.0 schema dialect into JSON Schema 2020-12:
+// nullable becomes a "null" type, boolean exclusive bounds become numbers,
+// and the 2019-09 $recursiveRef/$recursiveAnchor pair, which 2020-12 spells
+// differently, is dropped (the reference then accepts any value).
+func normalize30(s map[string]any) map[string]any {
+	if n, ok := s["nullable"].(bool); ok {
+		delete(s, "nullable")
+		if n {
+			switch t := s["type"].(type) {
+			case string:
+				s["type"] = []any{t, "null"}
+			case nil:
+				if e, ok := s["enum"].([]any); ok {
+					s["enum"] = append(append([]any{}, e...), nil)
+				}
+			}
+		}
+	}
+	for _, k := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		if ex, ok := s[k[0]].(bool); ok {
+			delete(s, k[0])
+			if ex && s[k[1]] != nil {
+				s[k[0]] = s[k[1]]
+				delete(s, k[1])
+			}
+		}
+	}
+	if r, ok := s["$recursiveRef"]; ok {
+		delete(s, "$recursiveRef")
+		s["$comment"] = fmt.Sprintf("$recursiveRef %v dropped: accepts any value", r)
+	}
+	delete(s, "$recursiveAnchor")
+	return s
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func str(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range anys(v) {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func anys(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func angle(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "<" + s + ">"
+}

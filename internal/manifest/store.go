@@ -1,0 +1,563 @@
+package manifest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Lifecycle states.
+const (
+	Discovered = "discovered"
+	Proposed   = "proposed"
+	Approved   = "approved"
+	Revoked    = "revoked"
+	Superseded = "superseded"
+)
+
+// States lists every state in lifecycle order.
+var States = []string{Discovered, Proposed, Approved, Revoked, Superseded}
+
+// Candidate is a manifest about to be recorded, with where it came from.
+type Candidate struct {
+	Manifest *Manifest
+	Source   string // file or URL, with a JSON pointer for OpenAPI operations
+}
+
+// ImportOptions steer Record.
+type ImportOptions struct {
+	Actor               string
+	AutoApproveNarrower bool
+	Now                 time.Time
+}
+
+// Change is what Record did with one candidate.
+type Change struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Action  string `json:"action"` // created, unchanged
+	State   string `json:"state"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// ConflictError is a name@version already recorded (or given twice) with other content.
+type ConflictError struct {
+	Name, Version, Source string
+	Twice                 bool // twice in the same import
+}
+
+func (e *ConflictError) Error() string {
+	if e.Twice {
+		return fmt.Sprintf("%s@%s comes twice in this import (also from %s): import one of them, or rename", e.Name, e.Version, e.Source)
+	}
+	return fmt.Sprintf("%s@%s is already recorded with different content (from %s): give the new manifest a new version", e.Name, e.Version, e.Source)
+}
+
+// NotFoundError is a tool (version) that is not recorded.
+type NotFoundError struct{ Ref string }
+
+func (e *NotFoundError) Error() string { return "no tool " + e.Ref + ": see helix tool list" }
+
+// StateError is a transition the lifecycle does not allow.
+type StateError struct {
+	Ref, State, Want string
+}
+
+func (e *StateError) Error() string {
+	return fmt.Sprintf("%s is %s; only a %s tool can be %s", e.Ref, e.State, e.Want, map[string]string{Approved: "approved", Revoked: "revoked"}[e.Want])
+}
+
+// Digest is the sha256 of a manifest's canonical JSON.
+func Digest(m *Manifest) (string, []byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), b, nil
+}
+
+type existing struct {
+	id              int64
+	name, version   string
+	sha, state, src string
+	limits          Limits
+}
+
+// lockKey serialises writers of the tool tables.
+var lockKey = db.LockKey("tool-manifests")
+
+// Record writes candidates in one transaction: new versions land proposed
+// (or approved, with AutoApproveNarrower, when an approved version exists and
+// the permissions do not widen), identical ones are no-ops, and a known
+// name@version with other content fails the whole import.
+func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOptions) ([]Change, error) {
+	changes := make([]Change, 0, len(cands))
+	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
+			return err
+		}
+		names := make([]string, 0, len(cands))
+		for _, c := range cands {
+			names = append(names, c.Manifest.Name)
+		}
+		byName, err := loadExisting(ctx, tx, names)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			c      Candidate
+			sha    string
+			doc    []byte
+			limits Limits
+			state  string
+			reason string
+		}
+		var rows []row
+		seen := map[string]string{}
+		for _, c := range cands {
+			m := c.Manifest
+			sha, doc, err := Digest(m)
+			if err != nil {
+				return err
+			}
+			ref := m.Name + "@" + m.Version
+			if src, dup := seen[ref]; dup {
+				return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
+			}
+			seen[ref] = c.Source
+			var prev *existing
+			for i, e := range byName[m.Name] {
+				if e.version == m.Version {
+					prev = &byName[m.Name][i]
+				}
+			}
+			if prev != nil {
+				if prev.sha != sha {
+					return &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
+				}
+				changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "unchanged", State: prev.state})
+				continue
+			}
+			lim, err := m.Permissions.Limits()
+			if err != nil {
+				return fmt.Errorf("%s: %w", ref, err)
+			}
+			r := row{c: c, sha: sha, doc: doc, limits: lim, state: Proposed, reason: "imported from " + c.Source}
+			if ap := latestApproved(byName[m.Name]); ap != nil {
+				if w := Widening(ap.limits, lim); len(w) > 0 {
+					r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
+				} else if o.AutoApproveNarrower && newer(m.Version, ap.version) {
+					r.state = Approved
+					r.reason = fmt.Sprintf("permissions do not widen beyond approved %s@%s: auto-approved", ap.name, ap.version)
+				}
+			}
+			rows = append(rows, r)
+			changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "created", State: r.state, Reason: r.reason})
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		var (
+			ns, vs, srcs, shas, states []string
+			docs                       [][]byte
+		)
+		for _, r := range rows {
+			ns = append(ns, r.c.Manifest.Name)
+			vs = append(vs, r.c.Manifest.Version)
+			srcs = append(srcs, r.c.Source)
+			shas = append(shas, r.sha)
+			docs = append(docs, r.doc)
+			states = append(states, r.state)
+		}
+		ids := make(map[string]int64, len(rows))
+		qr, err := tx.Query(ctx, `
+			INSERT INTO tool_manifests (name, version, source, sha256, manifest, state, created_at, updated_at)
+			SELECT n, v, s, h, d::jsonb, st, $7, $7
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(n, v, s, h, d, st)
+			RETURNING id, name, version`, ns, vs, srcs, shas, bytesToStrings(docs), states, o.Now)
+		if err != nil {
+			return err
+		}
+		for qr.Next() {
+			var id int64
+			var n, v string
+			if err := qr.Scan(&id, &n, &v); err != nil {
+				return err
+			}
+			ids[n+"@"+v] = id
+		}
+		if err := qr.Err(); err != nil {
+			return err
+		}
+		var perms, audit [][]any
+		for _, r := range rows {
+			m := r.c.Manifest
+			id := ids[m.Name+"@"+m.Version]
+			perms = append(perms, permissionRows(id, r.limits, m.Credentials)...)
+			if r.state == Approved {
+				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, "imported from " + r.c.Source})
+				audit = append(audit, []any{id, o.Actor, o.Now, Proposed, Approved, r.reason})
+			} else {
+				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, r.reason})
+			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_permissions"}, []string{"tool_id", "kind", "value", "amount"}, pgx.CopyFromRows(perms)); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_audit"}, []string{"tool_id", "actor", "at", "from_state", "to_state", "reason"}, pgx.CopyFromRows(audit)); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.state == Approved {
+				if err := supersedeOlder(ctx, tx, r.c.Manifest.Name, r.c.Manifest.Version, o.Actor, o.Now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return changes, nil
+}
+
+func bytesToStrings(bs [][]byte) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = string(b)
+	}
+	return out
+}
+
+func permissionRows(id int64, l Limits, creds [][]Credential) [][]any {
+	var out [][]any
+	for _, h := range l.Hosts {
+		out = append(out, []any{id, "host", h, int64(0)})
+	}
+	for _, q := range []struct {
+		kind string
+		v    int64
+	}{{"storage_bytes", l.StorageBytes}, {"memory_bytes", l.MemoryBytes}, {"cpu_millis", l.CPUMillis}, {"timeout_ms", l.TimeoutMS}} {
+		if q.v > 0 {
+			out = append(out, []any{id, q.kind, "", q.v})
+		}
+	}
+	seen := map[string]bool{}
+	for _, set := range creds {
+		for _, c := range set {
+			if !seen[c.Scheme] {
+				seen[c.Scheme] = true
+				out = append(out, []any{id, "credential", c.Scheme + " (" + c.Type + ")", int64(0)})
+			}
+		}
+	}
+	return out
+}
+
+func loadExisting(ctx context.Context, q db.Querier, names []string) (map[string][]existing, error) {
+	rows, err := q.Query(ctx, `
+		SELECT m.id, m.name, m.version, m.sha256, m.state, m.source,
+		       coalesce(array_agg(p.value ORDER BY p.value) FILTER (WHERE p.kind = 'host'), '{}'),
+		       coalesce(max(p.amount) FILTER (WHERE p.kind = 'storage_bytes'), 0),
+		       coalesce(max(p.amount) FILTER (WHERE p.kind = 'cpu_millis'), 0),
+		       coalesce(max(p.amount) FILTER (WHERE p.kind = 'memory_bytes'), 0),
+		       coalesce(max(p.amount) FILTER (WHERE p.kind = 'timeout_ms'), 0)
+		FROM tool_manifests m LEFT JOIN tool_permissions p ON p.tool_id = m.id
+		WHERE m.name = ANY($1)
+		GROUP BY m.id`, names)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]existing{}
+	for rows.Next() {
+		var e existing
+		if err := rows.Scan(&e.id, &e.name, &e.version, &e.sha, &e.state, &e.src, &e.limits.Hosts,
+			&e.limits.StorageBytes, &e.limits.CPUMillis, &e.limits.MemoryBytes, &e.limits.TimeoutMS); err != nil {
+			return nil, err
+		}
+		out[e.name] = append(out[e.name], e)
+	}
+	return out, rows.Err()
+}
+
+func latestApproved(es []existing) *existing {
+	var best *existing
+	for i := range es {
+		if es[i].state == Approved && (best == nil || newer(es[i].version, best.version)) {
+			best = &es[i]
+		}
+	}
+	return best
+}
+
+// newer reports whether version a sorts after b.
+func newer(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	if errA != nil || errB != nil {
+		return a > b
+	}
+	return va.GreaterThan(vb)
+}
+
+// supersedeOlder marks approved versions of name below version as superseded.
+func supersedeOlder(ctx context.Context, tx pgx.Tx, name, version, actor string, now time.Time) error {
+	rows, err := tx.Query(ctx, `SELECT id, version FROM tool_manifests WHERE name = $1 AND state = 'approved' AND version <> $2`, name, version)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return err
+		}
+		if newer(version, v) {
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return transition(ctx, tx, ids, Approved, Superseded, actor, "superseded by "+name+"@"+version, now)
+}
+
+// transition moves rows from one state to another and audits each move.
+func transition(ctx context.Context, tx pgx.Tx, ids []int64, from, to, actor, reason string, now time.Time) error {
+	_, err := tx.Exec(ctx, `
+		WITH moved AS (
+			UPDATE tool_manifests SET state = $3, updated_at = $5
+			WHERE id = ANY($1) AND state = $2
+			RETURNING id
+		)
+		INSERT INTO tool_audit (tool_id, actor, at, from_state, to_state, reason)
+		SELECT id, $4, $5, $2, $3, $6 FROM moved`, ids, from, to, actor, now, reason)
+	return err
+}
+
+// ParseRef splits NAME[@VERSION].
+func ParseRef(ref string) (name, version string) {
+	name, version, _ = strings.Cut(ref, "@")
+	return name, version
+}
+
+// Approve moves a proposed name@version to approved and supersedes older approved versions.
+func Approve(ctx context.Context, q db.Querier, name, version, actor, reason string, now time.Time) (*Tool, error) {
+	ref := name + "@" + version
+	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
+			return err
+		}
+		var id int64
+		var state string
+		err := tx.QueryRow(ctx, `SELECT id, state FROM tool_manifests WHERE name = $1 AND version = $2`, name, version).Scan(&id, &state)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &NotFoundError{Ref: ref}
+		}
+		if err != nil {
+			return err
+		}
+		if state != Proposed {
+			return &StateError{Ref: ref, State: state, Want: Proposed}
+		}
+		if reason == "" {
+			reason = "approved"
+		}
+		if err := transition(ctx, tx, []int64{id}, Proposed, Approved, actor, reason, now); err != nil {
+			return err
+		}
+		return supersedeOlder(ctx, tx, name, version, actor, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Show(ctx, q, name, version)
+}
+
+// Revoke moves the proposed or approved versions of name (only version, when
+// given) to revoked and returns the versions it revoked.
+func Revoke(ctx context.Context, q db.Querier, name, version, actor, reason string, now time.Time) ([]Change, error) {
+	var out []Change
+	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT id, version, state FROM tool_manifests WHERE name = $1 AND ($2 = '' OR version = $2) ORDER BY id`, name, version)
+		if err != nil {
+			return err
+		}
+		type cur struct {
+			id           int64
+			version, was string
+		}
+		var all []cur
+		for rows.Next() {
+			var c cur
+			if err := rows.Scan(&c.id, &c.version, &c.was); err != nil {
+				return err
+			}
+			all = append(all, c)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		ref := name
+		if version != "" {
+			ref += "@" + version
+		}
+		if len(all) == 0 {
+			return &NotFoundError{Ref: ref}
+		}
+		for _, c := range all {
+			if c.was != Proposed && c.was != Approved {
+				continue
+			}
+			if err := transition(ctx, tx, []int64{c.id}, c.was, Revoked, actor, reason, now); err != nil {
+				return err
+			}
+			out = append(out, Change{Name: name, Version: c.version, Action: "revoked", State: Revoked, Reason: reason})
+		}
+		if len(out) == 0 {
+			return &StateError{Ref: ref, State: all[len(all)-1].was, Want: Revoked}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Tool is one recorded name@version.
+type Tool struct {
+	Name      string     `json:"name"`
+	Version   string     `json:"version"`
+	State     string     `json:"state"`
+	Source    string     `json:"source"`
+	SHA256    string     `json:"sha256"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	Manifest  *Manifest  `json:"manifest,omitempty"`
+	Audit     []AuditRow `json:"audit,omitempty"`
+	Hosts     []string   `json:"hosts"`
+}
+
+// AuditRow is one lifecycle transition.
+type AuditRow struct {
+	At     time.Time `json:"at"`
+	Actor  string    `json:"actor"`
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason"`
+}
+
+// List returns every recorded version, by name then version (newest first),
+// only those in state when it is not "".
+func List(ctx context.Context, q db.Querier, state string) ([]Tool, error) {
+	rows, err := q.Query(ctx, `
+		SELECT m.name, m.version, m.state, m.source, m.sha256, m.created_at, m.updated_at,
+		       coalesce((SELECT array_agg(p.value ORDER BY p.value) FROM tool_permissions p WHERE p.tool_id = m.id AND p.kind = 'host'), '{}')
+		FROM tool_manifests m
+		WHERE $1 = '' OR m.state = $1`, state)
+	if err != nil {
+		return nil, err
+	}
+	var out []Tool
+	for rows.Next() {
+		var t Tool
+		if err := rows.Scan(&t.Name, &t.Version, &t.State, &t.Source, &t.SHA256, &t.CreatedAt, &t.UpdatedAt, &t.Hosts); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return newer(out[i].Version, out[j].Version)
+	})
+	return out, nil
+}
+
+// Show returns one version with its manifest and audit trail; without a
+// version, the newest one.
+func Show(ctx context.Context, q db.Querier, name, version string) (*Tool, error) {
+	if version == "" {
+		all, err := q.Query(ctx, `SELECT version FROM tool_manifests WHERE name = $1`, name)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := pgx.CollectRows(all, pgx.RowTo[string])
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			if version == "" || newer(v, version) {
+				version = v
+			}
+		}
+		if version == "" {
+			return nil, &NotFoundError{Ref: name}
+		}
+	}
+	t := &Tool{}
+	var id int64
+	var doc []byte
+	err := q.QueryRow(ctx, `
+		SELECT id, name, version, state, source, sha256, created_at, updated_at, manifest::text,
+		       coalesce((SELECT array_agg(p.value ORDER BY p.value) FROM tool_permissions p WHERE p.tool_id = m.id AND p.kind = 'host'), '{}')
+		FROM tool_manifests m WHERE name = $1 AND version = $2`, name, version).
+		Scan(&id, &t.Name, &t.Version, &t.State, &t.Source, &t.SHA256, &t.CreatedAt, &t.UpdatedAt, &doc, &t.Hosts)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, &NotFoundError{Ref: name + "@" + version}
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Manifest = &Manifest{}
+	if err := json.Unmarshal(doc, t.Manifest); err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, `SELECT at, actor, from_state, to_state, reason FROM tool_audit WHERE tool_id = $1 ORDER BY id`, id)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var a AuditRow
+		if err := rows.Scan(&a.At, &a.Actor, &a.From, &a.To, &a.Reason); err != nil {
+			return nil, err
+		}
+		t.Audit = append(t.Audit, a)
+	}
+	return t, rows.Err()
+}
+
+// DefaultActor names the person running helix, for the audit trail.
+func DefaultActor() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "unknown"
+}
