@@ -21,13 +21,14 @@ DEMO_DB     := helix_demo
 build: ## static binary in bin/helix
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/helix
 
-demo: build ## PostgreSQL up, migrate, import the demo data, run synthesis
+demo: build ## PostgreSQL up, migrate, import the demo data, run synthesis over every user
 	@server=$$(scripts/pg-up.sh); \
 	if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; else \
 	  url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
 	export DATABASE_URL="$$url"; \
 	echo "== helix migrate up" >&2; $(BIN) migrate up; \
 	echo "== helix import memories testdata/demo/memories.jsonl" >&2; $(BIN) import memories testdata/demo/memories.jsonl; \
+	echo "== helix synthesize --all-users" >&2; $(BIN) synthesize --all-users; \
 	echo "== helix doctor" >&2; $(BIN) doctor
 
 test: fmt-check vet staticcheck ## every check and every test, against a real PostgreSQL

@@ -63,7 +63,8 @@ the environment, which beats the file, which beats defaults.
 		catalogCmd.NewCmdCatalog(f),
 		skillCmd.NewCmdSkill(f),
 		voiceCmd.NewCmdVoice(f),
-		manifestCmd.NewCmdManifest(f), toolCmd.NewCmdTool(f),
+		manifestCmd.NewCmdManifest(f),
+		toolCmd.NewCmdTool(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
