@@ -83,8 +83,14 @@ func TestExecAudit(t *testing.T) {
 	}
 	s := added.Skill
 	user := "6f1c2d4e-8a9b-4c3d-9e8f-7a6b5c4d3e2f"
+	// A step of a composite run links its row to that run (a foreign key since 00006).
+	var compositeRun int64
+	if err := tx.QueryRow(ctx, `INSERT INTO composite_skill_executions (name, version, sha256, status, input, started_at)
+		VALUES ('brief', '1', 'x', 'running', '{}', now()) RETURNING id`).Scan(&compositeRun); err != nil {
+		t.Fatal(err)
+	}
 
-	ok, err := e.Exec(ctx, tx, s, skill.ExecOptions{Input: []byte(`{"items": [3, 9, 1, 7], "top": 2}`), UserID: user, CompositeExecutionID: 42})
+	ok, err := e.Exec(ctx, tx, s, skill.ExecOptions{Input: []byte(`{"items": [3, 9, 1, 7], "top": 2}`), UserID: user, CompositeExecutionID: compositeRun})
 	if err != nil || ok.Status != skill.StatusOK || string(ok.Output) != `{"top":[9,7]}` {
 		t.Fatalf("exec = %+v, %v", ok, err)
 	}
@@ -125,7 +131,7 @@ FROM skill_executions ORDER BY id`)
 	if len(got) != 3 {
 		t.Fatalf("%d skill_executions rows, want 3", len(got))
 	}
-	if r := got[0]; r.status != "ok" || r.version != "1" || r.user != user || r.composite != 42 || r.output != `{"top":[9,7]}` || !r.hasSkillID ||
+	if r := got[0]; r.status != "ok" || r.version != "1" || r.user != user || r.composite != compositeRun || r.output != `{"top":[9,7]}` || !r.hasSkillID ||
 		r.inputSHA != skill.Sum([]byte(`{"items": [3, 9, 1, 7], "top": 2}`)) || r.timeoutMS != 1000 {
 		t.Errorf("ok row = %+v", r)
 	}
