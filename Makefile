@@ -33,7 +33,9 @@ demo: build ## PostgreSQL up, migrate, import the demo data, run synthesis over 
 
 test: fmt-check vet staticcheck ## every check and every test, against a real PostgreSQL
 	@url=$$(scripts/pg-up.sh); echo "testing against $$url" >&2; \
-	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 25m ./...
+	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 25m ./...; \
+	echo "again without -race: the 2,000-history sync properties and the full models.dev snapshots" >&2; \
+	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -timeout 10m ./internal/syncer/ ./internal/catalog/ ./internal/cmd/catalog/
 
 lint: fmt-check vet staticcheck
 

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"github.com/helixhq/helix/internal/testbin"
 	"os"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // models.dev snapshot (147 providers, ~5,270 models) into Postgres: the work
 // of `helix catalog fetch --source FILE`. The target is under 2 s per op.
 func BenchmarkFetchFullSnapshot(b *testing.B) {
-	const path = "/work/shared/realworld/models.dev/api-2026-07-02.json"
+	path := testbin.Shared("realworld", "models.dev", "api-2026-07-02.json")
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("full snapshot not present: %v", err)
 	}
@@ -45,7 +46,7 @@ func BenchmarkFetchFullSnapshot(b *testing.B) {
 
 // BenchmarkParseFull parses the full snapshot and renders its canonical form (the CPU part of a fetch).
 func BenchmarkParseFull(b *testing.B) {
-	raw, err := os.ReadFile("/work/shared/realworld/models.dev/api-2026-07-02.json")
+	raw, err := os.ReadFile(testbin.Shared("realworld", "models.dev", "api-2026-07-02.json"))
 	if err != nil {
 		b.Skipf("full snapshot not present: %v", err)
 	}

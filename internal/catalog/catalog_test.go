@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"github.com/helixhq/helix/internal/testbin"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,7 +31,7 @@ func fullSnapshots(t testing.TB) map[string][]byte {
 		return out
 	}
 	for _, d := range []string{"2026-06-14", "2026-07-02"} {
-		if b, err := os.ReadFile("/work/shared/realworld/models.dev/api-" + d + ".json"); err == nil {
+		if b, err := os.ReadFile(testbin.Shared("realworld", "models.dev", "api-"+d+".json")); err == nil {
 			out[d] = b
 		}
 	}

@@ -40,3 +40,11 @@ func Helix(t testing.TB) string {
 	}
 	return path
 }
+
+// Shared returns a path inside the team's shared/ folder, which sits beside
+// the checkout (../shared), as it does on developers' machines and in CI.
+func Shared(elem ...string) string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+	return filepath.Join(append([]string{root}, elem...)...)
+}

@@ -5,7 +5,7 @@
 # Usage: scripts/bench/catalog.sh [snapshot.json] [runs]
 # Needs psql and a server at HELIX_TEST_DATABASE_URL (default: local postgres).
 set -euo pipefail
-file=${1:-/work/shared/realworld/models.dev/api-2026-07-02.json}
+file=${1:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/realworld/models.dev/api-2026-07-02.json}
 runs=${2:-3}
 server=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 cd "$(dirname "$0")/../.."

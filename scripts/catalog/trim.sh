@@ -4,7 +4,7 @@
 # are added, removed and changed, and whole providers appear and disappear)
 # and the fallback snapshot embedded in the binary (major providers, newest file).
 set -euo pipefail
-src=${1:-/work/shared/realworld/models.dev}
+src=${1:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/realworld/models.dev}
 cd "$(dirname "$0")/../.."
 fixture='openai anthropic google groq mistral xai deepseek friendli chutes inceptron evroc neuralwatt synthetic umans-ai firepass sakana subconscious'
 fallback='openai anthropic google google-vertex mistral deepseek xai groq cohere amazon-bedrock azure togetherai fireworks-ai perplexity'

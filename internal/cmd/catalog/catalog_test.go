@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/helixhq/helix/internal/testbin"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -198,7 +199,7 @@ func TestFetchVerifyLifecycle(t *testing.T) {
 	})
 	// The full snapshots (~3 MB, ~5,270 models each) when the shared data is
 	// present; the race detector makes them take minutes.
-	dir := "/work/shared/realworld/models.dev/"
+	dir := testbin.Shared("realworld", "models.dev") + "/"
 	oldRaw, err1 := os.ReadFile(dir + "api-2026-06-14.json")
 	newRaw, err2 := os.ReadFile(dir + "api-2026-07-02.json")
 	if err1 == nil && err2 == nil && !raceEnabled {
