@@ -68,7 +68,7 @@ func isFlagError(err error) bool {
 	}
 	// cobra's own argument and command errors are not typed.
 	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag", "if any flags in the group", "none of the others can be"} {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag", "if any flags in the group", "none of the others can be", "at least one of the flags in the group"} {
 		if strings.Contains(s, p) {
 			return true
 		}

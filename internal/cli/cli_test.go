@@ -306,6 +306,8 @@ func TestExitCodeMapping(t *testing.T) {
 		{ctx, fmt.Errorf("wrapped: %w", cmdutil.UnavailableError(errors.New("down"))), 4},
 		{ctx, &db.ErrLockHeld{Job: "decay", Holder: "h"}, 5},
 		{ctx, cmdutil.DriftError(errors.New("drift")), 1},
+		{ctx, errors.New("at least one of the flags in the group [user-id all-users] is required"), 2}, // cobra's, untyped
+		{ctx, errors.New("if any flags in the group [to all] are set none of the others can be; [all to] were all set"), 2},
 		{cancelled, errors.New("anything"), 130},
 		{ctx, fmt.Errorf("step: %w", context.Canceled), 130},
 	}
