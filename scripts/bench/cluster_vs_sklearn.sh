@@ -2,8 +2,8 @@
 # Side-by-side: helix's clustering and scikit-learn's DBSCAN(metric='cosine')
 # and KMeans on identical inputs (planted clusters, 384 dimensions).
 # Prints times, time ratios (sklearn / helix: above 1 means helix is faster)
-# and the ARI between the two labelings. helix's k-means keeps the best of 3
-# k-means++ restarts (all timed); scikit-learn's runs one init (n_init=1).
+# and the ARI between the two labelings. Both k-means keep the best of NINIT
+# k-means++ restarts (default 3, all timed): equal work on both sides.
 # Needs Debian's python3-sklearn (apt-get install python3-sklearn).
 # Usage: scripts/bench/cluster_vs_sklearn.sh [n ...]   (default 2000 10000 20000)
 set -euo pipefail
@@ -13,7 +13,7 @@ $PY -c 'import sklearn' 2>/dev/null || { echo "install python3-sklearn (apt-get 
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(2000 10000 20000)
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/clusterbench" ./scripts/bench/clusterbench
-D=384 K=20 MS=5
+D=384 K=20 MS=5 NINIT=${NINIT:-3}
 cat >"$dir/sk.py" <<'PY'
 import sys, time, numpy as np
 from sklearn.cluster import DBSCAN, KMeans
@@ -24,11 +24,12 @@ t = time.perf_counter()
 if algo == "dbscan":
     labels = DBSCAN(eps=float(sys.argv[5]), min_samples=int(sys.argv[6]), metric="cosine").fit_predict(X)
 else:
-    labels = KMeans(n_clusters=int(sys.argv[5]), n_init=1, random_state=0).fit_predict(X)
+    labels = KMeans(n_clusters=int(sys.argv[5]), n_init=int(sys.argv[6]), random_state=0).fit_predict(X)
 print("%.3f" % (time.perf_counter() - t))
 np.savetxt(out, labels, fmt="%d")
 PY
 ari() { $PY -c 'import sys, numpy as np; from sklearn.metrics import adjusted_rand_score as a; print("%.4f" % a(np.loadtxt(sys.argv[1]), np.loadtxt(sys.argv[2])))' "$1" "$2"; }
+echo "k-means restarts on both sides: $NINIT; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-7s %-7s %10s %10s %8s %12s %10s\n' n algo helix_s sklearn_s ratio ari_vs_sk ari_truth
 for n in "${sizes[@]}"; do
   f="$dir/x$n.f32"
@@ -41,7 +42,7 @@ for n in "${sizes[@]}"; do
   # k-means has no noise label: its input has the same clusters and no random points.
   f="$dir/k$n.f32"
   "$dir/clusterbench" gen -n "$n" -d $D -k $K -seed 1 -noise 0 -out "$f"
-  ht=$("$dir/clusterbench" run -in "$f" -d $D -algo kmeans -k $K -out "$dir/h.txt")
-  st=$($PY "$dir/sk.py" "$f" $D kmeans "$dir/s.txt" $K)
+  ht=$("$dir/clusterbench" run -in "$f" -d $D -algo kmeans -k $K -n-init $NINIT -out "$dir/h.txt")
+  st=$($PY "$dir/sk.py" "$f" $D kmeans "$dir/s.txt" $K $NINIT)
   printf '%-7s %-7s %10s %10s %8.2f %12s %10s\n' "$n" kmeans "$ht" "$st" "$(echo "$st / $ht" | bc -l)" "$(ari "$dir/h.txt" "$dir/s.txt")" "$(ari "$dir/h.txt" "$f.truth")"
 done
