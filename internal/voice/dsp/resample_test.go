@@ -29,42 +29,6 @@ func tone(rate int, f, amp float64, n int) []float32 {
 	return x
 }
 
-// amplitudeAt fits a sinusoid of frequency f to y (least squares over the
-// middle, away from the edges) and returns its amplitude and the residual RMS.
-func amplitudeAt(y []float32, rate int, f float64) (amp, resid float64) {
-	lo, hi := len(y)/8, len(y)-len(y)/8
-	var ss, sc, cc, s1, c1 float64
-	for i := lo; i < hi; i++ {
-		w := 2 * math.Pi * f * float64(i) / float64(rate)
-		s, c := math.Sin(w), math.Cos(w)
-		ss += s * s
-		cc += c * c
-		sc += s * c
-		s1 += float64(y[i]) * s
-		c1 += float64(y[i]) * c
-	}
-	det := ss*cc - sc*sc
-	a := (s1*cc - c1*sc) / det
-	b := (c1*ss - s1*sc) / det
-	var e float64
-	for i := lo; i < hi; i++ {
-		w := 2 * math.Pi * f * float64(i) / float64(rate)
-		d := float64(y[i]) - a*math.Sin(w) - b*math.Cos(w)
-		e += d * d
-	}
-	return math.Hypot(a, b), math.Sqrt(e / float64(hi-lo))
-}
-
-func rms(y []float32) float64 {
-	lo, hi := len(y)/8, len(y)-len(y)/8
-	var e float64
-	for _, v := range y[lo:hi] {
-		e += float64(v) * float64(v)
-	}
-	return math.Sqrt(e / float64(hi-lo))
-}
-
-func db(x float64) float64 { return 20 * math.Log10(x) }
 
 func TestResamplerQuality(t *testing.T) {
 	for _, in := range []int{44100, 48000} {
@@ -72,20 +36,20 @@ func TestResamplerQuality(t *testing.T) {
 		// passband ripple from 50 Hz to 90% of 8 kHz; -3 dB at 95% or above (sox's bandwidth)
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for f := 50.0; f <= 7200; f += 750 {
-			a, _ := amplitudeAt(resampleAll(t, in, 16000, tone(in, f, 0.5, n)), 16000, f)
-			lo, hi = min(lo, db(a/0.5)), max(hi, db(a/0.5))
+			a, _ := ToneFit(resampleAll(t, in, 16000, tone(in, f, 0.5, n)), 16000, f)
+			lo, hi = min(lo, DB(a/0.5)), max(hi, DB(a/0.5))
 		}
-		a, _ := amplitudeAt(resampleAll(t, in, 16000, tone(in, 7600, 0.5, n)), 16000, 7600)
+		a, _ := ToneFit(resampleAll(t, in, 16000, tone(in, 7600, 0.5, n)), 16000, 7600)
 		// stopband: tones from the Nyquist frequency up must vanish (anything left is aliasing)
 		worst := math.Inf(-1)
 		for _, f := range []float64{8000, 8100, 9000, 12000, 19999} {
-			worst = max(worst, db(rms(resampleAll(t, in, 16000, tone(in, f, 0.5, n)))/(0.5/math.Sqrt2)))
+			worst = max(worst, DB(RMS(resampleAll(t, in, 16000, tone(in, f, 0.5, n)))/(0.5/math.Sqrt2)))
 		}
-		amp, resid := amplitudeAt(resampleAll(t, in, 16000, tone(in, 1000, 0.5, n)), 16000, 1000)
-		snr := db(amp / math.Sqrt2 / resid)
-		t.Logf("%d→16000: ripple %.4f dB, gain at 7600 Hz %.4f dB, worst stopband %.1f dB, 1 kHz SNR %.1f dB", in, hi-lo, db(a/0.5), worst, snr)
-		if db(a/0.5) < -3 {
-			t.Errorf("%d→16000: %.2f dB at 7600 Hz: bandwidth under 95%%", in, db(a/0.5))
+		amp, resid := ToneFit(resampleAll(t, in, 16000, tone(in, 1000, 0.5, n)), 16000, 1000)
+		snr := DB(amp / math.Sqrt2 / resid)
+		t.Logf("%d→16000: ripple %.4f dB, gain at 7600 Hz %.4f dB, worst stopband %.1f dB, 1 kHz SNR %.1f dB", in, hi-lo, DB(a/0.5), worst, snr)
+		if DB(a/0.5) < -3 {
+			t.Errorf("%d→16000: %.2f dB at 7600 Hz: bandwidth under 95%%", in, DB(a/0.5))
 		}
 		if hi-lo > 0.02 {
 			t.Errorf("%d→16000: passband ripple %.4f dB, want ≤ 0.02", in, hi-lo)
@@ -115,7 +79,7 @@ func TestResamplerLengthAndRatio(t *testing.T) {
 			t.Errorf("%d→%d: %d samples out of %d, want %d", c.in, c.out, len(y), len(x), want)
 		}
 		// aligned: the output tone has the same phase as the input tone
-		a, resid := amplitudeAt(y, c.out, 440)
+		a, resid := ToneFit(y, c.out, 440)
 		if math.Abs(a-0.5) > 1e-3 || resid > 1e-4 {
 			t.Errorf("%d→%d: 440 Hz tone amplitude %.5f residual %.2g (delay not compensated?)", c.in, c.out, a, resid)
 		}

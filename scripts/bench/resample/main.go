@@ -117,37 +117,6 @@ func tone(rate int, f, amp float64, n int) []float32 {
 	return x
 }
 
-// fit returns the amplitude of frequency f in y and the RMS of what is left.
-func fit(y []float32, rate int, f float64) (amp, resid float64) {
-	lo, hi := len(y)/8, len(y)-len(y)/8
-	var ss, sc, cc, s1, c1 float64
-	for i := lo; i < hi; i++ {
-		w := 2 * math.Pi * f * float64(i) / float64(rate)
-		s, c := math.Sin(w), math.Cos(w)
-		ss, cc, sc = ss+s*s, cc+c*c, sc+s*c
-		s1, c1 = s1+float64(y[i])*s, c1+float64(y[i])*c
-	}
-	det := ss*cc - sc*sc
-	a, b := (s1*cc-c1*sc)/det, (c1*ss-s1*sc)/det
-	var e float64
-	for i := lo; i < hi; i++ {
-		w := 2 * math.Pi * f * float64(i) / float64(rate)
-		d := float64(y[i]) - a*math.Sin(w) - b*math.Cos(w)
-		e += d * d
-	}
-	return math.Hypot(a, b), math.Sqrt(e / float64(hi-lo))
-}
-
-func rms(y []float32) float64 {
-	lo, hi := len(y)/8, len(y)-len(y)/8
-	var e float64
-	for _, v := range y[lo:hi] {
-		e += float64(v) * float64(v)
-	}
-	return math.Sqrt(e / float64(hi-lo))
-}
-
-func db(x float64) float64 { return 20 * math.Log10(x) }
 
 // measure: passband ripple (50 Hz–7.2 kHz), the -0.1 dB and -3 dB frequencies,
 // the worst stopband rejection (tones from 8 kHz to the input's Nyquist), 1 kHz SNR.
@@ -159,8 +128,8 @@ func measure(rate int, r resampler) ([5]float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		a, _ := fit(y, 16000, f)
-		return db(a / 0.5), nil
+		a, _ := dsp.ToneFit(y, 16000, f)
+		return dsp.DB(a / 0.5), nil
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for f := 50.0; f <= 7200; f += 250 {
@@ -190,15 +159,15 @@ func measure(rate int, r resampler) ([5]float64, error) {
 		if err != nil {
 			return m, err
 		}
-		worst = max(worst, db(rms(y)/(0.5/math.Sqrt2)))
+		worst = max(worst, dsp.DB(dsp.RMS(y)/(0.5/math.Sqrt2)))
 	}
 	m[3] = -worst
 	y, err := r.run(rate, tone(rate, 1000, 0.5, n))
 	if err != nil {
 		return m, err
 	}
-	a, resid := fit(y, 16000, 1000)
-	m[4] = db(a / math.Sqrt2 / resid)
+	a, resid := dsp.ToneFit(y, 16000, 1000)
+	m[4] = dsp.DB(a / math.Sqrt2 / resid)
 	return m, nil
 }
 
