@@ -29,7 +29,6 @@ func tone(rate int, f, amp float64, n int) []float32 {
 	return x
 }
 
-
 func TestResamplerQuality(t *testing.T) {
 	for _, in := range []int{44100, 48000} {
 		n := in / 4

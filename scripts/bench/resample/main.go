@@ -117,7 +117,6 @@ func tone(rate int, f, amp float64, n int) []float32 {
 	return x
 }
 
-
 // measure: passband ripple (50 Hz–7.2 kHz), the -0.1 dB and -3 dB frequencies,
 // the worst stopband rejection (tones from 8 kHz to the input's Nyquist), 1 kHz SNR.
 func measure(rate int, r resampler) ([5]float64, error) {
