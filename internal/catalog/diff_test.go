@@ -1,53 +1,12 @@
 package catalog
 
 import (
-	"encoding/json"
+	"github.com/helixhq/helix/internal/catalog/catalogtest"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 )
-
-// rawModels flattens api.json into provider/model → descriptor, without helix's types.
-func rawModels(t testing.TB, raw []byte) map[string]any {
-	t.Helper()
-	var doc map[string]struct {
-		Models map[string]any `json:"models"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]any{}
-	for pid, p := range doc {
-		for mid, m := range p.Models {
-			out[pid+"/"+mid] = m
-		}
-	}
-	return out
-}
-
-// expectedDiff computes added, removed and changed model keys straight from the raw JSON.
-func expectedDiff(t testing.TB, oldRaw, newRaw []byte) (added, removed, changed []string) {
-	o, n := rawModels(t, oldRaw), rawModels(t, newRaw)
-	for k, nv := range n {
-		ov, ok := o[k]
-		switch {
-		case !ok:
-			added = append(added, k)
-		case !reflect.DeepEqual(ov, nv):
-			changed = append(changed, k)
-		}
-	}
-	for k := range o {
-		if _, ok := n[k]; !ok {
-			removed = append(removed, k)
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	sort.Strings(changed)
-	return added, removed, changed
-}
 
 func TestCompareRealSnapshots(t *testing.T) {
 	t.Run("testdata", func(t *testing.T) {
@@ -71,7 +30,7 @@ func testCompare(t *testing.T, oldRaw, newRaw []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, removed, changed := expectedDiff(t, oldRaw, newRaw)
+	added, removed, changed := catalogtest.ExpectedDiff(t, oldRaw, newRaw)
 	if len(added) == 0 || len(removed) == 0 || len(changed) == 0 {
 		t.Fatalf("fixtures must show every kind of drift: %d added, %d removed, %d changed", len(added), len(removed), len(changed))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/helixhq/helix/internal/catalog/catalogtest"
 	"github.com/helixhq/helix/internal/testbin"
 	"net/http"
 	"net/http/httptest"
@@ -127,42 +128,6 @@ func runVerify(t *testing.T, pool *pgxpool.Pool, tty, asJSON bool) (cmdtest.Stre
 	return s, verifyRun(context.Background(), &VerifyOptions{IO: f.IOStreams, F: f, Net: testNet()})
 }
 
-// rawDiff computes the expected drift from the two raw files, without helix's types or diff.
-func rawDiff(t *testing.T, oldRaw, newRaw []byte) (added, removed, changed []string) {
-	flat := func(raw []byte) map[string]any {
-		var doc map[string]struct {
-			Models map[string]any `json:"models"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]any{}
-		for pid, p := range doc {
-			for mid, m := range p.Models {
-				out[pid+"/"+mid] = m
-			}
-		}
-		return out
-	}
-	o, n := flat(oldRaw), flat(newRaw)
-	for k, v := range n {
-		if ov, ok := o[k]; !ok {
-			added = append(added, k)
-		} else if !reflect.DeepEqual(ov, v) {
-			changed = append(changed, k)
-		}
-	}
-	for k := range o {
-		if _, ok := n[k]; !ok {
-			removed = append(removed, k)
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	sort.Strings(changed)
-	return added, removed, changed
-}
-
 func snapshotState(t *testing.T, pool *pgxpool.Pool) (pinned catalog.Snapshot, snapshots int) {
 	t.Helper()
 	ctx := context.Background()
@@ -257,7 +222,7 @@ func testLifecycle(t *testing.T, oldRaw, newRaw []byte) {
 
 	// Upstream moves on: verify reports every added, removed and changed model and exits 1.
 	up.set(newRaw, http.StatusOK, 0)
-	added, removed, changed := rawDiff(t, oldRaw, newRaw)
+	added, removed, changed := catalogtest.ExpectedDiff(t, oldRaw, newRaw)
 	s, err = runVerify(t, pool, false, false)
 	if exitCode(err) != cmdutil.ExitFailed || !strings.Contains(err.Error(), "catalog drift: "+itoa(len(added))+" added, "+itoa(len(removed))+" removed") {
 		t.Fatalf("verify after drift: %v", err)
