@@ -3,8 +3,12 @@
 package cmdtest
 
 import (
+	"io"
+	"strings"
+
 	"bytes"
 	"context"
+	"github.com/spf13/cobra"
 	"log/slog"
 	"net/http"
 	"testing"
@@ -53,4 +57,16 @@ func Factory(t testing.TB, tty bool) (*cmdutil.Factory, Streams) {
 func WithDB(f *cmdutil.Factory, pool *pgxpool.Pool) *cmdutil.Factory {
 	f.DB = func(context.Context) (*pgxpool.Pool, error) { return pool, nil }
 	return f
+}
+
+// Parse runs a command's flag and argument handling on argv and returns the
+// options its runF received (the zero value when parsing failed).
+func Parse[O any](newCmd func(runF func(O) error) *cobra.Command, argv string) (O, error) {
+	var got O
+	cmd := newCmd(func(o O) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields(argv))
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	return got, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -42,12 +43,7 @@ func TestConvertArgs(t *testing.T) {
 		{"a.webm", "accepts 2 arg(s), received 1", nil},
 	} {
 		f, _ := cmdtest.Factory(t, false)
-		var got *ConvertOptions
-		cmd := NewCmdConvert(f, func(o *ConvertOptions) error { got = o; return nil })
-		cmd.SetArgs(strings.Fields(c.argv))
-		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		err := cmd.Execute()
+		got, err := cmdtest.Parse(func(runF func(*ConvertOptions) error) *cobra.Command { return NewCmdConvert(f, runF) }, c.argv)
 		if c.wantErr != "" {
 			if err == nil || err.Error() != c.wantErr {
 				t.Errorf("%q: error %v, want %q", c.argv, err, c.wantErr)
@@ -127,12 +123,7 @@ func TestTranscribeArgs(t *testing.T) {
 		{"a.webm --user-id " + user + " --language en --detect-language", "if any flags in the group [language detect-language] are set none of the others can be; [detect-language language] were all set", nil},
 	} {
 		f, _ := cmdtest.Factory(t, false)
-		var got *TranscribeOptions
-		cmd := NewCmdTranscribe(f, func(o *TranscribeOptions) error { got = o; return nil })
-		cmd.SetArgs(strings.Fields(c.argv))
-		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		err := cmd.Execute()
+		got, err := cmdtest.Parse(func(runF func(*TranscribeOptions) error) *cobra.Command { return NewCmdTranscribe(f, runF) }, c.argv)
 		if c.wantErr != "" {
 			if err == nil || err.Error() != c.wantErr {
 				t.Errorf("%q: error %v, want %q", c.argv, err, c.wantErr)
