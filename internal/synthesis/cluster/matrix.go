@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"context"
+	"github.com/helixhq/helix/internal/f32"
 	"math"
 	"runtime"
 	"sync"
@@ -144,30 +145,13 @@ func productsRange(a, b []float32, stride int, c []float32, ldc, jlo, jhi int) {
 			}
 			for ; j < te; j++ {
 				bj := b[j*stride : (j+1)*stride]
-				c[i*ldc+j] = dot(a0, bj)
+				c[i*ldc+j] = f32.Dot(a0, bj)
 				if i+1 < na {
-					c[(i+1)*ldc+j] = dot(a1, bj)
+					c[(i+1)*ldc+j] = f32.Dot(a1, bj)
 				}
 			}
 		}
 	}
-}
-
-// dot is the portable kernel.
-func dot(a, b []float32) float32 {
-	var s0, s1, s2, s3 float32
-	b = b[:len(a)]
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
 }
 
 // dist is scikit-learn's cosine distance from a similarity, clipped to [0, 2].

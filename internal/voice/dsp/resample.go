@@ -5,6 +5,7 @@ package dsp
 
 import (
 	"fmt"
+	"github.com/helixhq/helix/internal/f32"
 	"math"
 )
 
@@ -227,7 +228,7 @@ func (s *stage) run(out []float32, avail int64) []float32 {
 			break
 		}
 		start := int(jmax - int64(k) + 1 - s.base)
-		out = append(out, dot(s.phases[t%l], s.buf[start:start+k]))
+		out = append(out, f32.Dot(s.phases[t%l], s.buf[start:start+k]))
 		s.n++
 	}
 	// drop input no later output needs
@@ -238,22 +239,6 @@ func (s *stage) run(out []float32, avail int64) []float32 {
 		s.base += int64(drop)
 	}
 	return out
-}
-
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 func sinc(x float64) float64 {

@@ -1,0 +1,21 @@
+// Package f32 holds small float32 vector kernels shared by the numeric
+// packages (clustering, audio resampling).
+package f32
+
+// Dot is a·b over len(a) elements (b must be at least as long). Four
+// accumulators let the CPU overlap the multiply-adds of a plain Go loop.
+func Dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
