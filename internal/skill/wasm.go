@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -134,7 +135,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 		mcfg = mcfg.WithFSConfig(wazero.NewFSConfig().WithFSMount(root.FS(), GuestDataDir))
 	}
 
-	mod, err := rt.r.InstantiateModule(ctx, cm, mcfg)
+	mod, err := rt.r.InstantiateModule(experimental.WithMemoryAllocator(ctx, newMemoryAllocator()), cm, mcfg)
 	if err != nil {
 		return runOutcome{status: StatusError, err: "instantiate: " + err.Error(), stderr: stderr.String()}
 	}
