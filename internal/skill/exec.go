@@ -36,6 +36,7 @@ type ExecutorOptions struct {
 // Executor runs skills. It is safe for concurrent use; Close it when done.
 type Executor struct {
 	cache   wazero.CompilationCache
+	codeDir string // the code of stored skills by sha256; "" for none
 	jsChild []string
 	limits  Limits
 
@@ -44,6 +45,9 @@ type Executor struct {
 
 	runtimesMu sync.Mutex
 	runtimes   map[uint32]*wasmRuntime // by memory limit in pages
+
+	jsMu    sync.Mutex
+	jsReady *jsProcess // started by Prestart, taken by the next JavaScript run
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/helix/wasm (or the OS equivalent).
@@ -74,6 +78,7 @@ func NewExecutor(o ExecutorOptions) (*Executor, error) {
 			return nil, fmt.Errorf("wasm cache %s: %w", dir, err)
 		}
 		e.cache = c
+		e.codeDir = filepath.Join(dir, "skills")
 	}
 	if len(e.jsChild) == 0 {
 		exe, err := os.Executable()
@@ -94,6 +99,12 @@ func (e *Executor) Close() error {
 		_ = rt.r.Close(ctx)
 	}
 	e.runtimes = map[uint32]*wasmRuntime{}
+	e.jsMu.Lock()
+	if e.jsReady != nil {
+		e.jsReady.kill()
+		e.jsReady = nil
+	}
+	e.jsMu.Unlock()
 	return e.cache.Close(ctx)
 }
 
@@ -331,6 +342,12 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 		return 0, errors.New("output limit exceeded")
 	}
 	return len(p), nil
+}
+
+func (c *cappedBuffer) setMax(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.max = n
 }
 
 func (c *cappedBuffer) overrun() bool {

@@ -1,13 +1,16 @@
 package skill
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -15,6 +18,92 @@ import (
 // childGrace is how long after the timeout the parent waits for the child to
 // report before killing it.
 const childGrace = 500 * time.Millisecond
+
+// jsProcess is a child `helix skill __run-js` waiting for its request on stdin.
+type jsProcess struct {
+	cmd            *exec.Cmd
+	stdin          io.WriteCloser
+	stdout, stderr *cappedBuffer
+}
+
+func (e *Executor) startJS() (*jsProcess, error) {
+	cmd := exec.Command(e.jsChild[0], e.jsChild[1:]...)
+	// Nothing of helix's environment (database URL, API keys) reaches the child.
+	cmd.Env = []string{"GOTRACEBACK=none"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	// The child writes nothing before its request: the output cap is set then.
+	p := &jsProcess{cmd: cmd, stdin: stdin, stdout: &cappedBuffer{}, stderr: &cappedBuffer{max: StderrCap}}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *jsProcess) kill() {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// Prestart starts a JavaScript child ahead of need when ref (a file, or a
+// stored NAME[@VERSION] that was JavaScript the last time this cache
+// resolved it), so that the child's start overlaps the database's answer.
+// The next JavaScript run takes it; Close ends it if none does.
+func (e *Executor) Prestart(ref string) {
+	if !e.likelyJS(ref) {
+		return
+	}
+	p, err := e.startJS()
+	if err != nil {
+		return // runJS will start one and report the error
+	}
+	e.jsMu.Lock()
+	defer e.jsMu.Unlock()
+	if e.jsReady != nil {
+		p.kill()
+		return
+	}
+	e.jsReady = p
+}
+
+func (e *Executor) likelyJS(ref string) bool {
+	if f, err := os.Open(ref); err == nil {
+		defer f.Close()
+		head := make([]byte, 4)
+		n, _ := io.ReadFull(f, head)
+		eng, err := EngineFor(ref, head[:n])
+		return err == nil && eng == EngineJS
+	}
+	r, err := ParseRef(ref)
+	if err != nil || e.codeDir == "" {
+		return false
+	}
+	_, err = os.Stat(e.jsHintPath(r.String()))
+	return err == nil
+}
+
+// jsHintPath is the file whose presence says ref resolved to a JavaScript skill.
+func (e *Executor) jsHintPath(ref string) string {
+	return filepath.Join(e.codeDir, "js-"+Sum([]byte(ref))[:32])
+}
+
+// noteEngine keeps the hint Prestart reads up to date.
+func (e *Executor) noteEngine(ref string, eng Engine) {
+	path := e.jsHintPath(ref)
+	_, err := os.Stat(path)
+	switch had := err == nil; {
+	case eng == EngineJS && !had:
+		if os.MkdirAll(e.codeDir, 0o700) == nil {
+			_ = os.WriteFile(path, nil, 0o600)
+		}
+	case eng != EngineJS && had:
+		_ = os.Remove(path)
+	}
+}
 
 func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits) runOutcome {
 	req, err := json.Marshal(childRequest{
@@ -30,29 +119,40 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 	if err != nil {
 		return runOutcome{status: StatusError, err: err.Error()}
 	}
-	cctx, cancel := context.WithTimeout(ctx, lim.Timeout+childGrace)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, e.jsChild[0], e.jsChild[1:]...)
-	// Nothing of helix's environment (database URL, API keys) reaches the child.
-	cmd.Env = []string{"GOTRACEBACK=none"}
-	cmd.Stdin = bytes.NewReader(req)
-	stdout := &cappedBuffer{max: lim.OutputBytes + 2*StderrCap + 4096}
-	stderr := &cappedBuffer{max: StderrCap}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = time.Second
-	runErr := cmd.Run()
+	e.jsMu.Lock()
+	p := e.jsReady
+	e.jsReady = nil
+	e.jsMu.Unlock()
+	if p == nil {
+		if p, err = e.startJS(); err != nil {
+			return runOutcome{status: StatusError, err: "start the JavaScript runner: " + err.Error()}
+		}
+	}
+	p.stdout.setMax(lim.OutputBytes + 2*StderrCap + 4096)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(lim.Timeout+childGrace, func() {
+		timedOut.Store(true)
+		_ = p.cmd.Process.Kill()
+	})
+	stop := context.AfterFunc(ctx, func() { _ = p.cmd.Process.Kill() })
+	// A child that dies before reading all of it is explained by Wait.
+	_, _ = p.stdin.Write(req)
+	_ = p.stdin.Close()
+	runErr := p.cmd.Wait()
+	timer.Stop()
+	stop()
 
 	var resp childResponse
-	if err := json.Unmarshal(stdout.Bytes(), &resp); err == nil && resp.Status != "" {
+	if err := json.Unmarshal(p.stdout.Bytes(), &resp); err == nil && resp.Status != "" {
 		return runOutcome{status: resp.Status, stdout: resp.Output, stderr: resp.Log, err: resp.Error}
 	}
 	switch {
 	case ctx.Err() != nil:
 		return runOutcome{status: StatusError, err: "cancelled"}
-	case cctx.Err() == context.DeadlineExceeded:
+	case timedOut.Load():
 		return runOutcome{status: StatusTimeout, err: fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", lim.Timeout)}
 	}
-	log := stderr.String()
+	log := p.stderr.String()
 	var ee *exec.ExitError
 	if strings.Contains(log, "out of memory") || (errors.As(runErr, &ee) && killedBy(ee, syscall.SIGKILL)) {
 		return runOutcome{status: StatusMemoryLimit, err: fmt.Sprintf("the skill needed more than the memory limit of %s", formatBytes(lim.MemoryBytes))}

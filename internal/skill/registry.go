@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -136,11 +137,20 @@ func scanSkill(row pgx.Row) (*Skill, error) {
 
 // Get loads NAME@VERSION, or the latest version of NAME.
 func Get(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
+	return get(ctx, q, r, skillColumns)
+}
+
+// getMeta is Get without the code (Skill.Code is nil).
+func getMeta(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
+	return get(ctx, q, r, strings.Replace(skillColumns, "code,", "NULL::bytea,", 1))
+}
+
+func get(ctx context.Context, q db.Querier, r Ref, columns string) (*Skill, error) {
 	var row pgx.Row
 	if r.Version == "" {
-		row = q.QueryRow(ctx, `SELECT `+skillColumns+` FROM skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
+		row = q.QueryRow(ctx, `SELECT `+columns+` FROM skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
 	} else {
-		row = q.QueryRow(ctx, `SELECT `+skillColumns+` FROM skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
+		row = q.QueryRow(ctx, `SELECT `+columns+` FROM skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
 	}
 	s, err := scanSkill(row)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -152,6 +162,10 @@ func Get(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 // Resolve loads a skill from a file path when one exists there, else from
 // the registry by NAME[@VERSION].
 func Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, error) {
+	return resolve(ctx, q, nameOrFile, Get)
+}
+
+func resolve(ctx context.Context, q db.Querier, nameOrFile string, get func(context.Context, db.Querier, Ref) (*Skill, error)) (*Skill, error) {
 	if st, err := os.Stat(nameOrFile); err == nil && st.Mode().IsRegular() {
 		s, err := LoadFile(nameOrFile)
 		if err != nil {
@@ -163,7 +177,7 @@ func Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, erro
 	if err != nil {
 		return nil, usage(fmt.Errorf("%q is neither a file nor a skill name: %w", nameOrFile, err))
 	}
-	return Get(ctx, q, r)
+	return get(ctx, q, r)
 }
 
 // Summary is one row of List.

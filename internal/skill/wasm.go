@@ -23,14 +23,18 @@ const wasmPage = 64 << 10
 const GuestDataDir = "/data"
 
 // CheckWasm compiles a module and checks it is a WASI command (exports _start).
-// The compiled module stays in the caches, so the first run is warm.
+// The module and its compiled code stay in the caches, so the first run is warm.
 func (e *Executor) CheckWasm(ctx context.Context, code []byte) error {
 	rt, err := e.wasmRuntime(e.limits.MemoryBytes)
 	if err != nil {
 		return err
 	}
-	_, err = rt.compile(ctx, code, Sum(code))
-	return err
+	sha := Sum(code)
+	if _, err = rt.compile(ctx, code, sha); err != nil {
+		return err
+	}
+	e.keepCode(sha, code)
+	return nil
 }
 
 // wasmRuntime is one wazero runtime (the memory limit is per runtime) with

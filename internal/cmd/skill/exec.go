@@ -103,19 +103,20 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return err
 	}
-	pool, err := opts.F.DB(ctx)
-	if err != nil {
-		return err
-	}
-	s, err := skill.Resolve(ctx, pool, opts.Skill)
-	if err != nil {
-		return usageToInput(err)
-	}
 	e, err := skill.NewExecutor(eo)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	e.Prestart(opts.Skill) // a JavaScript child starts while the database answers
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := e.Resolve(ctx, pool, opts.Skill)
+	if err != nil {
+		return usageToInput(err)
+	}
 	res, err := e.Exec(ctx, pool, s, skill.ExecOptions{Input: input, UserID: opts.UserID, Limits: lim, Env: env})
 	if err != nil {
 		return usageToInput(err)
