@@ -58,3 +58,5 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/third_party/jsonschema
