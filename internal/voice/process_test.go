@@ -169,3 +169,39 @@ func TestStreamingMemory(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// BenchmarkConvertWAV runs the whole pipeline of `voice convert` (WAV parsing,
+// downmix, resampling, high-pass, dither) on 30 s of 44.1 kHz stereo noise and tone.
+func BenchmarkConvertWAV(b *testing.B) {
+	const rate, seconds = 44100, 30
+	n := rate * seconds
+	pcm := make([]byte, 4*n)
+	s := uint32(1)
+	for i := 0; i < n; i++ {
+		s = s*1664525 + 1013904223
+		v := 0.3*math.Sin(2*math.Pi*440*float64(i)/rate) + 0.1*(float64(s>>8)/(1<<24)-0.5)
+		binary.LittleEndian.PutUint16(pcm[4*i:], uint16(int16(v*32767)))
+		binary.LittleEndian.PutUint16(pcm[4*i+2:], uint16(int16(-v*32767)))
+	}
+	var hdr [44]byte
+	copy(hdr[:], "RIFF")
+	binary.LittleEndian.PutUint32(hdr[4:], uint32(36+len(pcm)))
+	copy(hdr[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(hdr[16:], 16)
+	binary.LittleEndian.PutUint16(hdr[20:], wavePCM)
+	binary.LittleEndian.PutUint16(hdr[22:], 2)
+	binary.LittleEndian.PutUint32(hdr[24:], rate)
+	binary.LittleEndian.PutUint32(hdr[28:], rate*4)
+	binary.LittleEndian.PutUint16(hdr[32:], 4)
+	binary.LittleEndian.PutUint16(hdr[34:], 16)
+	copy(hdr[36:], "data")
+	binary.LittleEndian.PutUint32(hdr[40:], uint32(len(pcm)))
+	file := append(hdr[:], pcm...)
+	open := func() (Source, error) { return newWAV(bytes.NewReader(file), nil, WAV) }
+	b.SetBytes(int64(len(file)))
+	for b.Loop() {
+		if _, err := Convert(open, ProcessOptions{HighPass: true}, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
