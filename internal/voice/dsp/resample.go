@@ -221,15 +221,20 @@ func (s *stage) flush(out []float32) []float32 {
 func (s *stage) run(out []float32, avail int64) []float32 {
 	l, m, k := int64(s.l), int64(s.m), s.k
 	total := (s.nIn*l + m/2) / m
-	for s.n < total {
-		t := s.n*m + s.c
-		jmax := t / l
-		if jmax >= avail {
-			break
-		}
+	// output n reads phase t%l ending at input t/l, t = n·m + c: step both
+	// instead of dividing for every output
+	t := s.n*m + s.c
+	jmax, ph := t/l, int(t%l)
+	dj, dph := m/l, int(m%l)
+	for s.n < total && jmax < avail {
 		start := int(jmax - int64(k) + 1 - s.base)
-		out = append(out, f32.Dot(s.phases[t%l], s.buf[start:start+k]))
+		out = append(out, f32.Dot(s.phases[ph], s.buf[start:start+k]))
 		s.n++
+		jmax += dj
+		if ph += dph; ph >= s.l {
+			ph -= s.l
+			jmax++
+		}
 	}
 	// drop input no later output needs
 	need := (s.n*m+s.c)/l - int64(k) + 1
