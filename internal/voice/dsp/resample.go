@@ -71,6 +71,11 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 	fp := nyq * (1 - 1.7*(1-spec.Bandwidth))
 	rate := inRate
 	for rate%2 == 0 && rate/2 >= outRate {
+		if rate/2 > outRate {
+			r.stages = append(r.stages, newHalfBand(float64(rate), nyq, spec.Attenuation))
+			rate /= 2
+			continue
+		}
 		// aliases of what lies above rate/2 - nyq would fold into the final band
 		st, err := newStage(rate, rate/2, fp, float64(rate)/2-nyq, spec.Attenuation)
 		if err != nil {
@@ -272,4 +277,84 @@ func gcd(a, b int) int {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// halfBand decimates by two with a half-band low-pass: its cutoff is a quarter
+// of the input rate, so every other tap is zero and the rest are symmetric,
+// which leaves a quarter of the multiplies of a plain FIR of the same length.
+// Its passband reaches the final band's edge and its stopband starts where
+// aliases would fold back into that band.
+type halfBand struct {
+	mid  float32   // the centre tap
+	taps []float32 // taps[j] is the tap 2j+1 away from the centre, on each side
+	c    int       // the filter's delay: output n is centred on input 2n
+	buf  []float32 // input; buf[0] is input index base
+	base int64
+	n    int64 // next output index
+	nIn  int64 // input samples seen
+}
+
+// newHalfBand designs the decimator at rate Hz whose passband ends at edge Hz.
+func newHalfBand(rate, edge, a float64) *halfBand {
+	np := kaiserTaps(a, (rate/2-2*edge)/rate) | 1
+	h := make([]float64, np)
+	kaiserSinc(h, np, 0.25, kaiserBeta(a), 1)
+	c := (np - 1) / 2
+	hb := &halfBand{mid: float32(h[c]), c: c, buf: make([]float32, c), base: -int64(c)}
+	for d := 1; d <= c; d += 2 {
+		hb.taps = append(hb.taps, float32(h[c+d]))
+	}
+	return hb
+}
+
+func (h *halfBand) process(in, out []float32) []float32 {
+	h.buf = append(h.buf, in...)
+	h.nIn += int64(len(in))
+	return h.run(out)
+}
+
+func (h *halfBand) flush(out []float32) []float32 {
+	h.buf = append(h.buf, make([]float32, h.c)...)
+	return h.run(out)
+}
+
+func (h *halfBand) run(out []float32) []float32 {
+	total := (h.nIn + 1) / 2
+	c := int64(h.c)
+	end := min(total, (h.base+int64(len(h.buf))-c+1)/2) // outputs whose inputs have all arrived
+	g := h.taps
+	// two outputs at a time, two sums each: four independent chains of additions
+	for ; h.n+1 < end; h.n += 2 {
+		w := h.buf[2*h.n-c-h.base : 2*h.n+c+3-h.base]
+		a0, a1 := h.mid*w[c], float32(0)
+		b0, b1 := h.mid*w[c+2], float32(0)
+		l, r := int(c)-1, int(c)+1 // the pair of inputs 2j+1 away from output n's centre
+		j := 0
+		for ; j+1 < len(g); j += 2 {
+			a0 += g[j] * (w[l] + w[r])
+			b0 += g[j] * (w[l+2] + w[r+2])
+			a1 += g[j+1] * (w[l-2] + w[r+2])
+			b1 += g[j+1] * (w[l] + w[r+4])
+			l, r = l-4, r+4
+		}
+		if j < len(g) {
+			a0 += g[j] * (w[l] + w[r])
+			b0 += g[j] * (w[l+2] + w[r+2])
+		}
+		out = append(out, a0+a1, b0+b1)
+	}
+	for ; h.n < end; h.n++ {
+		w := h.buf[2*h.n-c-h.base : 2*h.n+c+1-h.base]
+		s := h.mid * w[c]
+		for j, t := range g {
+			s += t * (w[int(c)-1-2*j] + w[int(c)+1+2*j])
+		}
+		out = append(out, s)
+	}
+	// drop input no later output needs
+	if drop := int(2*h.n - c - h.base); drop > len(h.buf)/2 {
+		h.buf = h.buf[:copy(h.buf, h.buf[drop:])]
+		h.base += int64(drop)
+	}
+	return out
 }
