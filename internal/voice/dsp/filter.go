@@ -4,12 +4,15 @@ import "math"
 
 // HighPass is a fourth-order Butterworth high-pass filter (two biquads,
 // 24 dB/octave) that removes rumble and DC below its corner frequency.
-type HighPass struct{ s [2]biquad }
-
-type biquad struct {
-	b0, b1, b2, a1, a2 float64
-	x1, x2, y1, y2     float64
+type HighPass struct {
+	s      [2]section
+	x1, x2 float64 // the last two inputs
+	y1, y2 float64 // the first section's last two outputs, the second's inputs
+	z1, z2 float64 // the last two outputs
 }
+
+// section is a high-pass biquad: y[n] = g·(x[n] - 2x[n-1] + x[n-2]) - a1·y[n-1] - a2·y[n-2].
+type section struct{ g, a1, a2 float64 }
 
 // NewHighPass designs the filter for corner Hz at rate Hz.
 func NewHighPass(corner float64, rate int) *HighPass {
@@ -20,27 +23,28 @@ func NewHighPass(corner float64, rate int) *HighPass {
 	for i, q := range []float64{0.54119610, 1.30656296} {
 		alpha := sw / (2 * q)
 		a0 := 1 + alpha
-		f.s[i] = biquad{
-			b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
-			a1: -2 * cw / a0, a2: (1 - alpha) / a0,
-		}
+		f.s[i] = section{g: (1 + cw) / 2 / a0, a1: -2 * cw / a0, a2: (1 - alpha) / a0}
 	}
 	return &f
 }
 
-// Process filters x in place.
+// Process filters x in place. Coefficients and state live in registers
+// through the loop (twelve of them: the numerator is g·(1, -2, 1), and the
+// second section's inputs are the first's outputs), and each output adds the
+// previous output's term last, so that the chain from one sample to the next
+// is one multiply and one subtraction; the two sections' chains overlap.
 func (f *HighPass) Process(x []float32) {
+	g, a1, a2 := f.s[0].g, f.s[0].a1, f.s[0].a2
+	h, b1, b2 := f.s[1].g, f.s[1].a1, f.s[1].a2
+	x1, x2, y1, y2, z1, z2 := f.x1, f.x2, f.y1, f.y2, f.z1, f.z2
 	for i, v := range x {
-		y := float64(v)
-		for j := range f.s {
-			b := &f.s[j]
-			in := y
-			y = b.b0*in + b.b1*b.x1 + b.b2*b.x2 - b.a1*b.y1 - b.a2*b.y2
-			b.x2, b.x1 = b.x1, in
-			b.y2, b.y1 = b.y1, y
-		}
-		x[i] = float32(y)
+		in := float64(v)
+		y := g*(in-2*x1+x2) - a2*y2 - a1*y1
+		z := h*(y-2*y1+y2) - b2*z2 - b1*z1
+		x1, x2, y1, y2, z1, z2 = in, x1, y, y1, z, z1
+		x[i] = float32(z)
 	}
+	f.x1, f.x2, f.y1, f.y2, f.z1, f.z2 = x1, x2, y1, y2, z1, z2
 }
 
 // Downmix averages interleaved frames of ch channels into mono, appending to out.
