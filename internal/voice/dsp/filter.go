@@ -1,6 +1,10 @@
 package dsp
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // HighPass is a fourth-order Butterworth high-pass filter (two biquads,
 // 24 dB/octave) that removes rumble and DC below its corner frequency.
@@ -71,20 +75,33 @@ type Dither struct{ s uint64 }
 // NewDither returns a dither with a fixed seed.
 func NewDither() *Dither { return &Dither{s: 0x9E3779B97F4A7C15} }
 
-func (d *Dither) next() float32 {
+// tpdf is the difference of two uniform 24-bit draws, both taken from one
+// step of the generator (bits 40–63 and 16–39), in LSBs: triangular on (-1, 1).
+func (d *Dither) tpdf() float64 {
 	d.s ^= d.s << 13
 	d.s ^= d.s >> 7
 	d.s ^= d.s << 17
-	return float32(d.s>>40) / float32(1<<24)
+	return float64(int32(d.s>>40)-int32(d.s>>16&(1<<24-1))) / (1 << 24)
 }
 
 // Quantize appends the 16-bit little-endian PCM of x (full scale ±1) to out.
 func (d *Dither) Quantize(x []float32, gain float32, out []byte) []byte {
-	for _, v := range x {
-		s := v*gain*32767 + (d.next() - d.next())
-		q := int32(math.Floor(float64(s) + 0.5))
-		q = max(-32768, min(32767, q))
-		out = append(out, byte(q), byte(q>>8))
+	n := len(out)
+	out = slices.Grow(out, 2*len(x))[:n+2*len(x)]
+	b := out[n:]
+	for i, v := range x {
+		// round half up, by truncating a positive number (NaN goes to -32768)
+		s := float64(v*gain*32767) + d.tpdf() + 0.5
+		var q int32
+		switch {
+		case s >= 32767:
+			q = 32767
+		case s > -32768:
+			q = int32(s+32768) - 32768
+		default:
+			q = -32768
+		}
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(q))
 	}
 	return out
 }

@@ -38,6 +38,36 @@ func TestHighPassMatchesDirectForm(t *testing.T) {
 	}
 }
 
+// TestDither checks the dither is triangular on (-1, 1) LSB and that
+// quantising rounds, clips and maps NaN to the negative limit.
+func TestDither(t *testing.T) {
+	d := NewDither()
+	const n = 1 << 20
+	var sum, sq float64
+	for range n {
+		v := d.tpdf()
+		if v <= -1 || v >= 1 {
+			t.Fatalf("dither %v outside (-1, 1)", v)
+		}
+		sum, sq = sum+v, sq+v*v
+	}
+	if mean, variance := sum/n, sq/n; math.Abs(mean) > 0.005 || math.Abs(variance-1.0/6) > 0.005 {
+		t.Errorf("dither mean %.4f variance %.4f, want 0 and 1/6 (triangular)", mean, variance)
+	}
+	x := []float32{0, 0.5, -0.5, 1, -1, 2, -2, float32(math.NaN())}
+	want := []int16{0, 16384, -16384, 32767, -32767, 32767, -32768, -32768}
+	out := NewDither().Quantize(x, 1, []byte{9})
+	if len(out) != 1+2*len(x) || out[0] != 9 {
+		t.Fatalf("Quantize appended %d bytes", len(out)-1)
+	}
+	for i, w := range want {
+		got := int16(uint16(out[1+2*i]) | uint16(out[2+2*i])<<8)
+		if d := int(got) - int(w); d < -1 || d > 1 {
+			t.Errorf("Quantize(%v) = %d, want %d ± 1", x[i], got, w)
+		}
+	}
+}
+
 func BenchmarkHighPass(b *testing.B) {
 	x := tone(16000, 1000, 0.5, 16000)
 	f := NewHighPass(80, 16000)
@@ -53,5 +83,15 @@ func BenchmarkDownmixStereo(b *testing.B) {
 	b.SetBytes(int64(4 * len(x)))
 	for b.Loop() {
 		out = Downmix(x, 2, out[:0])
+	}
+}
+
+func BenchmarkQuantize(b *testing.B) {
+	x := tone(16000, 1000, 0.5, 16000)
+	d := NewDither()
+	out := make([]byte, 0, 2*len(x))
+	b.SetBytes(int64(4 * len(x)))
+	for b.Loop() {
+		out = d.Quantize(x, 1, out[:0])
 	}
 }
