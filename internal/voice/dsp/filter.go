@@ -53,8 +53,16 @@ func (f *HighPass) Process(x []float32) {
 
 // Downmix averages interleaved frames of ch channels into mono, appending to out.
 func Downmix(in []float32, ch int, out []float32) []float32 {
-	if ch == 1 {
+	switch ch {
+	case 1:
 		return append(out, in...)
+	case 2: // most recordings: one pass without the inner loop
+		n := len(out)
+		out = slices.Grow(out, len(in)/2)[:n+len(in)/2]
+		for i, o := 0, out[n:]; i < len(o); i++ {
+			o[i] = (in[2*i] + in[2*i+1]) * 0.5
+		}
+		return out
 	}
 	inv := 1 / float32(ch)
 	for i := 0; i+ch <= len(in); i += ch {
