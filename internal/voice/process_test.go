@@ -3,6 +3,7 @@ package voice
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -163,6 +164,29 @@ func TestStreamingMemory(t *testing.T) {
 	t.Logf("heap grew by at most %d kB; the recording as float64 would be %d MB", maxHeap>>10, whole>>20)
 	if maxHeap > whole/4 {
 		t.Errorf("heap reached %d MB while streaming", maxHeap>>20)
+	}
+}
+
+// TestConvertWriteError stops a long conversion with a failing writer: the
+// error comes back, nothing more is written, and (TestMain checks) the
+// pipeline's goroutines are gone.
+func TestConvertWriteError(t *testing.T) {
+	boom := errors.New("disk full")
+	writes, after := 0, 0
+	w := writerFunc(func(p []byte) (int, error) {
+		if writes++; writes > 3 {
+			after++
+			return 0, boom
+		}
+		return len(p), nil
+	})
+	tone := func(t float64) float64 { return 0.3 * math.Sin(2*math.Pi*300*t) }
+	_, err := Convert(synthOpen(44100, 60, tone), ProcessOptions{HighPass: true}, w)
+	if !errors.Is(err, boom) {
+		t.Fatalf("Convert: %v, want %v", err, boom)
+	}
+	if after != 1 {
+		t.Errorf("%d writes after the failing one", after-1)
 	}
 }
 
