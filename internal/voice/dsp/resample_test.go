@@ -62,6 +62,19 @@ func TestResamplerQuality(t *testing.T) {
 	}
 }
 
+// TestResamplerHighRates checks the rejection of tones just under the input's
+// Nyquist frequency at high rates, where a first half-band stage folds them to
+// a few hundred hertz and only its own stopband stands in the way.
+func TestResamplerHighRates(t *testing.T) {
+	for _, in := range []int{88200, 96000, 192000} {
+		for _, f := range []float64{float64(in)/2 - 100, float64(in)/2 - 2000, 12000} {
+			if db := DB(RMS(resampleAll(t, in, 16000, tone(in, f, 0.5, in/4))) / (0.5 / math.Sqrt2)); db > -125 {
+				t.Errorf("%d→16000: %.0f Hz tone at %.1f dB, want ≤ -125", in, f, db)
+			}
+		}
+	}
+}
+
 func TestResamplerLengthAndRatio(t *testing.T) {
 	for _, c := range []struct{ in, out, l, m int }{{44100, 16000, 160, 441}, {48000, 16000, 1, 3}, {8000, 16000, 2, 1}, {22050, 16000, 320, 441}} {
 		r, err := NewResampler(c.in, c.out, DefaultSpec)
