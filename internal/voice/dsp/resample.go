@@ -24,9 +24,10 @@ var DefaultSpec = ResamplerSpec{Attenuation: 125, Bandwidth: 0.95}
 // Resampler converts a stream of mono samples from one rate to another by an
 // exact rational ratio L/M, with Kaiser-windowed sinc filters split into
 // polyphase branches so that only the taps that hit real input are computed.
-// When the input is at least twice the output rate, short decimate-by-2
+// When the input is more than twice the output rate, half-band decimate-by-2
 // stages run first (their stopband only has to start where their aliases
-// would reach the final band). When downsampling, the steep low-pass then runs
+// would reach the final band, so their passband can reach its edge and half
+// their taps are zero). When downsampling, the steep low-pass then runs
 // by FFT overlap-save convolution, and the rational step after it only has
 // to reject images, with a few taps. The output is aligned with the input:
 // each filter's delay is compensated.
