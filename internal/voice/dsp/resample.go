@@ -298,8 +298,12 @@ type halfBand struct {
 // newHalfBand designs the decimator at rate Hz whose passband ends at edge Hz.
 // Kaiser's length estimate falls short for the few taps of a wide transition
 // (a 96 kHz input's first stage reached 122 dB, not 125), so the design grows
-// until its float32 taps meet the attenuation across the stopband.
+// until its float32 taps meet the attenuation across the stopband, with 3 dB
+// to spare: what it lets through near its Nyquist frequency folds to the
+// bottom of the band, where no later stage removes it, and the rounding of
+// the later stages adds to it.
 func newHalfBand(rate, edge, a float64) *halfBand {
+	a += 3
 	stop := (rate/2 - edge) / rate // cycles per sample
 	est := kaiserTaps(a, 2*stop-0.5) | 1
 	for np := est; ; np += 2 {
