@@ -44,7 +44,7 @@ type OpenFunc func() (Source, error)
 
 // blockFrames is what one Read asks for: enough that handing a block from
 // one goroutine of stream to the next costs little next to the work on it.
-const blockFrames = 16384
+const blockFrames = 65536
 
 // pipeDepth is how many blocks may wait between two goroutines of stream.
 const pipeDepth = 2

@@ -150,7 +150,7 @@ func TestStreamingMemory(t *testing.T) {
 	var maxHeap uint64
 	n := 0
 	w := writerFunc(func(p []byte) (int, error) {
-		if n++; n%200 == 0 {
+		if n++; n%4 == 0 {
 			runtime.ReadMemStats(&ms)
 			maxHeap = max(maxHeap, ms.HeapInuse-min(base, ms.HeapInuse))
 		}
