@@ -33,11 +33,14 @@ var DefaultSpec = ResamplerSpec{Attenuation: 125, Bandwidth: 0.95}
 // each filter's delay is compensated.
 type Resampler struct {
 	stages []filterStage
+	front  int // stages[:front] are the half-band decimators, which Front runs
 	l, m   int
 	nIn    int64
 	nOut   int64
 	done   bool
-	tmp    []float32
+	tmp    []float32 // Back's scratch
+	ftmp   []float32 // Front's scratch
+	mid    []float32 // Process's: Front's output
 }
 
 // filterStage is one step of a Resampler.
@@ -74,6 +77,7 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 	for rate%2 == 0 && rate/2 >= outRate {
 		if rate/2 > outRate {
 			r.stages = append(r.stages, newHalfBand(float64(rate), nyq, spec.Attenuation))
+			r.front++
 			rate /= 2
 			continue
 		}
@@ -173,8 +177,33 @@ func (r *Resampler) Ratio() (l, m int) { return r.l, r.m }
 
 // Process consumes in and appends the outputs it makes possible to out.
 func (r *Resampler) Process(in []float32, out []float32) []float32 {
+	if r.front == 0 {
+		r.nIn += int64(len(in))
+		return r.Back(in, out)
+	}
+	r.mid = r.Front(in, r.mid[:0])
+	return r.Back(r.mid, out)
+}
+
+// Front and Back split Process in two so that a pipeline can run the halves
+// on two goroutines: Process(in) is Back(Front(in)), as long as Back gets
+// Front's outputs in order. Front runs the half-band decimators (it copies
+// in when there are none), Back the rest. Flush comes after the last Back.
+func (r *Resampler) Front(in []float32, out []float32) []float32 {
 	r.nIn += int64(len(in))
-	for _, st := range r.stages[:len(r.stages)-1] {
+	if r.front == 0 {
+		return append(out, in...)
+	}
+	for _, st := range r.stages[:r.front-1] {
+		r.ftmp = st.process(in, r.ftmp[:0])
+		in = r.ftmp
+	}
+	return r.stages[r.front-1].process(in, out)
+}
+
+// Back runs the stages after Front's on in, and appends the outputs it makes possible to out.
+func (r *Resampler) Back(in []float32, out []float32) []float32 {
+	for _, st := range r.stages[r.front : len(r.stages)-1] {
 		r.tmp = st.process(in, r.tmp[:0])
 		in = r.tmp
 	}
