@@ -51,8 +51,9 @@ const pipeDepth = 2
 
 // stream decodes, downmixes, resamples to 16 kHz and (optionally) high-passes
 // the source block by block, handing each block of mono samples to emit.
-// Decoding with the downmix, resampling, and the high-pass with emit run on
-// three goroutines a few blocks apart, so that they use more than one core.
+// Decoding with the downmix and the resampler's half-band decimators, the
+// rest of the resampling, and the high-pass with emit run on three
+// goroutines a few blocks apart, so that they use more than one core.
 // Blocks go round free lists: memory stays bounded whatever the length.
 func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int64, error) {
 	src, err := open()
@@ -67,11 +68,12 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 			return info, 0, err
 		}
 	}
-	resample := func(in, out []float32) []float32 {
-		if rs == nil {
-			return append(out, in...)
-		}
-		return rs.Process(in, out)
+	// the decoder runs the resampler's first half (its half-band decimators),
+	// the middle goroutine the rest
+	copyTo := func(in, out []float32) []float32 { return append(out, in...) }
+	front, back := copyTo, copyTo
+	if rs != nil {
+		front, back = rs.Front, rs.Back
 	}
 	var hp *dsp.HighPass
 	if highPass {
@@ -80,9 +82,9 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 
 	// each free list holds every buffer of its kind: one in each goroutine
 	// that touches it and pipeDepth in the channel between them
-	monoFree, outFree := make(chan []float32, pipeDepth+2), make(chan []float32, pipeDepth+2)
+	halfFree, outFree := make(chan []float32, pipeDepth+2), make(chan []float32, pipeDepth+2)
 	for range pipeDepth + 2 {
-		monoFree <- nil
+		halfFree <- nil
 		outFree <- nil
 	}
 
@@ -96,17 +98,19 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 	go func() {
 		defer close(decoderDone)
 		in := make([]float32, blockFrames*info.Channels)
+		var mono []float32
 		for {
-			var mono []float32
+			var half []float32
 			select {
-			case mono = <-monoFree:
+			case half = <-halfFree:
 			case <-quit:
 				return
 			}
 			n, rerr := src.Read(in)
 			frames += int64(n / info.Channels)
+			mono = dsp.Downmix(in[:n], info.Channels, mono[:0])
 			select {
-			case decoded <- block{dsp.Downmix(in[:n], info.Channels, mono[:0]), rerr}:
+			case decoded <- block{front(mono, half[:0]), rerr}:
 			case <-quit:
 				return
 			}
@@ -148,8 +152,8 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 
 	var rerr error
 	for b := range decoded {
-		out := resample(b.x, (<-outFree)[:0])
-		monoFree <- b.x
+		out := back(b.x, (<-outFree)[:0])
+		halfFree <- b.x
 		if !send(out) {
 			break
 		}
