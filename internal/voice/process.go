@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/helixhq/helix/internal/voice/dsp"
 )
@@ -41,10 +42,19 @@ type Result struct {
 // once to measure and once to write, so that no pass holds the whole recording.
 type OpenFunc func() (Source, error)
 
-const blockFrames = 4096
+// blockFrames is what one Read asks for: enough that handing a block from
+// one goroutine of stream to the next costs little next to the work on it.
+const blockFrames = 65536
+
+// pipeDepth is how many blocks may wait between two goroutines of stream.
+const pipeDepth = 2
 
 // stream decodes, downmixes, resamples to 16 kHz and (optionally) high-passes
 // the source block by block, handing each block of mono samples to emit.
+// Decoding with the downmix and the resampler's half-band decimators, the
+// rest of the resampling, and the high-pass with emit run on three
+// goroutines a few blocks apart, so that they use more than one core.
+// Blocks go round free lists: memory stays bounded whatever the length.
 func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int64, error) {
 	src, err := open()
 	if err != nil {
@@ -58,53 +68,116 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 			return info, 0, err
 		}
 	}
-	resample := func(in, out []float32) []float32 {
-		if rs == nil {
-			return append(out, in...)
-		}
-		return rs.Process(in, out)
+	// the decoder runs the resampler's first half (its half-band decimators),
+	// the middle goroutine the rest
+	copyTo := func(in, out []float32) []float32 { return append(out, in...) }
+	front, back := copyTo, copyTo
+	if rs != nil {
+		front, back = rs.Front, rs.Back
 	}
 	var hp *dsp.HighPass
 	if highPass {
 		hp = dsp.NewHighPass(80, TargetRate)
 	}
-	in := make([]float32, blockFrames*info.Channels)
-	var mono, out []float32
-	var frames int64
-	flush := func() error {
-		if hp != nil {
-			hp.Process(out)
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return emit(out)
+
+	// each free list holds every buffer of its kind: one in each goroutine
+	// that touches it and pipeDepth in the channel between them
+	halfFree, outFree := make(chan []float32, pipeDepth+2), make(chan []float32, pipeDepth+2)
+	for range pipeDepth + 2 {
+		halfFree <- nil
+		outFree <- nil
 	}
-	for {
-		n, rerr := src.Read(in)
-		if n > 0 {
+
+	type block struct {
+		x   []float32
+		err error // the Read error that came with x: io.EOF after the last block
+	}
+	decoded := make(chan block, pipeDepth)
+	quit, decoderDone := make(chan struct{}), make(chan struct{})
+	var frames int64 // the decoder's; read once it is done
+	go func() {
+		defer close(decoderDone)
+		in := make([]float32, blockFrames*info.Channels)
+		var mono []float32
+		for {
+			var half []float32
+			select {
+			case half = <-halfFree:
+			case <-quit:
+				return
+			}
+			n, rerr := src.Read(in)
 			frames += int64(n / info.Channels)
 			mono = dsp.Downmix(in[:n], info.Channels, mono[:0])
-			out = resample(mono, out[:0])
-			if err := flush(); err != nil {
-				return info, frames, err
+			select {
+			case decoded <- block{front(mono, half[:0]), rerr}:
+			case <-quit:
+				return
+			}
+			if rerr != nil {
+				return
 			}
 		}
-		if errors.Is(rerr, io.EOF) {
+	}()
+	stopDecoder := sync.OnceFunc(func() { close(quit); <-decoderDone })
+	defer stopDecoder() // before src.Close: the decoder may be inside Read
+
+	resampled := make(chan []float32, pipeDepth)
+	emitFailed, emitted := make(chan struct{}), make(chan struct{})
+	var emitErr error // the emitter's; read once it is done
+	go func() {
+		defer close(emitted)
+		for out := range resampled {
+			if emitErr == nil {
+				if hp != nil {
+					hp.Process(out)
+				}
+				if len(out) > 0 {
+					if emitErr = emit(out); emitErr != nil {
+						close(emitFailed) // the emitter drains what is left unseen
+					}
+				}
+			}
+			outFree <- out
+		}
+	}()
+	send := func(out []float32) bool {
+		select {
+		case resampled <- out:
+			return true
+		case <-emitFailed:
+			return false
+		}
+	}
+
+	var rerr error
+	for b := range decoded {
+		out := back(b.x, (<-outFree)[:0])
+		halfFree <- b.x
+		if !send(out) {
 			break
 		}
-		if rerr != nil {
-			return info, frames, rerr
+		if b.err != nil {
+			rerr = b.err
+			break
 		}
 	}
-	if frames == 0 {
+	stopDecoder()
+	end := errors.Is(rerr, io.EOF) && frames > 0
+	if end && rs != nil {
+		send(rs.Flush((<-outFree)[:0]))
+	}
+	close(resampled)
+	<-emitted
+	switch {
+	case emitErr != nil:
+		return info, frames, emitErr
+	case rerr != nil && !errors.Is(rerr, io.EOF):
+		return info, frames, rerr
+	case frames == 0:
 		return info, 0, &DecodeError{info.Format, errors.New("no audio samples")}
 	}
-	if rs == nil {
-		return info, frames, nil
-	}
-	out = rs.Flush(out[:0])
-	return info, frames, flush()
+	return info, frames, nil
 }
 
 // Samples decodes the recording to 16 kHz mono float32 without further processing.

@@ -3,6 +3,7 @@ package voice
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -149,7 +150,7 @@ func TestStreamingMemory(t *testing.T) {
 	var maxHeap uint64
 	n := 0
 	w := writerFunc(func(p []byte) (int, error) {
-		if n++; n%200 == 0 {
+		if n++; n%4 == 0 {
 			runtime.ReadMemStats(&ms)
 			maxHeap = max(maxHeap, ms.HeapInuse-min(base, ms.HeapInuse))
 		}
@@ -166,6 +167,65 @@ func TestStreamingMemory(t *testing.T) {
 	}
 }
 
+// TestConvertWriteError stops a long conversion with a failing writer: the
+// error comes back, nothing more is written, and (TestMain checks) the
+// pipeline's goroutines are gone.
+func TestConvertWriteError(t *testing.T) {
+	boom := errors.New("disk full")
+	writes, after := 0, 0
+	w := writerFunc(func(p []byte) (int, error) {
+		if writes++; writes > 3 {
+			after++
+			return 0, boom
+		}
+		return len(p), nil
+	})
+	tone := func(t float64) float64 { return 0.3 * math.Sin(2*math.Pi*300*t) }
+	_, err := Convert(synthOpen(44100, 60, tone), ProcessOptions{HighPass: true}, w)
+	if !errors.Is(err, boom) {
+		t.Fatalf("Convert: %v, want %v", err, boom)
+	}
+	if after != 1 {
+		t.Errorf("%d writes after the failing one", after-1)
+	}
+}
+
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// BenchmarkConvertWAV runs the whole pipeline of `voice convert` (WAV parsing,
+// downmix, resampling, high-pass, dither) on 30 s of 44.1 kHz stereo noise and tone.
+func BenchmarkConvertWAV(b *testing.B) {
+	const rate, seconds = 44100, 30
+	n := rate * seconds
+	pcm := make([]byte, 4*n)
+	s := uint32(1)
+	for i := 0; i < n; i++ {
+		s = s*1664525 + 1013904223
+		v := 0.3*math.Sin(2*math.Pi*440*float64(i)/rate) + 0.1*(float64(s>>8)/(1<<24)-0.5)
+		binary.LittleEndian.PutUint16(pcm[4*i:], uint16(int16(v*32767)))
+		binary.LittleEndian.PutUint16(pcm[4*i+2:], uint16(int16(-v*32767)))
+	}
+	var hdr [44]byte
+	copy(hdr[:], "RIFF")
+	binary.LittleEndian.PutUint32(hdr[4:], uint32(36+len(pcm)))
+	copy(hdr[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(hdr[16:], 16)
+	binary.LittleEndian.PutUint16(hdr[20:], wavePCM)
+	binary.LittleEndian.PutUint16(hdr[22:], 2)
+	binary.LittleEndian.PutUint32(hdr[24:], rate)
+	binary.LittleEndian.PutUint32(hdr[28:], rate*4)
+	binary.LittleEndian.PutUint16(hdr[32:], 4)
+	binary.LittleEndian.PutUint16(hdr[34:], 16)
+	copy(hdr[36:], "data")
+	binary.LittleEndian.PutUint32(hdr[40:], uint32(len(pcm)))
+	file := append(hdr[:], pcm...)
+	open := func() (Source, error) { return newWAV(bytes.NewReader(file), nil, WAV) }
+	b.SetBytes(int64(len(file)))
+	for b.Loop() {
+		if _, err := Convert(open, ProcessOptions{HighPass: true}, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

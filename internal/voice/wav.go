@@ -162,8 +162,9 @@ func (w *wavSource) Read(p []float32) (int, error) {
 			p[i] = (float32(raw[i]) - 128) / 128
 		}
 	case bps == 2:
-		for i := 0; i < k; i++ {
-			p[i] = float32(int16(binary.LittleEndian.Uint16(raw[i*2:]))) / 32768
+		raw := raw[:2*k]
+		for i := range p[:k] {
+			p[i] = float32(int16(uint16(raw[2*i])|uint16(raw[2*i+1])<<8)) / 32768
 		}
 	case bps == 3:
 		for i := 0; i < k; i++ {

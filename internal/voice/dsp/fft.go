@@ -5,47 +5,84 @@ import (
 	"math/bits"
 )
 
-// fft is an iterative radix-2 complex FFT of one size.
+// fft is an iterative complex FFT of one size: radix-4 passes (one radix-2
+// pass first when the size is an odd power of two), twiddles laid out in the
+// order each pass reads them. The bit-reversal permutation is left to the
+// caller, which can write its input in that order as it builds it.
 type fft struct {
 	n   int
-	tw  []complex128 // e^{-2πik/n}, k < n/2
-	rev []int
+	rev []int32
+	tw  [][]complex128 // per radix-4 pass of span q: W^k, W^2k, W^3k for k < q, W = e^{-2πi/4q}
 }
 
 func newFFT(n int) *fft {
-	f := &fft{n: n, tw: make([]complex128, n/2), rev: make([]int, n)}
-	for k := range f.tw {
-		s, c := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
-		f.tw[k] = complex(c, s)
-	}
+	f := &fft{n: n, rev: make([]int32, n)}
 	shift := bits.UintSize - bits.TrailingZeros(uint(n))
 	for i := range f.rev {
-		f.rev[i] = int(bits.Reverse(uint(i)) >> shift)
+		f.rev[i] = int32(bits.Reverse(uint(i)) >> shift)
+	}
+	for q := f.firstSpan(); 4*q <= n; q *= 4 {
+		tw := make([]complex128, 3*q)
+		for k := 0; k < q; k++ {
+			for j := 1; j <= 3; j++ {
+				s, c := math.Sincos(-2 * math.Pi * float64(j*k) / float64(4*q))
+				tw[3*k+j-1] = complex(c, s)
+			}
+		}
+		f.tw = append(f.tw, tw)
 	}
 	return f
 }
 
-// transform replaces x by its DFT (inverse: the unscaled inverse DFT).
-func (f *fft) transform(x []complex128, inverse bool) {
+// firstSpan is the length of the sub-transforms the first radix-4 pass combines.
+func (f *fft) firstSpan() int {
+	if bits.TrailingZeros(uint(f.n))%2 == 1 {
+		return 2
+	}
+	return 1
+}
+
+// transform replaces x, given in natural order, by its DFT.
+func (f *fft) transform(x []complex128) {
 	for i, j := range f.rev {
-		if i < j {
+		if i < int(j) {
 			x[i], x[j] = x[j], x[i]
 		}
 	}
-	for size := 2; size <= f.n; size <<= 1 {
-		half, step := size/2, f.n/size
-		for start := 0; start < f.n; start += size {
-			for k := 0; k < half; k++ {
-				w := f.tw[k*step]
-				if inverse {
-					w = complex(real(w), -imag(w))
-				}
-				a, b := x[start+k], x[start+k+half]*w
-				x[start+k], x[start+k+half] = a+b, a-b
-			}
+	f.reversed(x)
+}
+
+// reversed replaces x, given in bit-reversed order, by its DFT in natural order.
+func (f *fft) reversed(x []complex128) {
+	x = x[:f.n]
+	if f.firstSpan() == 2 {
+		for i := 0; i+1 < len(x); i += 2 {
+			a, b := x[i], x[i+1]
+			x[i], x[i+1] = a+b, a-b
 		}
 	}
+	q := f.firstSpan()
+	for _, tw := range f.tw {
+		for s := 0; s < len(x); s += 4 * q {
+			// In bit-reversed order the four sub-transforms hold the inputs
+			// whose index is 0, 2, 1 and 3 mod 4.
+			x0, x2, x1, x3 := x[s:s+q], x[s+q:s+2*q], x[s+2*q:s+3*q], x[s+3*q:s+4*q]
+			tw := tw[:3*len(x0)]
+			for k := range x0 {
+				b0, b1, b2, b3 := x0[k], x1[k]*tw[3*k], x2[k]*tw[3*k+1], x3[k]*tw[3*k+2]
+				s02, d02, s13, d13 := b0+b2, b0-b2, b1+b3, b1-b3
+				d13 = complex(imag(d13), -real(d13)) // ·(-i)
+				x0[k], x1[k] = s02+s13, s02-s13
+				x2[k], x3[k] = d02+d13, d02-d13
+			}
+		}
+		q *= 4
+	}
 }
+
+// swap exchanges the real and imaginary parts: the inverse DFT of X is
+// swap(DFT(swap(X))), so one forward transform serves both directions.
+func swap(z complex128) complex128 { return complex(imag(z), real(z)) }
 
 // fftFilter is a long linear-phase FIR low-pass applied by overlap-save
 // convolution, two real blocks per complex transform. Its output is aligned
@@ -56,7 +93,7 @@ type fftFilter struct {
 	taps    int
 	hop     int
 	delay   int
-	hist    []float64 // the last taps-1 inputs before pend
+	hist    []float32 // the last taps-1 inputs before pend
 	pend    []float32
 	z       []complex128
 	nIn     int64
@@ -65,26 +102,32 @@ type fftFilter struct {
 }
 
 func newFFTFilter(h []float64) *fftFilter {
+	// Four times the filter's length keeps the overlap at a quarter of each
+	// block; any longer and the log n of the transform costs more than the
+	// shorter overlap saves, and the block (16 bytes a point) falls out of
+	// the L1 cache.
 	n := 1024
-	for n < 8*len(h) {
+	for n < 4*len(h) {
 		n <<= 1
 	}
 	f := &fftFilter{f: newFFT(n), taps: len(h), hop: n - len(h) + 1, delay: (len(h) - 1) / 2,
-		hist: make([]float64, len(h)-1), z: make([]complex128, n), h: make([]complex128, n)}
+		hist: make([]float32, len(h)-1), z: make([]complex128, n), h: make([]complex128, n)}
 	for i, v := range h {
 		f.h[i] = complex(v/float64(n), 0)
 	}
-	f.f.transform(f.h, false)
+	f.f.transform(f.h)
 	return f
 }
 
 func (f *fftFilter) process(in []float32, out []float32) []float32 {
 	f.nIn += int64(len(in))
 	f.pend = append(f.pend, in...)
-	for len(f.pend) >= 2*f.hop {
-		out = f.blocks(f.pend[:2*f.hop], out)
-		f.pend = f.pend[:copy(f.pend, f.pend[2*f.hop:])]
+	done := 0
+	for len(f.pend)-done >= 2*f.hop {
+		out = f.blocks(f.pend[done:done+2*f.hop], out)
+		done += 2 * f.hop
 	}
+	f.pend = f.pend[:copy(f.pend, f.pend[done:])]
 	return out
 }
 
@@ -101,51 +144,50 @@ func (f *fftFilter) flush(out []float32) []float32 {
 
 // blocks filters 2·hop new samples: the first hop in the real part, the next in the imaginary part.
 func (f *fftFilter) blocks(x []float32, out []float32) []float32 {
-	m := f.taps - 1
-	z := f.z
+	m, hop, n := f.taps-1, f.hop, f.f.n
+	rev := f.f.rev[:n]
+	z := f.z[:n]
+	// the first block is hist then x[:hop]; the second block's history is the
+	// end of the first block, so it is x[hop-m : hop-m+n]
+	second := x[hop-m : hop-m+n]
 	for i, v := range f.hist {
-		z[i] = complex(v, 0)
+		z[rev[i]] = complex(float64(v), float64(second[i]))
 	}
-	for i := 0; i < f.hop; i++ {
-		z[m+i] = complex(float64(x[i]), 0)
+	for i := m; i < n; i++ {
+		z[rev[i]] = complex(float64(x[i-m]), float64(second[i]))
 	}
-	// the second block's history is the end of the first block
-	for i := 0; i < m; i++ {
-		var v float64
-		if j := f.hop - m + i; j >= 0 {
-			v = float64(x[j])
-		} else {
-			v = f.hist[len(f.hist)+j]
+	copy(f.hist, x[2*hop-m:])
+	f.f.reversed(z)
+	// multiply by the filter's spectrum, swap for the inverse and permute,
+	// in place: the permutation is made of pairs
+	h := f.h[:n]
+	for i, j := range rev {
+		if j := int(j); i < j {
+			z[i], z[j] = swap(z[j]*h[j]), swap(z[i]*h[i])
+		} else if i == j {
+			z[i] = swap(z[i] * h[i])
 		}
-		z[i] = complex(real(z[i]), v)
 	}
-	for i := 0; i < f.hop; i++ {
-		z[m+i] = complex(real(z[m+i]), float64(x[f.hop+i]))
-	}
-	for i := 0; i < m; i++ {
-		f.hist[i] = float64(x[2*f.hop-m+i])
-	}
-	f.f.transform(z, false)
-	for i := range z {
-		z[i] *= f.h[i]
-	}
-	f.f.transform(z, true)
+	f.f.reversed(z)
+	y := z
+	// y is now the swapped inverse transform: the first block's output in
+	// the imaginary parts, the second's in the real parts
 	for part := 0; part < 2; part++ {
-		for i := m; i < len(z); i++ {
-			if f.skipped < f.delay {
-				f.skipped++
-				continue
-			}
-			if f.nOut >= f.nIn {
-				return out
-			}
-			v := real(z[i])
-			if part == 1 {
-				v = imag(z[i])
-			}
-			out = append(out, float32(v))
-			f.nOut++
+		from := m
+		if skip := f.delay - f.skipped; skip > 0 {
+			k := min(skip, n-m)
+			f.skipped += k
+			from += k
 		}
+		k := int(min(int64(n-from), f.nIn-f.nOut))
+		for _, v := range y[from : from+k] {
+			if part == 0 {
+				out = append(out, float32(imag(v)))
+			} else {
+				out = append(out, float32(real(v)))
+			}
+		}
+		f.nOut += int64(k)
 	}
 	return out
 }

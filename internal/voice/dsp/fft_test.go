@@ -2,6 +2,7 @@ package dsp
 
 import (
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"testing"
 )
@@ -39,5 +40,31 @@ func TestFFTFilterMatchesDirectConvolution(t *testing.T) {
 	}
 	if worst > 1e-5 {
 		t.Errorf("largest difference from direct convolution %.3g", worst)
+	}
+}
+
+// TestFFTMatchesDFT checks the radix-4 passes (and the radix-2 pass of odd
+// powers of two) against the definition.
+func TestFFTMatchesDFT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{2, 4, 8, 16, 32, 64, 512, 1024} {
+		x := make([]complex128, n)
+		for i := range x {
+			x[i] = complex(rng.Float64()*2-1, rng.Float64()*2-1)
+		}
+		y := append([]complex128(nil), x...)
+		newFFT(n).transform(y)
+		var worst float64
+		for k := range y {
+			var s complex128
+			for j, v := range x {
+				sn, cs := math.Sincos(-2 * math.Pi * float64(j*k%n) / float64(n))
+				s += v * complex(cs, sn)
+			}
+			worst = math.Max(worst, cmplx.Abs(s-y[k]))
+		}
+		if worst > 1e-12*float64(n) {
+			t.Errorf("n=%d: largest difference from the DFT %.3g", n, worst)
+		}
 	}
 }

@@ -1,15 +1,22 @@
 package dsp
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // HighPass is a fourth-order Butterworth high-pass filter (two biquads,
 // 24 dB/octave) that removes rumble and DC below its corner frequency.
-type HighPass struct{ s [2]biquad }
-
-type biquad struct {
-	b0, b1, b2, a1, a2 float64
-	x1, x2, y1, y2     float64
+type HighPass struct {
+	s      [2]section
+	x1, x2 float64 // the last two inputs
+	y1, y2 float64 // the first section's last two outputs, the second's inputs
+	z1, z2 float64 // the last two outputs
 }
+
+// section is a high-pass biquad: y[n] = g·(x[n] - 2x[n-1] + x[n-2]) - a1·y[n-1] - a2·y[n-2].
+type section struct{ g, a1, a2 float64 }
 
 // NewHighPass designs the filter for corner Hz at rate Hz.
 func NewHighPass(corner float64, rate int) *HighPass {
@@ -20,33 +27,42 @@ func NewHighPass(corner float64, rate int) *HighPass {
 	for i, q := range []float64{0.54119610, 1.30656296} {
 		alpha := sw / (2 * q)
 		a0 := 1 + alpha
-		f.s[i] = biquad{
-			b0: (1 + cw) / 2 / a0, b1: -(1 + cw) / a0, b2: (1 + cw) / 2 / a0,
-			a1: -2 * cw / a0, a2: (1 - alpha) / a0,
-		}
+		f.s[i] = section{g: (1 + cw) / 2 / a0, a1: -2 * cw / a0, a2: (1 - alpha) / a0}
 	}
 	return &f
 }
 
-// Process filters x in place.
+// Process filters x in place. Coefficients and state live in registers
+// through the loop (twelve of them: the numerator is g·(1, -2, 1), and the
+// second section's inputs are the first's outputs), and each output adds the
+// previous output's term last, so that the chain from one sample to the next
+// is one multiply and one subtraction; the two sections' chains overlap.
 func (f *HighPass) Process(x []float32) {
+	g, a1, a2 := f.s[0].g, f.s[0].a1, f.s[0].a2
+	h, b1, b2 := f.s[1].g, f.s[1].a1, f.s[1].a2
+	x1, x2, y1, y2, z1, z2 := f.x1, f.x2, f.y1, f.y2, f.z1, f.z2
 	for i, v := range x {
-		y := float64(v)
-		for j := range f.s {
-			b := &f.s[j]
-			in := y
-			y = b.b0*in + b.b1*b.x1 + b.b2*b.x2 - b.a1*b.y1 - b.a2*b.y2
-			b.x2, b.x1 = b.x1, in
-			b.y2, b.y1 = b.y1, y
-		}
-		x[i] = float32(y)
+		in := float64(v)
+		y := g*(in-2*x1+x2) - a2*y2 - a1*y1
+		z := h*(y-2*y1+y2) - b2*z2 - b1*z1
+		x1, x2, y1, y2, z1, z2 = in, x1, y, y1, z, z1
+		x[i] = float32(z)
 	}
+	f.x1, f.x2, f.y1, f.y2, f.z1, f.z2 = x1, x2, y1, y2, z1, z2
 }
 
 // Downmix averages interleaved frames of ch channels into mono, appending to out.
 func Downmix(in []float32, ch int, out []float32) []float32 {
-	if ch == 1 {
+	switch ch {
+	case 1:
 		return append(out, in...)
+	case 2: // most recordings: one pass without the inner loop
+		n := len(out)
+		out = slices.Grow(out, len(in)/2)[:n+len(in)/2]
+		for i, o := 0, out[n:]; i < len(o); i++ {
+			o[i] = (in[2*i] + in[2*i+1]) * 0.5
+		}
+		return out
 	}
 	inv := 1 / float32(ch)
 	for i := 0; i+ch <= len(in); i += ch {
@@ -67,20 +83,33 @@ type Dither struct{ s uint64 }
 // NewDither returns a dither with a fixed seed.
 func NewDither() *Dither { return &Dither{s: 0x9E3779B97F4A7C15} }
 
-func (d *Dither) next() float32 {
+// tpdf is the difference of two uniform 24-bit draws, both taken from one
+// step of the generator (bits 40–63 and 16–39), in LSBs: triangular on (-1, 1).
+func (d *Dither) tpdf() float64 {
 	d.s ^= d.s << 13
 	d.s ^= d.s >> 7
 	d.s ^= d.s << 17
-	return float32(d.s>>40) / float32(1<<24)
+	return float64(int32(d.s>>40)-int32(d.s>>16&(1<<24-1))) / (1 << 24)
 }
 
 // Quantize appends the 16-bit little-endian PCM of x (full scale ±1) to out.
 func (d *Dither) Quantize(x []float32, gain float32, out []byte) []byte {
-	for _, v := range x {
-		s := v*gain*32767 + (d.next() - d.next())
-		q := int32(math.Floor(float64(s) + 0.5))
-		q = max(-32768, min(32767, q))
-		out = append(out, byte(q), byte(q>>8))
+	n := len(out)
+	out = slices.Grow(out, 2*len(x))[:n+2*len(x)]
+	b := out[n:]
+	for i, v := range x {
+		// round half up, by truncating a positive number (NaN goes to -32768)
+		s := float64(v*gain*32767) + d.tpdf() + 0.5
+		var q int32
+		switch {
+		case s >= 32767:
+			q = 32767
+		case s > -32768:
+			q = int32(s+32768) - 32768
+		default:
+			q = -32768
+		}
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(q))
 	}
 	return out
 }

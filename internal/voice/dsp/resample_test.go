@@ -62,6 +62,19 @@ func TestResamplerQuality(t *testing.T) {
 	}
 }
 
+// TestResamplerHighRates checks the rejection of tones just under the input's
+// Nyquist frequency at high rates, where a first half-band stage folds them to
+// a few hundred hertz and only its own stopband stands in the way.
+func TestResamplerHighRates(t *testing.T) {
+	for _, in := range []int{88200, 96000, 192000} {
+		for _, f := range []float64{float64(in)/2 - 100, float64(in)/2 - 2000, 12000} {
+			if db := DB(RMS(resampleAll(t, in, 16000, tone(in, f, 0.5, in/4))) / (0.5 / math.Sqrt2)); db > -125 {
+				t.Errorf("%d→16000: %.0f Hz tone at %.1f dB, want ≤ -125", in, f, db)
+			}
+		}
+	}
+}
+
 func TestResamplerLengthAndRatio(t *testing.T) {
 	for _, c := range []struct{ in, out, l, m int }{{44100, 16000, 160, 441}, {48000, 16000, 1, 3}, {8000, 16000, 2, 1}, {22050, 16000, 320, 441}} {
 		r, err := NewResampler(c.in, c.out, DefaultSpec)
@@ -85,6 +98,35 @@ func TestResamplerLengthAndRatio(t *testing.T) {
 	}
 }
 
+// TestResamplerFrontBack checks that Front then Back, as a pipeline runs
+// them, gives Process's output sample for sample.
+func TestResamplerFrontBack(t *testing.T) {
+	for _, in := range []int{96000, 44100, 22050} {
+		x := tone(in, 1000, 0.5, in/3+11)
+		want := resampleAll(t, in, 16000, x)
+		r, err := NewResampler(in, 16000, DefaultSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mid, got []float32
+		for i := 0; i < len(x); {
+			n := min(len(x)-i, 1000+i%3001)
+			mid = r.Front(x[i:i+n], mid[:0])
+			got = r.Back(mid, got)
+			i += n
+		}
+		got = r.Flush(got)
+		if len(got) != len(want) {
+			t.Fatalf("%d: %d samples from Front and Back, %d from Process", in, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%d: sample %d is %v from Front and Back, %v from Process", in, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestResamplerBuffersStayBounded feeds a long stream and checks the resampler
 // keeps only a filter's length of input, whatever the length of the stream.
 func TestResamplerBuffersStayBounded(t *testing.T) {
@@ -99,6 +141,9 @@ func TestResamplerBuffersStayBounded(t *testing.T) {
 		for _, st := range r.stages {
 			if p, ok := st.(*stage); ok && cap(p.buf) > 4*(p.k+len(block)) {
 				t.Fatalf("after %d blocks a stage's input buffer holds %d samples (capacity %d)", i+1, len(p.buf), cap(p.buf))
+			}
+			if h, ok := st.(*halfBand); ok && cap(h.buf) > 4*(2*h.c+len(block)) {
+				t.Fatalf("after %d blocks a half-band stage holds %d samples (capacity %d)", i+1, len(h.buf), cap(h.buf))
 			}
 			if f, ok := st.(*fftFilter); ok && cap(f.pend) > 4*(2*f.hop+len(block)) {
 				t.Fatalf("after %d blocks the FFT stage holds %d samples (capacity %d)", i+1, len(f.pend), cap(f.pend))
