@@ -71,7 +71,11 @@ func (e *Executor) Prestart(ref string) {
 }
 
 func (e *Executor) likelyJS(ref string) bool {
-	if f, err := os.Open(ref); err == nil {
+	if st, err := os.Stat(ref); err == nil && st.Mode().IsRegular() { // as Resolve decides
+		f, err := os.Open(ref)
+		if err != nil {
+			return false
+		}
 		defer f.Close()
 		head := make([]byte, 4)
 		n, _ := io.ReadFull(f, head)
