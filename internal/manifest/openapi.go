@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -401,10 +402,16 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 	return compile(out, res), nil
 }
 
-// compile keeps the tools whose parameters compile as JSON Schema 2020-12;
-// expanded schemas of large documents are big, so they compile in parallel.
+// compile keeps the tools whose parameters compile as JSON Schema 2020-12.
+// Expanded schemas of large documents are big, so they compile in parallel,
+// and each distinct schema once: operations often share one (no parameters,
+// one id, the same request body), and compiling is most of the import's work.
 func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
 	errs := make([]error, len(tools))
+	var (
+		mu   sync.Mutex
+		seen = map[[sha256.Size]byte]*compiled{}
+	)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -412,7 +419,22 @@ func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = CompileSchema(jsonValue(tools[i].Parameters))
+				// encoding/json sorts map keys: equal schemas give equal bytes.
+				b, err := json.Marshal(tools[i].Parameters)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				key := sha256.Sum256(b)
+				mu.Lock()
+				c, ok := seen[key]
+				if !ok {
+					c = &compiled{}
+					seen[key] = c
+				}
+				mu.Unlock()
+				c.once.Do(func() { c.err = CompileSchema(jsonValue(tools[i].Parameters)) })
+				errs[i] = c.err
 			}
 		}()
 	}
@@ -430,6 +452,12 @@ func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
 		kept = append(kept, m)
 	}
 	return kept
+}
+
+// compiled is the outcome of compiling one distinct parameters schema.
+type compiled struct {
+	once sync.Once
+	err  error
 }
 
 func firstLine(s string) string {
