@@ -251,10 +251,12 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 }
 
 // pruneForKin drops what tools are not built from (response bodies, and the
-// component schemas only they use) before kin-openapi loads the document:
-// its loader is the slowest step on large documents.
+// component schemas only they use) and what kin-openapi never validates (the
+// extensions of the document, path items and operations: it only checks
+// their names start with x-) before kin-openapi loads the document: its
+// loader is the slowest step on large documents.
 func pruneForKin(root map[string]any) map[string]any {
-	out := clone(root)
+	out := dropExtensions(clone(root))
 	strip := func(v any) any {
 		r, ok := v.(map[string]any)
 		if !ok || r["content"] == nil {
@@ -272,13 +274,13 @@ func pruneForKin(root map[string]any) map[string]any {
 				np[p] = it
 				continue
 			}
-			item = clone(item)
+			item = dropExtensions(clone(item))
 			for _, m := range methods {
 				op, ok := item[m].(map[string]any)
 				if !ok {
 					continue
 				}
-				op = clone(op)
+				op = dropExtensions(clone(op))
 				if rs, ok := op["responses"].(map[string]any); ok {
 					nr := make(map[string]any, len(rs))
 					for c, r := range rs {
@@ -332,6 +334,17 @@ func pruneForKin(root map[string]any) map[string]any {
 	}
 	comps["schemas"] = keep
 	return out
+}
+
+// dropExtensions deletes the x-* fields of an OpenAPI object (a copy): the
+// OpenAI description's x-oaiMeta alone is half of what kin-openapi loads.
+func dropExtensions(obj map[string]any) map[string]any {
+	for k := range obj {
+		if strings.HasPrefix(k, "x-") {
+			delete(obj, k)
+		}
+	}
+	return obj
 }
 
 // builder converts the operations of one OpenAPI 3 tree.

@@ -380,3 +380,40 @@ func TestExponentialSchemaIsBounded(t *testing.T) {
 		t.Errorf("want one tool with a note on the stopped expansion: %+v", l.Candidates)
 	}
 }
+
+// kin-openapi loads a pruned copy: extensions of the document, path items and
+// operations go, while names that only look like extensions (a property or a
+// response header called x-...) and kin-openapi's findings stay.
+func TestPruneForKinKeepsFindings(t *testing.T) {
+	doc := []byte(`{"openapi": "3.0.3", "info": {"title": "t", "version": "1.0.0"}, "x-meta": {"big": true},
+	  "paths": {"/a": {"x-item": 1, "post": {"operationId": "a", "x-oaiMeta": {"examples": [1, 2]},
+	    "parameters": [{"name": "x-trace", "in": "header", "schema": {"type": "string"}}],
+	    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S"}}}},
+	    "responses": {"200": {"description": "ok", "headers": {"x-rate": {"schema": {"type": "integer"}}}}}}}},
+	  "components": {"schemas": {"S": {"type": "object", "properties": {"x-keep": {"type": "strin"}}}}}}`)
+	d, err := Decode("t.json", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := d.Tree.(map[string]any)
+	p := pruneForKin(root)
+	op := p["paths"].(map[string]any)["/a"].(map[string]any)["post"].(map[string]any)
+	if p["x-meta"] != nil || p["paths"].(map[string]any)["/a"].(map[string]any)["x-item"] != nil || op["x-oaiMeta"] != nil {
+		t.Errorf("extensions left for kin-openapi: %v", p)
+	}
+	if root["x-meta"] == nil || root["paths"].(map[string]any)["/a"].(map[string]any)["post"].(map[string]any)["x-oaiMeta"] == nil {
+		t.Error("pruneForKin changed the document")
+	}
+	if op["responses"].(map[string]any)["200"].(map[string]any)["headers"].(map[string]any)["x-rate"] == nil {
+		t.Error("the response header x-rate was dropped")
+	}
+	l, err := Parse(context.Background(), "t.json", doc, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(l.Warnings, func(w Warning) bool {
+		return w.Pointer == "/components/schemas/S" && strings.Contains(w.Message, "strin")
+	}) {
+		t.Errorf("kin-openapi's finding on the property x-keep is missing: %+v", l.Warnings)
+	}
+}
