@@ -425,37 +425,24 @@ func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
 		mu   sync.Mutex
 		seen = map[[sha256.Size]byte]*compiled{}
 	)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				// encoding/json sorts map keys: equal schemas give equal bytes.
-				b, err := json.Marshal(tools[i].Parameters)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				key := sha256.Sum256(b)
-				mu.Lock()
-				c, ok := seen[key]
-				if !ok {
-					c = &compiled{}
-					seen[key] = c
-				}
-				mu.Unlock()
-				c.once.Do(func() { c.err = CompileSchema(jsonValue(tools[i].Parameters)) })
-				errs[i] = c.err
-			}
-		}()
-	}
-	for i := range tools {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	inParallel(len(tools), func(i int) {
+		// encoding/json sorts map keys: equal schemas give equal bytes.
+		b, err := json.Marshal(tools[i].Parameters)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		key := sha256.Sum256(b)
+		mu.Lock()
+		c, ok := seen[key]
+		if !ok {
+			c = &compiled{}
+			seen[key] = c
+		}
+		mu.Unlock()
+		c.once.Do(func() { c.err = CompileSchema(jsonValue(tools[i].Parameters)) })
+		errs[i] = c.err
+	})
 	kept := tools[:0]
 	for i, m := range tools {
 		if errs[i] != nil {
@@ -465,6 +452,26 @@ func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
 		kept = append(kept, m)
 	}
 	return kept
+}
+
+// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for them.
+func inParallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // compiled is the outcome of compiling one distinct parameters schema.

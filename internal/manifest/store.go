@@ -90,6 +90,24 @@ func Digest(m *Manifest) (string, []byte, error) {
 	return hex.EncodeToString(sum[:]), b, nil
 }
 
+// digested is a candidate's Digest.
+type digested struct {
+	sha string
+	doc []byte
+	err error
+}
+
+// digestAll runs Digest over the candidates on every core: the canonical
+// JSON of a large document's expanded schemas is most of Record's own work.
+func digestAll(cands []Candidate) []digested {
+	out := make([]digested, len(cands))
+	inParallel(len(cands), func(i int) {
+		d := &out[i]
+		d.sha, d.doc, d.err = Digest(cands[i].Manifest)
+	})
+	return out
+}
+
 type existing struct {
 	id              int64
 	name, version   string
@@ -106,6 +124,7 @@ var lockKey = db.LockKey("tool-manifests")
 // name@version with other content fails the whole import.
 func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOptions) ([]Change, error) {
 	changes := make([]Change, 0, len(cands))
+	digests := digestAll(cands) // before the transaction: nothing is locked meanwhile
 	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 			return err
@@ -128,9 +147,9 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		}
 		var rows []row
 		seen := map[string]string{}
-		for _, c := range cands {
+		for i, c := range cands {
 			m := c.Manifest
-			sha, doc, err := Digest(m)
+			sha, doc, err := digests[i].sha, digests[i].doc, digests[i].err
 			if err != nil {
 				return err
 			}
