@@ -202,6 +202,14 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			docs = append(docs, r.doc)
 			states = append(states, r.state)
 		}
+		// Compressing the large manifests with pglz (the default) is most of
+		// this INSERT's time on the server; lz4, where the server has it, is
+		// about twice as fast and is read back the same way. Transaction-local.
+		if _, err := tx.Exec(ctx, `
+			SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings
+			WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`); err != nil {
+			return err
+		}
 		ids := make(map[string]int64, len(rows))
 		qr, err := tx.Query(ctx, `
 			INSERT INTO tool_manifests (name, version, source, sha256, manifest, state, created_at, updated_at)
