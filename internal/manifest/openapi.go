@@ -2,17 +2,14 @@ package manifest
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/getkin/kin-openapi/openapi2"
@@ -413,71 +410,6 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 		}
 	}
 	return compile(out, res), nil
-}
-
-// compile keeps the tools whose parameters compile as JSON Schema 2020-12.
-// Expanded schemas of large documents are big, so they compile in parallel,
-// and each distinct schema once: operations often share one (no parameters,
-// one id, the same request body), and compiling is most of the import's work.
-func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
-	errs := make([]error, len(tools))
-	var (
-		mu   sync.Mutex
-		seen = map[[sha256.Size]byte]*compiled{}
-	)
-	inParallel(len(tools), func(i int) {
-		// encoding/json sorts map keys: equal schemas give equal bytes.
-		b, err := json.Marshal(tools[i].Parameters)
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		key := sha256.Sum256(b)
-		mu.Lock()
-		c, ok := seen[key]
-		if !ok {
-			c = &compiled{}
-			seen[key] = c
-		}
-		mu.Unlock()
-		c.once.Do(func() { c.err = CompileSchema(jsonValue(tools[i].Parameters)) })
-		errs[i] = c.err
-	})
-	kept := tools[:0]
-	for i, m := range tools {
-		if errs[i] != nil {
-			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
-			continue
-		}
-		kept = append(kept, m)
-	}
-	return kept
-}
-
-// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for them.
-func inParallel(n int, f func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
-// compiled is the outcome of compiling one distinct parameters schema.
-type compiled struct {
-	once sync.Once
-	err  error
 }
 
 func firstLine(s string) string {

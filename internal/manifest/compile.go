@@ -1,0 +1,247 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// compile keeps the tools whose parameters compile as JSON Schema 2020-12.
+// Compiling is most of an import's own work: the tools compile in parallel,
+// and through one schemaChecker, which compiles each distinct schema once and
+// skips the subschemas it has already seen compile.
+func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
+	errs := make([]error, len(tools))
+	sc := newSchemaChecker()
+	inParallel(len(tools), func(i int) { errs[i] = sc.check(tools[i].Parameters) })
+	kept := tools[:0]
+	for i, m := range tools {
+		if errs[i] != nil {
+			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
+// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for them.
+func inParallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// schemaChecker tells whether schemas compile as JSON Schema 2020-12, as
+// CompileSchema does, for many schemas that share parts: the expanded
+// parameters of one document repeat the same component schemas over and over.
+//
+// Equal schemas (by a hash of their content) are compiled once. And a
+// subschema that has compiled before, as part of another schema, is compiled
+// as true: whether a schema compiles is whether each of its parts does, as
+// long as no part depends on where it sits. Those that might ($ref, $id,
+// $anchor, $schema and their kin, anywhere in the schema) are compiled whole.
+type schemaChecker struct {
+	mu    sync.RWMutex
+	seen  map[[sha256.Size]byte]*compiled // whole schemas
+	valid map[[sha256.Size]byte]bool      // subschemas known to compile
+}
+
+// compiled is the outcome of compiling one distinct schema.
+type compiled struct {
+	once sync.Once
+	err  error
+}
+
+func newSchemaChecker() *schemaChecker {
+	return &schemaChecker{seen: map[[sha256.Size]byte]*compiled{}, valid: map[[sha256.Size]byte]bool{}}
+}
+
+// check returns CompileSchema's verdict on s. It is safe for concurrent use.
+func (sc *schemaChecker) check(s any) error {
+	w := &schemaWalk{sc: sc}
+	sc.mu.RLock()
+	key, skel := w.schema(s)
+	sc.mu.RUnlock()
+	sc.mu.Lock()
+	c, ok := sc.seen[key]
+	if !ok {
+		c = &compiled{}
+		sc.seen[key] = c
+	}
+	sc.mu.Unlock()
+	c.once.Do(func() {
+		if w.placed {
+			c.err = CompileSchema(jsonValue(s))
+			return
+		}
+		if c.err = CompileSchema(skel); c.err == nil {
+			sc.mu.Lock()
+			for _, h := range w.subs {
+				sc.valid[h] = true
+			}
+			sc.mu.Unlock()
+		}
+	})
+	return c.err
+}
+
+// schemaWalk hashes one schema and builds the copy to compile: jsonValue's,
+// with the subschemas already known to compile replaced by true.
+type schemaWalk struct {
+	sc     *schemaChecker
+	subs   [][sha256.Size]byte // hashes of every subschema (object) met
+	placed bool                // a keyword whose meaning depends on the place was met
+}
+
+// Keywords that make a subschema's meaning depend on where it sits, or let
+// other parts of the schema depend on it.
+var placeKeywords = map[string]bool{"$ref": true, "$dynamicRef": true, "$recursiveRef": true, "$id": true, "id": true,
+	"$anchor": true, "$dynamicAnchor": true, "$recursiveAnchor": true, "$schema": true, "$vocabulary": true}
+
+// The 2020-12 keywords whose values are a schema, a map of schemas, or an array of schemas.
+var (
+	oneSchema  = map[string]bool{"additionalProperties": true, "items": true, "contains": true, "propertyNames": true, "not": true, "if": true, "then": true, "else": true, "unevaluatedItems": true, "unevaluatedProperties": true, "contentSchema": true}
+	mapSchemas = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "dependentSchemas": true}
+	arrSchemas = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
+)
+
+// schema returns the hash of the schema v and its copy to compile. The
+// caller holds sc.mu for reading.
+func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
+	m, ok := v.(map[string]any)
+	if !ok { // true, false, or something the compiler will refuse
+		var b []byte
+		b = w.data(b, v)
+		return sha256.Sum256(b), jsonValue(v)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make(map[string]any, len(m))
+	b := []byte{'{'}
+	for _, k := range keys {
+		e := m[k]
+		b = appendString(b, k)
+		switch {
+		case oneSchema[k]:
+			h, c := w.schema(e)
+			b = append(append(b, '$'), h[:]...)
+			out[k] = c
+		case mapSchemas[k] && isMap(e):
+			pm := e.(map[string]any)
+			pks := make([]string, 0, len(pm))
+			for pk := range pm {
+				pks = append(pks, pk)
+			}
+			slices.Sort(pks)
+			sub := make(map[string]any, len(pm))
+			b = append(b, '{')
+			for _, pk := range pks {
+				h, c := w.schema(pm[pk])
+				b = append(appendString(b, pk), h[:]...)
+				sub[pk] = c
+			}
+			b = append(b, '}')
+			out[k] = sub
+		case arrSchemas[k] && isArray(e):
+			l := e.([]any)
+			sub := make([]any, len(l))
+			b = append(b, '[')
+			for i, x := range l {
+				h, c := w.schema(x)
+				b = append(b, h[:]...)
+				sub[i] = c
+			}
+			b = append(b, ']')
+			out[k] = sub
+		default:
+			if placeKeywords[k] {
+				w.placed = true
+			}
+			b = w.data(b, e)
+			out[k] = jsonValue(e)
+		}
+	}
+	h := sha256.Sum256(append(b, '}'))
+	w.subs = append(w.subs, h)
+	if w.sc.valid[h] {
+		return h, true
+	}
+	return h, out
+}
+
+// data appends an unambiguous encoding of a JSON value to b, noting the
+// place keywords among its object keys (a $ref inside an example is harmless,
+// but telling it apart is not worth it).
+func (w *schemaWalk) data(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case bool:
+		if x {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case string:
+		return appendString(b, x)
+	case int64:
+		return binary.BigEndian.AppendUint64(append(b, 'i'), uint64(x))
+	case float64:
+		return binary.BigEndian.AppendUint64(append(b, 'd'), math.Float64bits(x))
+	case []any:
+		b = binary.BigEndian.AppendUint64(append(b, '['), uint64(len(x)))
+		for _, e := range x {
+			b = w.data(b, e)
+		}
+		return b
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+			if placeKeywords[k] {
+				w.placed = true
+			}
+		}
+		slices.Sort(keys)
+		b = binary.BigEndian.AppendUint64(append(b, '{'), uint64(len(x)))
+		for _, k := range keys {
+			b = w.data(appendString(b, k), x[k])
+		}
+		return b
+	}
+	// Not produced by Decode; encoded as JSON, which is unambiguous enough.
+	js, err := json.Marshal(v)
+	if err != nil {
+		js = []byte(strconv.Quote(err.Error()))
+	}
+	return appendString(append(b, '?'), string(js))
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint64(append(b, 's'), uint64(len(s)))
+	return append(b, s...)
+}
+
+func isMap(v any) bool   { _, ok := v.(map[string]any); return ok }
+func isArray(v any) bool { _, ok := v.([]any); return ok }
