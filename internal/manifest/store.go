@@ -190,18 +190,6 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		if len(rows) == 0 {
 			return nil
 		}
-		var (
-			ns, vs, srcs, shas, states []string
-			docs                       [][]byte
-		)
-		for _, r := range rows {
-			ns = append(ns, r.c.Manifest.Name)
-			vs = append(vs, r.c.Manifest.Version)
-			srcs = append(srcs, r.c.Source)
-			shas = append(shas, r.sha)
-			docs = append(docs, r.doc)
-			states = append(states, r.state)
-		}
 		// Compressing the large manifests with pglz (the default) is most of
 		// this INSERT's time on the server; lz4, where the server has it, is
 		// about twice as fast and is read back the same way. Transaction-local.
@@ -210,30 +198,28 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`); err != nil {
 			return err
 		}
-		ids := make(map[string]int64, len(rows))
-		qr, err := tx.Query(ctx, `
-			INSERT INTO tool_manifests (name, version, source, sha256, manifest, state, created_at, updated_at)
-			SELECT n, v, s, h, d::jsonb, st, $7, $7
-			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(n, v, s, h, d, st)
-			RETURNING id, name, version`, ns, vs, srcs, shas, bytesToStrings(docs), states, o.Now)
+		// The ids are taken first so that the manifests, 8 MB for a large
+		// document, go in one COPY rather than as query parameters.
+		idRows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('tool_manifests', 'id')) FROM generate_series(1, $1)`, len(rows))
 		if err != nil {
 			return err
 		}
-		for qr.Next() {
-			var id int64
-			var n, v string
-			if err := qr.Scan(&id, &n, &v); err != nil {
-				return err
-			}
-			ids[n+"@"+v] = id
+		ids, err := pgx.CollectRows(idRows, pgx.RowTo[int64])
+		if err != nil {
+			return err
 		}
-		if err := qr.Err(); err != nil {
+		manifests := make([][]any, len(rows))
+		for i, r := range rows {
+			m := r.c.Manifest
+			manifests[i] = []any{ids[i], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(r.doc), r.state, o.Now, o.Now}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at"}, pgx.CopyFromRows(manifests)); err != nil {
 			return err
 		}
 		var perms, audit [][]any
-		for _, r := range rows {
+		for i, r := range rows {
 			m := r.c.Manifest
-			id := ids[m.Name+"@"+m.Version]
+			id := ids[i]
 			perms = append(perms, permissionRows(id, r.limits, m.Credentials)...)
 			if r.state == Approved {
 				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, "imported from " + r.c.Source})
@@ -261,14 +247,6 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		return nil, err
 	}
 	return changes, nil
-}
-
-func bytesToStrings(bs [][]byte) []string {
-	out := make([]string, len(bs))
-	for i, b := range bs {
-		out[i] = string(b)
-	}
-	return out
 }
 
 func permissionRows(id int64, l Limits, creds [][]Credential) [][]any {
