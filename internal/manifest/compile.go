@@ -60,7 +60,7 @@ func inParallel(n int, f func(i int)) {
 // long as no part depends on where it sits. Those that might ($ref, $id,
 // $anchor, $schema and their kin, anywhere in the schema) are compiled whole.
 type schemaChecker struct {
-	mu    sync.RWMutex
+	mu    sync.RWMutex                    // guards both maps
 	seen  map[[sha256.Size]byte]*compiled // whole schemas
 	valid map[[sha256.Size]byte]bool      // subschemas known to compile
 }
@@ -77,10 +77,8 @@ func newSchemaChecker() *schemaChecker {
 
 // check returns CompileSchema's verdict on s. It is safe for concurrent use.
 func (sc *schemaChecker) check(s any) error {
-	w := &schemaWalk{sc: sc}
-	sc.mu.RLock()
-	key, skel := w.schema(s)
-	sc.mu.RUnlock()
+	w := &schemaWalk{}
+	key, _ := w.schema(s)
 	sc.mu.Lock()
 	c, ok := sc.seen[key]
 	if !ok {
@@ -93,6 +91,12 @@ func (sc *schemaChecker) check(s any) error {
 			c.err = CompileSchema(jsonValue(s))
 			return
 		}
+		// Walk again, now building the copy: most schemas are equal to one
+		// seen before and never get here.
+		w = &schemaWalk{valid: sc.valid}
+		sc.mu.RLock()
+		_, skel := w.schema(s)
+		sc.mu.RUnlock()
 		if c.err = CompileSchema(skel); c.err == nil {
 			sc.mu.Lock()
 			for _, h := range w.subs {
@@ -104,88 +108,130 @@ func (sc *schemaChecker) check(s any) error {
 	return c.err
 }
 
-// schemaWalk hashes one schema and builds the copy to compile: jsonValue's,
-// with the subschemas already known to compile replaced by true.
+// schemaWalk hashes one schema and, given valid, builds the copy to compile:
+// jsonValue's, with the subschemas known to compile replaced by true.
 type schemaWalk struct {
-	sc     *schemaChecker
-	subs   [][sha256.Size]byte // hashes of every subschema (object) met
-	placed bool                // a keyword whose meaning depends on the place was met
+	valid  map[[sha256.Size]byte]bool // nil: hash only
+	subs   [][sha256.Size]byte        // with valid: the hashes of every subschema (object) met
+	placed bool                       // a keyword whose meaning depends on the place was met
+	bufs   [][]byte                   // one encoding buffer per depth
 }
 
-// Keywords that make a subschema's meaning depend on where it sits, or let
-// other parts of the schema depend on it.
-var placeKeywords = map[string]bool{"$ref": true, "$dynamicRef": true, "$recursiveRef": true, "$id": true, "id": true,
-	"$anchor": true, "$dynamicAnchor": true, "$recursiveAnchor": true, "$schema": true, "$vocabulary": true}
-
-// The 2020-12 keywords whose values are a schema, a map of schemas, or an array of schemas.
-var (
-	oneSchema  = map[string]bool{"additionalProperties": true, "items": true, "contains": true, "propertyNames": true, "not": true, "if": true, "then": true, "else": true, "unevaluatedItems": true, "unevaluatedProperties": true, "contentSchema": true}
-	mapSchemas = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "dependentSchemas": true}
-	arrSchemas = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
+// Classes of keywords.
+const (
+	dataKeyword  = iota
+	oneSchema    // the value is a schema
+	mapSchemas   // the value maps names to schemas
+	arrSchemas   // the value is an array of schemas
+	placeKeyword // makes a subschema's meaning depend on where it sits, or lets other parts depend on it
 )
 
-// schema returns the hash of the schema v and its copy to compile. The
-// caller holds sc.mu for reading.
+// keyword classifies the keywords of JSON Schema 2020-12 (and earlier drafts'
+// place keywords, to be safe).
+func keyword(k string) int {
+	switch k {
+	case "additionalProperties", "items", "contains", "propertyNames", "not", "if", "then", "else",
+		"unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return oneSchema
+	case "properties", "patternProperties", "$defs", "dependentSchemas":
+		return mapSchemas
+	case "allOf", "anyOf", "oneOf", "prefixItems":
+		return arrSchemas
+	case "$ref", "$dynamicRef", "$recursiveRef", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema", "$vocabulary":
+		return placeKeyword
+	}
+	return dataKeyword
+}
+
+// schema returns the hash of the schema v and, when w.valid is set, its copy
+// to compile (the caller holds a read lock on it).
 func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 	m, ok := v.(map[string]any)
 	if !ok { // true, false, or something the compiler will refuse
-		var b []byte
-		b = w.data(b, v)
+		b := w.data(nil, v)
+		if w.valid == nil {
+			return sha256.Sum256(b), nil
+		}
 		return sha256.Sum256(b), jsonValue(v)
 	}
+	depth := len(w.bufs)
+	w.bufs = append(w.bufs, nil)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make(map[string]any, len(m))
-	b := []byte{'{'}
+	var out map[string]any
+	if w.valid != nil {
+		out = make(map[string]any, len(m))
+	}
+	b := append(w.bufs[depth][:0], '{')
 	for _, k := range keys {
 		e := m[k]
 		b = appendString(b, k)
+		kind := keyword(k)
 		switch {
-		case oneSchema[k]:
+		case kind == oneSchema:
 			h, c := w.schema(e)
 			b = append(append(b, '$'), h[:]...)
-			out[k] = c
-		case mapSchemas[k] && isMap(e):
+			if out != nil {
+				out[k] = c
+			}
+		case kind == mapSchemas && isMap(e):
 			pm := e.(map[string]any)
 			pks := make([]string, 0, len(pm))
 			for pk := range pm {
 				pks = append(pks, pk)
 			}
 			slices.Sort(pks)
-			sub := make(map[string]any, len(pm))
+			var sub map[string]any
+			if out != nil {
+				sub = make(map[string]any, len(pm))
+				out[k] = sub
+			}
 			b = append(b, '{')
 			for _, pk := range pks {
 				h, c := w.schema(pm[pk])
 				b = append(appendString(b, pk), h[:]...)
-				sub[pk] = c
+				if sub != nil {
+					sub[pk] = c
+				}
 			}
 			b = append(b, '}')
-			out[k] = sub
-		case arrSchemas[k] && isArray(e):
+		case kind == arrSchemas && isArray(e):
 			l := e.([]any)
-			sub := make([]any, len(l))
+			var sub []any
+			if out != nil {
+				sub = make([]any, len(l))
+				out[k] = sub
+			}
 			b = append(b, '[')
 			for i, x := range l {
 				h, c := w.schema(x)
 				b = append(b, h[:]...)
-				sub[i] = c
+				if sub != nil {
+					sub[i] = c
+				}
 			}
 			b = append(b, ']')
-			out[k] = sub
 		default:
-			if placeKeywords[k] {
+			if kind == placeKeyword {
 				w.placed = true
 			}
 			b = w.data(b, e)
-			out[k] = jsonValue(e)
+			if out != nil {
+				out[k] = jsonValue(e)
+			}
 		}
 	}
 	h := sha256.Sum256(append(b, '}'))
+	w.bufs[depth] = b
+	w.bufs = w.bufs[:depth]
+	if w.valid == nil {
+		return h, nil
+	}
 	w.subs = append(w.subs, h)
-	if w.sc.valid[h] {
+	if w.valid[h] {
 		return h, true
 	}
 	return h, out
@@ -219,7 +265,7 @@ func (w *schemaWalk) data(b []byte, v any) []byte {
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
-			if placeKeywords[k] {
+			if keyword(k) == placeKeyword {
 				w.placed = true
 			}
 		}

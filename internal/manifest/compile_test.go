@@ -135,15 +135,15 @@ func subschemas(s any, ptr string, out []subschema) []subschema {
 	out = append(out, subschema{ptr, m})
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		e, p := m[k], ptr+"/"+Escape(k)
-		switch {
-		case oneSchema[k]:
+		switch kind := keyword(k); {
+		case kind == oneSchema:
 			out = subschemas(e, p, out)
-		case mapSchemas[k] && isMap(e):
+		case kind == mapSchemas && isMap(e):
 			pm := e.(map[string]any)
 			for _, pk := range slices.Sorted(maps.Keys(pm)) {
 				out = subschemas(pm[pk], p+"/"+Escape(pk), out)
 			}
-		case arrSchemas[k] && isArray(e):
+		case kind == arrSchemas && isArray(e):
 			for i, x := range e.([]any) {
 				out = subschemas(x, p+"/"+strconv.Itoa(i), out)
 			}
