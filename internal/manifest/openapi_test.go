@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -415,5 +416,32 @@ func TestPruneForKinKeepsFindings(t *testing.T) {
 		return w.Pointer == "/components/schemas/S" && strings.Contains(w.Message, "strin")
 	}) {
 		t.Errorf("kin-openapi's finding on the property x-keep is missing: %+v", l.Warnings)
+	}
+}
+
+// kin-openapi's copy is encoding/json's, but for descriptions.
+func TestAppendKinJSON(t *testing.T) {
+	v := map[string]any{
+		"a": []any{int64(-3), 1.5, 1e21, 2.5e-7, true, false, nil, "plain", "quote \" back \\ tab \t nl \n nul \x00 <&> é ✓ \u2028", "bad \xff utf8"},
+		"description": "long text", "empty": map[string]any{"description": ""},
+		"properties": map[string]any{"description": map[string]any{"type": "string", "description": "kept short"}},
+	}
+	got, err := appendKinJSON(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v["description"] = "."
+	v["properties"].(map[string]any)["description"].(map[string]any)["description"] = "."
+	want, _ := json.Marshal(v)
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	_ = json.Unmarshal(want, &w)
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if _, err := appendKinJSON(nil, map[string]any{"x": math.Inf(1)}); err == nil {
+		t.Error("+Inf: want encoding/json's error")
 	}
 }
