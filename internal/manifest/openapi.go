@@ -99,30 +99,75 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 // checkRefs refuses external and dangling references and pure $ref cycles,
 // each with its location.
 func checkRefs(d *Document) error {
-	var firstErr error
-	ok := map[string]bool{} // references already found to resolve: large documents repeat them
-	walkRefs(d.Tree, "", func(ptr, ref string) bool {
-		if ok[ref] {
-			return true
+	// First, quickly: most documents are fine, and large ones repeat their
+	// references.
+	ok := map[string]bool{}
+	bad := false
+	walkRefs(d.Tree, func(ref string) bool {
+		good, seen := ok[ref]
+		if !seen {
+			good = refProblem(d.Tree, ref) == ""
+			ok[ref] = good
 		}
-		switch {
-		case !strings.HasPrefix(ref, "#"):
-			firstErr = d.Errorf(ptr+"/$ref", "external reference %q: only references inside the document (#/...) are allowed", ref)
-		default:
-			if _, ok := Resolve(d.Tree, ref); !ok {
-				firstErr = d.Errorf(ptr+"/$ref", "reference %q points at nothing (is the document truncated?)", ref)
-			} else if cyc := aliasCycle(d.Tree, ref); cyc != "" {
-				firstErr = d.Errorf(ptr+"/$ref", "cyclic reference: %s", cyc)
-			}
-			ok[ref] = firstErr == nil
+		bad = !good
+		return good
+	})
+	if !bad {
+		return nil
+	}
+	// Then the first problem in key order, so that it is the same every run.
+	var firstErr error
+	walkRefsAt(d.Tree, "", func(ptr, ref string) bool {
+		if msg := refProblem(d.Tree, ref); msg != "" {
+			firstErr = d.Errorf(ptr+"/$ref", "%s", msg)
 		}
 		return firstErr == nil
 	})
 	return firstErr
 }
 
-// walkRefs calls fn(pointer of the object, ref) for every "$ref" string; fn returns false to stop.
-func walkRefs(v any, ptr string, fn func(ptr, ref string) bool) bool {
+// refProblem says what is wrong with a reference, or "".
+func refProblem(tree any, ref string) string {
+	if !strings.HasPrefix(ref, "#") {
+		return fmt.Sprintf("external reference %q: only references inside the document (#/...) are allowed", ref)
+	}
+	if _, ok := Resolve(tree, ref); !ok {
+		return fmt.Sprintf("reference %q points at nothing (is the document truncated?)", ref)
+	}
+	if cyc := aliasCycle(tree, ref); cyc != "" {
+		return "cyclic reference: " + cyc
+	}
+	return ""
+}
+
+// walkRefs calls fn(ref) for every "$ref" string, in no particular order;
+// fn returns false to stop.
+func walkRefs(v any, fn func(ref string) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if k == "$ref" {
+				if r, ok := e.(string); ok && !fn(r) {
+					return false
+				}
+			}
+			if !walkRefs(e, fn) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !walkRefs(e, fn) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// walkRefsAt calls fn(pointer of the object, ref) for every "$ref" string,
+// in key order; fn returns false to stop.
+func walkRefsAt(v any, ptr string, fn func(ptr, ref string) bool) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		if r, ok := x["$ref"].(string); ok {
@@ -130,20 +175,19 @@ func walkRefs(v any, ptr string, fn func(ptr, ref string) bool) bool {
 				return false
 			}
 		}
-		// Sorted, so the first problem reported is the same every run.
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !walkRefs(x[k], ptr+"/"+Escape(k), fn) {
+			if !walkRefsAt(x[k], ptr+"/"+Escape(k), fn) {
 				return false
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if !walkRefs(e, ptr+"/"+strconv.Itoa(i), fn) {
+			if !walkRefsAt(e, ptr+"/"+strconv.Itoa(i), fn) {
 				return false
 			}
 		}
@@ -312,7 +356,7 @@ func pruneForKin(root map[string]any) map[string]any {
 	delete(comps, "schemas")
 	keep := map[string]any{}
 	var queue []string
-	visit := func(_, ref string) bool {
+	visit := func(ref string) bool {
 		if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
 			name = unescape(strings.SplitN(name, "/", 2)[0])
 			if _, seen := keep[name]; !seen {
@@ -324,11 +368,11 @@ func pruneForKin(root map[string]any) map[string]any {
 		}
 		return true
 	}
-	walkRefs(out, "", visit)
+	walkRefs(out, visit)
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		walkRefs(keep[n], "", visit)
+		walkRefs(keep[n], visit)
 	}
 	comps["schemas"] = keep
 	return out
@@ -514,13 +558,16 @@ func (b *builder) selected(opID string, tags []string) bool {
 	return !match(b.o.Exclude)
 }
 
-var nonName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var (
+	nonName  = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+	noBraces = strings.NewReplacer("{", "", "}", "")
+)
 
 // toolName is the operationId, or method_path, made a valid tool name.
 func toolName(opID, method, path string) string {
 	n := opID
 	if n == "" {
-		n = method + "_" + strings.NewReplacer("{", "", "}", "").Replace(strings.TrimPrefix(path, "/"))
+		n = method + "_" + noBraces.Replace(strings.TrimPrefix(path, "/"))
 	}
 	n = strings.Trim(nonName.ReplaceAllString(n, "_"), "_.-")
 	if n == "" || !(n[0] >= 'a' && n[0] <= 'z' || n[0] >= 'A' && n[0] <= 'Z') {

@@ -231,6 +231,23 @@ func TestIncludeExclude(t *testing.T) {
 	}
 }
 
+// With several broken references, the one reported is the first in key
+// order, every run, although they are found in map order.
+func TestFirstBrokenRefIsStable(t *testing.T) {
+	doc := []byte(`{"openapi": "3.0.3", "info": {"title": "t", "version": "1.0.0"}, "paths": {
+	  "/a": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}}}}},
+	  "/b": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Gone"}}}}}}},
+	  "/c": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/x.json"}}}}}}}},
+	  "components": {"schemas": {"Ok": {"type": "string"}, "Loop": {"$ref": "#/components/schemas/Loop"}}}}`)
+	for i := 0; i < 20; i++ {
+		_, err := Parse(context.Background(), "t.json", doc, LoadOptions{})
+		var le *Error
+		if !errors.As(err, &le) || le.Pointer != "/components/schemas/Loop/$ref" {
+			t.Fatalf("run %d: %v, want the cycle in /components first", i, err)
+		}
+	}
+}
+
 func TestMalformed(t *testing.T) {
 	cases := []struct {
 		file    string
@@ -422,7 +439,7 @@ func TestPruneForKinKeepsFindings(t *testing.T) {
 // kin-openapi's copy is encoding/json's, but for descriptions.
 func TestAppendKinJSON(t *testing.T) {
 	v := map[string]any{
-		"a": []any{int64(-3), 1.5, 1e21, 2.5e-7, true, false, nil, "plain", "quote \" back \\ tab \t nl \n nul \x00 <&> é ✓ \u2028", "bad \xff utf8"},
+		"a":           []any{int64(-3), 1.5, 1e21, 2.5e-7, true, false, nil, "plain", "quote \" back \\ tab \t nl \n nul \x00 <&> é ✓ \u2028", "bad \xff utf8"},
 		"description": "long text", "empty": map[string]any{"description": ""},
 		"properties": map[string]any{"description": map[string]any{"type": "string", "description": "kept short"}},
 	}
