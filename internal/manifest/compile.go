@@ -63,6 +63,7 @@ type schemaChecker struct {
 	mu    sync.RWMutex                    // guards both maps
 	seen  map[[sha256.Size]byte]*compiled // whole schemas
 	valid map[[sha256.Size]byte]bool      // subschemas known to compile
+	walks sync.Pool                       // of *schemaWalk, for their buffers
 }
 
 // compiled is the outcome of compiling one distinct schema.
@@ -77,8 +78,10 @@ func newSchemaChecker() *schemaChecker {
 
 // check returns CompileSchema's verdict on s. It is safe for concurrent use.
 func (sc *schemaChecker) check(s any) error {
-	w := &schemaWalk{}
+	w := sc.walk(nil)
+	defer sc.walks.Put(w)
 	key, _ := w.schema(s)
+	placed := w.placed
 	sc.mu.Lock()
 	c, ok := sc.seen[key]
 	if !ok {
@@ -87,13 +90,14 @@ func (sc *schemaChecker) check(s any) error {
 	}
 	sc.mu.Unlock()
 	c.once.Do(func() {
-		if w.placed {
+		if placed {
 			c.err = CompileSchema(jsonValue(s))
 			return
 		}
 		// Walk again, now building the copy: most schemas are equal to one
 		// seen before and never get here.
-		w = &schemaWalk{valid: sc.valid}
+		w := sc.walk(sc.valid)
+		defer sc.walks.Put(w)
 		sc.mu.RLock()
 		_, skel := w.schema(s)
 		sc.mu.RUnlock()
@@ -108,13 +112,24 @@ func (sc *schemaChecker) check(s any) error {
 	return c.err
 }
 
+// walk returns a schemaWalk from the pool, reset, for valid.
+func (sc *schemaChecker) walk(valid map[[sha256.Size]byte]bool) *schemaWalk {
+	w, _ := sc.walks.Get().(*schemaWalk)
+	if w == nil {
+		w = &schemaWalk{}
+	}
+	w.valid, w.subs, w.placed = valid, w.subs[:0], false
+	return w
+}
+
 // schemaWalk hashes one schema and, given valid, builds the copy to compile:
 // jsonValue's, with the subschemas known to compile replaced by true.
 type schemaWalk struct {
 	valid  map[[sha256.Size]byte]bool // nil: hash only
 	subs   [][sha256.Size]byte        // with valid: the hashes of every subschema (object) met
 	placed bool                       // a keyword whose meaning depends on the place was met
-	bufs   [][]byte                   // one encoding buffer per depth
+	bufs   [][]byte                   // one encoding buffer per depth, kept for the next walk
+	depth  int
 }
 
 // Classes of keywords.
@@ -154,8 +169,11 @@ func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 		}
 		return sha256.Sum256(b), jsonValue(v)
 	}
-	depth := len(w.bufs)
-	w.bufs = append(w.bufs, nil)
+	depth := w.depth
+	w.depth++
+	if depth == len(w.bufs) {
+		w.bufs = append(w.bufs, nil)
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -226,7 +244,7 @@ func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 	}
 	h := sha256.Sum256(append(b, '}'))
 	w.bufs[depth] = b
-	w.bufs = w.bufs[:depth]
+	w.depth--
 	if w.valid == nil {
 		return h, nil
 	}
