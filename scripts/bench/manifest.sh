@@ -11,8 +11,8 @@
 #     import: on a shared machine it is the steadier figure);
 #   whole process: the built binary, `helix manifest import FILE` into a fresh
 #     database (created on HELIX_TEST_DATABASE_URL's server and migrated
-#     before the clock starts), wall and user+system CPU from GNU time, median
-#     of RUNS runs.
+#     before the clock starts), wall, user+system CPU and peak RSS from GNU
+#     time, median of RUNS runs.
 #
 # Usage: scripts/bench/manifest.sh [RUNS]   (default 3; COUNT=3 iterations in-process)
 set -euo pipefail
@@ -38,30 +38,30 @@ echo "in-process benchmarks..." >&2
 out=$(go test -run '^$' -bench 'Import5MB|KinOpenAPILoad5MB' -benchtime "${count}x" ./internal/manifest/)
 
 echo "whole process, $RUNS runs..." >&2
-walls=() cpus=()
+walls=() cpus=() rsss=()
 for ((i = 0; i < RUNS; i++)); do
 	psql -q "$SERVER" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" -c "CREATE DATABASE $DBNAME" >/dev/null
 	"$H" migrate up >/dev/null
-	/usr/bin/time -f '%e %U %S' -o "$WORK/time" "$H" manifest import "$DOC" --by bench >/dev/null 2>"$WORK/stderr" ||
+	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "$H" manifest import "$DOC" --by bench >/dev/null 2>"$WORK/stderr" ||
 		{ cat "$WORK/stderr" "$WORK/time" >&2; exit 1; }
-	read -r e u s <"$WORK/time"
-	walls+=("$e") cpus+=("$(echo "$u + $s" | bc -l)")
+	read -r e u s m <"$WORK/time"
+	walls+=("$e") cpus+=("$(echo "$u + $s" | bc -l)") rsss+=("$m")
 done
 tools=$(psql -qtA "$HELIX_DATABASE_URL" -c "SELECT count(*) FROM tool_manifests")
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-pw=$(median "${walls[@]}") pc=$(median "${cpus[@]}")
+pw=$(median "${walls[@]}") pc=$(median "${cpus[@]}") pm=$(median "${rsss[@]}")
 
 echo
 echo "$out" | grep -E '^Benchmark'
 echo
 echo "helix manifest import, 5 MB document ($(stat -c %s "$DOC") bytes, $tools tools), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg):"
-echo "$out" | awk -v pw="$pw" -v pc="$pc" -v runs="$RUNS" '
+echo "$out" | awk -v pw="$pw" -v pc="$pc" -v pm="$pm" -v runs="$RUNS" '
 	/^BenchmarkImport5MB/        { for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") hw = $i; if ($(i+1) == "cpu-s/op") hc = $i } }
 	/^BenchmarkKinOpenAPILoad5MB/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "ns/op") kw = $i; if ($(i+1) == "cpu-s/op") kc = $i } }
 	END {
 		printf "  %-40s %7s %7s  %s\n", "", "wall s", "CPU s", "vs kin-openapi alone (wall, CPU)"
 		printf "  %-40s %7.2f %7.2f  %s\n", "kin-openapi load+validate alone", kw/1e9, kc, "1.00x, 1.00x"
 		printf "  %-40s %7.2f %7.2f  %.2fx, %.2fx\n", "helix import, in-process", hw/1e9, hc, hw/kw, hc/kc
-		printf "  %-40s %7.2f %7.2f  %.2fx, %.2fx\n", "helix import, whole process (median of " runs ")", pw, pc, pw*1e9/kw, pc/kc
+		printf "  %-40s %7.2f %7.2f  %.2fx, %.2fx  (peak RSS %d MB)\n", "helix import, whole process (median of " runs ")", pw, pc, pw*1e9/kw, pc/kc, pm/1024
 		printf "target < 2 s wall, whole process: %s\n", (pw < 2 ? "met" : "not met on this run")
 	}'
