@@ -190,8 +190,8 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		if len(rows) == 0 {
 			return nil
 		}
-		// Compressing the large manifests with pglz (the default) is most of
-		// this INSERT's time on the server; lz4, where the server has it, is
+		// Compressing the large manifests with pglz (the default) was most of
+		// the server's time storing them; lz4, where the server has it, is
 		// about twice as fast and is read back the same way. Transaction-local.
 		if _, err := tx.Exec(ctx, `
 			SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings
