@@ -3,6 +3,8 @@ package manifest
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,8 +23,8 @@ var (
 
 // bigOpenAPI builds a JSON OpenAPI document of at least 5 MB from the real
 // OpenAI description: the document itself, a copy with every path, operationId
-// and component renamed, then renamed copies of its paths until 5 MB.
-func bigOpenAPI(b *testing.B) []byte {
+// and component renamed, then renamed copies of its paths, in path order, until 5 MB.
+func bigOpenAPI(b testing.TB) []byte {
 	bigOnce.Do(func() {
 		d, err := Decode("openai", readTestdata(b, openAIFile))
 		if err != nil {
@@ -45,11 +47,16 @@ func bigOpenAPI(b *testing.B) []byte {
 		}
 		size := func() int { bs, _ := json.Marshal(root); return len(bs) }
 		orig := rename(d.Tree, "_c2", "/c2").(map[string]any)["paths"].(map[string]any)
+		keys := make([]string, 0, len(orig))
+		for p := range orig {
+			keys = append(keys, p)
+		}
+		// Sorted: the same document, and the same tools, every run.
+		sort.Strings(keys)
 		n := 0
-		for p, v := range orig {
+		for _, p := range keys {
 			// Keep the references to the original components.
-			item := restoreRefs(v, "_c2")
-			paths[p] = item
+			paths[p] = restoreRefs(orig[p], "_c2")
 			if n++; n%20 == 0 && size() >= 5<<20 {
 				break
 			}
@@ -60,6 +67,19 @@ func bigOpenAPI(b *testing.B) []byte {
 		}
 	})
 	return bigDoc
+}
+
+// TestWriteBenchDocument writes the benchmark's 5 MB document to the file
+// named by HELIX_BENCH_OPENAPI_OUT, for scripts/bench/manifest.sh to time the
+// whole `helix manifest import` process on it; without it, it is skipped.
+func TestWriteBenchDocument(t *testing.T) {
+	out := os.Getenv("HELIX_BENCH_OPENAPI_OUT")
+	if out == "" {
+		t.Skip("HELIX_BENCH_OPENAPI_OUT not set")
+	}
+	if err := os.WriteFile(out, bigOpenAPI(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // rename gives paths, operationIds and component names a suffix (or prefix for paths).

@@ -429,7 +429,7 @@ func (m *Manifest) Check(max Maxima) (string, error) {
 	}
 	if h := m.Entrypoint.HTTP; h != nil {
 		// A relative URL (an OpenAPI document without servers) waits for a server at run time.
-		u, err := url.Parse(strings.NewReplacer("{", "", "}", "").Replace(h.URL))
+		u, err := url.Parse(noBraces.Replace(h.URL))
 		if err != nil || !(u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") || u.Host == "" && u.Scheme == "" && strings.HasPrefix(u.Path, "/")) {
 			return "/entrypoint/http/url", fmt.Errorf("url %q is not an http(s) URL template", h.URL)
 		}

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/getkin/kin-openapi/openapi2"
@@ -100,30 +99,75 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 // checkRefs refuses external and dangling references and pure $ref cycles,
 // each with its location.
 func checkRefs(d *Document) error {
-	var firstErr error
-	ok := map[string]bool{} // references already found to resolve: large documents repeat them
-	walkRefs(d.Tree, "", func(ptr, ref string) bool {
-		if ok[ref] {
-			return true
+	// First, quickly: most documents are fine, and large ones repeat their
+	// references.
+	ok := map[string]bool{}
+	bad := false
+	walkRefs(d.Tree, func(ref string) bool {
+		good, seen := ok[ref]
+		if !seen {
+			good = refProblem(d.Tree, ref) == ""
+			ok[ref] = good
 		}
-		switch {
-		case !strings.HasPrefix(ref, "#"):
-			firstErr = d.Errorf(ptr+"/$ref", "external reference %q: only references inside the document (#/...) are allowed", ref)
-		default:
-			if _, ok := Resolve(d.Tree, ref); !ok {
-				firstErr = d.Errorf(ptr+"/$ref", "reference %q points at nothing (is the document truncated?)", ref)
-			} else if cyc := aliasCycle(d.Tree, ref); cyc != "" {
-				firstErr = d.Errorf(ptr+"/$ref", "cyclic reference: %s", cyc)
-			}
-			ok[ref] = firstErr == nil
+		bad = !good
+		return good
+	})
+	if !bad {
+		return nil
+	}
+	// Then the first problem in key order, so that it is the same every run.
+	var firstErr error
+	walkRefsAt(d.Tree, "", func(ptr, ref string) bool {
+		if msg := refProblem(d.Tree, ref); msg != "" {
+			firstErr = d.Errorf(ptr+"/$ref", "%s", msg)
 		}
 		return firstErr == nil
 	})
 	return firstErr
 }
 
-// walkRefs calls fn(pointer of the object, ref) for every "$ref" string; fn returns false to stop.
-func walkRefs(v any, ptr string, fn func(ptr, ref string) bool) bool {
+// refProblem says what is wrong with a reference, or "".
+func refProblem(tree any, ref string) string {
+	if !strings.HasPrefix(ref, "#") {
+		return fmt.Sprintf("external reference %q: only references inside the document (#/...) are allowed", ref)
+	}
+	if _, ok := Resolve(tree, ref); !ok {
+		return fmt.Sprintf("reference %q points at nothing (is the document truncated?)", ref)
+	}
+	if cyc := aliasCycle(tree, ref); cyc != "" {
+		return "cyclic reference: " + cyc
+	}
+	return ""
+}
+
+// walkRefs calls fn(ref) for every "$ref" string, in no particular order;
+// fn returns false to stop.
+func walkRefs(v any, fn func(ref string) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if k == "$ref" {
+				if r, ok := e.(string); ok && !fn(r) {
+					return false
+				}
+			}
+			if !walkRefs(e, fn) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !walkRefs(e, fn) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// walkRefsAt calls fn(pointer of the object, ref) for every "$ref" string,
+// in key order; fn returns false to stop.
+func walkRefsAt(v any, ptr string, fn func(ptr, ref string) bool) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		if r, ok := x["$ref"].(string); ok {
@@ -131,20 +175,19 @@ func walkRefs(v any, ptr string, fn func(ptr, ref string) bool) bool {
 				return false
 			}
 		}
-		// Sorted, so the first problem reported is the same every run.
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !walkRefs(x[k], ptr+"/"+Escape(k), fn) {
+			if !walkRefsAt(x[k], ptr+"/"+Escape(k), fn) {
 				return false
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if !walkRefs(e, ptr+"/"+strconv.Itoa(i), fn) {
+			if !walkRefsAt(e, ptr+"/"+strconv.Itoa(i), fn) {
 				return false
 			}
 		}
@@ -208,7 +251,7 @@ var componentDir = map[string]string{"schema": "schemas", "parameter": "paramete
 // kinValidate loads the document with kin-openapi (external refs off) and
 // turns its validation findings into warnings located by JSON pointer.
 func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
-	b, err := json.Marshal(pruneForKin(root))
+	b, err := appendKinJSON(nil, pruneForKin(root))
 	if err != nil {
 		return nil, err
 	}
@@ -250,10 +293,12 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 }
 
 // pruneForKin drops what tools are not built from (response bodies, and the
-// component schemas only they use) before kin-openapi loads the document:
-// its loader is the slowest step on large documents.
+// component schemas only they use) and what kin-openapi never validates (the
+// extensions of the document, path items and operations: it only checks
+// their names start with x-) before kin-openapi loads the document: its
+// loader is the slowest step on large documents.
 func pruneForKin(root map[string]any) map[string]any {
-	out := clone(root)
+	out := dropExtensions(clone(root))
 	strip := func(v any) any {
 		r, ok := v.(map[string]any)
 		if !ok || r["content"] == nil {
@@ -271,13 +316,13 @@ func pruneForKin(root map[string]any) map[string]any {
 				np[p] = it
 				continue
 			}
-			item = clone(item)
+			item = dropExtensions(clone(item))
 			for _, m := range methods {
 				op, ok := item[m].(map[string]any)
 				if !ok {
 					continue
 				}
-				op = clone(op)
+				op = dropExtensions(clone(op))
 				if rs, ok := op["responses"].(map[string]any); ok {
 					nr := make(map[string]any, len(rs))
 					for c, r := range rs {
@@ -311,7 +356,7 @@ func pruneForKin(root map[string]any) map[string]any {
 	delete(comps, "schemas")
 	keep := map[string]any{}
 	var queue []string
-	visit := func(_, ref string) bool {
+	visit := func(ref string) bool {
 		if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
 			name = unescape(strings.SplitN(name, "/", 2)[0])
 			if _, seen := keep[name]; !seen {
@@ -323,14 +368,87 @@ func pruneForKin(root map[string]any) map[string]any {
 		}
 		return true
 	}
-	walkRefs(out, "", visit)
+	walkRefs(out, visit)
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		walkRefs(keep[n], "", visit)
+		walkRefs(keep[n], visit)
 	}
 	comps["schemas"] = keep
 	return out
+}
+
+// appendKinJSON appends v as JSON, as encoding/json would, but with every
+// non-empty "description" string written as ".": kin-openapi never reads a
+// description beyond telling an empty one from none, and decoding them was
+// a fifth of its load.
+func appendKinJSON(b []byte, v any) ([]byte, error) {
+	var err error
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSONString(b, k), ':')
+			if s, ok := x[k].(string); ok && k == "description" && s != "" {
+				b = append(b, `"."`...)
+			} else if b, err = appendKinJSON(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendKinJSON(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	// Floats (and whatever else): encoding/json's spelling, and its error for NaN and ±Inf.
+	js, err := json.Marshal(v)
+	return append(b, js...), err
+}
+
+// appendJSONString appends s quoted as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			js, _ := json.Marshal(s) // escapes, and invalid UTF-8, as encoding/json does
+			return append(b, js...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// dropExtensions deletes the x-* fields of an OpenAPI object (a copy): the
+// OpenAI description's x-oaiMeta alone is half of what kin-openapi loads.
+func dropExtensions(obj map[string]any) map[string]any {
+	for k := range obj {
+		if strings.HasPrefix(k, "x-") {
+			delete(obj, k)
+		}
+	}
+	return obj
 }
 
 // builder converts the operations of one OpenAPI 3 tree.
@@ -401,37 +519,6 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 	return compile(out, res), nil
 }
 
-// compile keeps the tools whose parameters compile as JSON Schema 2020-12;
-// expanded schemas of large documents are big, so they compile in parallel.
-func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
-	errs := make([]error, len(tools))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = CompileSchema(jsonValue(tools[i].Parameters))
-			}
-		}()
-	}
-	for i := range tools {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	kept := tools[:0]
-	for i, m := range tools {
-		if errs[i] != nil {
-			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
-			continue
-		}
-		kept = append(kept, m)
-	}
-	return kept
-}
-
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
@@ -471,13 +558,16 @@ func (b *builder) selected(opID string, tags []string) bool {
 	return !match(b.o.Exclude)
 }
 
-var nonName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var (
+	nonName  = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+	noBraces = strings.NewReplacer("{", "", "}", "")
+)
 
 // toolName is the operationId, or method_path, made a valid tool name.
 func toolName(opID, method, path string) string {
 	n := opID
 	if n == "" {
-		n = method + "_" + strings.NewReplacer("{", "", "}", "").Replace(strings.TrimPrefix(path, "/"))
+		n = method + "_" + noBraces.Replace(strings.TrimPrefix(path, "/"))
 	}
 	n = strings.Trim(nonName.ReplaceAllString(n, "_"), "_.-")
 	if n == "" || !(n[0] >= 'a' && n[0] <= 'z' || n[0] >= 'A' && n[0] <= 'Z') {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -230,6 +231,23 @@ func TestIncludeExclude(t *testing.T) {
 	}
 }
 
+// With several broken references, the one reported is the first in key
+// order, every run, although they are found in map order.
+func TestFirstBrokenRefIsStable(t *testing.T) {
+	doc := []byte(`{"openapi": "3.0.3", "info": {"title": "t", "version": "1.0.0"}, "paths": {
+	  "/a": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}}}}},
+	  "/b": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Gone"}}}}}}},
+	  "/c": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/x.json"}}}}}}}},
+	  "components": {"schemas": {"Ok": {"type": "string"}, "Loop": {"$ref": "#/components/schemas/Loop"}}}}`)
+	for i := 0; i < 20; i++ {
+		_, err := Parse(context.Background(), "t.json", doc, LoadOptions{})
+		var le *Error
+		if !errors.As(err, &le) || le.Pointer != "/components/schemas/Loop/$ref" {
+			t.Fatalf("run %d: %v, want the cycle in /components first", i, err)
+		}
+	}
+}
+
 func TestMalformed(t *testing.T) {
 	cases := []struct {
 		file    string
@@ -378,5 +396,69 @@ func TestExponentialSchemaIsBounded(t *testing.T) {
 	}
 	if len(l.Candidates) != 1 || !strings.Contains(strings.Join(l.Candidates[0].Manifest.Notes, " "), "expansion stopped") {
 		t.Errorf("want one tool with a note on the stopped expansion: %+v", l.Candidates)
+	}
+}
+
+// kin-openapi loads a pruned copy: extensions of the document, path items and
+// operations go, while names that only look like extensions (a property or a
+// response header called x-...) and kin-openapi's findings stay.
+func TestPruneForKinKeepsFindings(t *testing.T) {
+	doc := []byte(`{"openapi": "3.0.3", "info": {"title": "t", "version": "1.0.0"}, "x-meta": {"big": true},
+	  "paths": {"/a": {"x-item": 1, "post": {"operationId": "a", "x-oaiMeta": {"examples": [1, 2]},
+	    "parameters": [{"name": "x-trace", "in": "header", "schema": {"type": "string"}}],
+	    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S"}}}},
+	    "responses": {"200": {"description": "ok", "headers": {"x-rate": {"schema": {"type": "integer"}}}}}}}},
+	  "components": {"schemas": {"S": {"type": "object", "properties": {"x-keep": {"type": "strin"}}}}}}`)
+	d, err := Decode("t.json", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := d.Tree.(map[string]any)
+	p := pruneForKin(root)
+	op := p["paths"].(map[string]any)["/a"].(map[string]any)["post"].(map[string]any)
+	if p["x-meta"] != nil || p["paths"].(map[string]any)["/a"].(map[string]any)["x-item"] != nil || op["x-oaiMeta"] != nil {
+		t.Errorf("extensions left for kin-openapi: %v", p)
+	}
+	if root["x-meta"] == nil || root["paths"].(map[string]any)["/a"].(map[string]any)["post"].(map[string]any)["x-oaiMeta"] == nil {
+		t.Error("pruneForKin changed the document")
+	}
+	if op["responses"].(map[string]any)["200"].(map[string]any)["headers"].(map[string]any)["x-rate"] == nil {
+		t.Error("the response header x-rate was dropped")
+	}
+	l, err := Parse(context.Background(), "t.json", doc, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(l.Warnings, func(w Warning) bool {
+		return w.Pointer == "/components/schemas/S" && strings.Contains(w.Message, "strin")
+	}) {
+		t.Errorf("kin-openapi's finding on the property x-keep is missing: %+v", l.Warnings)
+	}
+}
+
+// kin-openapi's copy is encoding/json's, but for descriptions.
+func TestAppendKinJSON(t *testing.T) {
+	v := map[string]any{
+		"a":           []any{int64(-3), 1.5, 1e21, 2.5e-7, true, false, nil, "plain", "quote \" back \\ tab \t nl \n nul \x00 <&> é ✓ \u2028", "bad \xff utf8"},
+		"description": "long text", "empty": map[string]any{"description": ""},
+		"properties": map[string]any{"description": map[string]any{"type": "string", "description": "kept short"}},
+	}
+	got, err := appendKinJSON(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v["description"] = "."
+	v["properties"].(map[string]any)["description"].(map[string]any)["description"] = "."
+	want, _ := json.Marshal(v)
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	_ = json.Unmarshal(want, &w)
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if _, err := appendKinJSON(nil, map[string]any{"x": math.Inf(1)}); err == nil {
+		t.Error("+Inf: want encoding/json's error")
 	}
 }

@@ -229,3 +229,25 @@ func TestRecordOpenAI(t *testing.T) {
 		}
 	}
 }
+
+// Large manifests are compressed with lz4 where the server has it: pglz was
+// most of the import's INSERT time.
+func TestRecordCompressesWithLZ4(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	var lz4 bool
+	if err := pool.QueryRow(ctx, `SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'`).Scan(&lz4); err != nil || !lz4 {
+		t.Skipf("the server has no lz4 (%v)", err)
+	}
+	if _, err := Record(ctx, pool, candidates(t, openAIFile), ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	var methods string
+	if err := pool.QueryRow(ctx, `
+		SELECT string_agg(DISTINCT pg_column_compression(manifest), ',') FROM tool_manifests`).Scan(&methods); err != nil {
+		t.Fatal(err)
+	}
+	if methods != "lz4" {
+		t.Errorf("manifests compressed with %q, want lz4", methods)
+	}
+}

@@ -1,0 +1,311 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// compile keeps the tools whose parameters compile as JSON Schema 2020-12.
+// Compiling is most of an import's own work: the tools compile in parallel,
+// and through one schemaChecker, which compiles each distinct schema once and
+// skips the subschemas it has already seen compile.
+func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
+	errs := make([]error, len(tools))
+	sc := newSchemaChecker()
+	inParallel(len(tools), func(i int) { errs[i] = sc.check(tools[i].Parameters) })
+	kept := tools[:0]
+	for i, m := range tools {
+		if errs[i] != nil {
+			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
+// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for them.
+func inParallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// schemaChecker tells whether schemas compile as JSON Schema 2020-12, as
+// CompileSchema does, for many schemas that share parts: the expanded
+// parameters of one document repeat the same component schemas over and over.
+//
+// Equal schemas (by a hash of their content) are compiled once. And a
+// subschema that has compiled before, as part of another schema, is compiled
+// as true: whether a schema compiles is whether each of its parts does, as
+// long as no part depends on where it sits. Those that might ($ref, $id,
+// $anchor, $schema and their kin, anywhere in the schema) are compiled whole.
+type schemaChecker struct {
+	mu    sync.RWMutex                    // guards both maps
+	seen  map[[sha256.Size]byte]*compiled // whole schemas
+	valid map[[sha256.Size]byte]bool      // subschemas known to compile
+	walks sync.Pool                       // of *schemaWalk, for their buffers
+}
+
+// compiled is the outcome of compiling one distinct schema.
+type compiled struct {
+	once sync.Once
+	err  error
+}
+
+func newSchemaChecker() *schemaChecker {
+	return &schemaChecker{seen: map[[sha256.Size]byte]*compiled{}, valid: map[[sha256.Size]byte]bool{}}
+}
+
+// check returns CompileSchema's verdict on s. It is safe for concurrent use.
+func (sc *schemaChecker) check(s any) error {
+	w := sc.walk(nil)
+	defer sc.walks.Put(w)
+	key, _ := w.schema(s)
+	placed := w.placed
+	sc.mu.Lock()
+	c, ok := sc.seen[key]
+	if !ok {
+		c = &compiled{}
+		sc.seen[key] = c
+	}
+	sc.mu.Unlock()
+	c.once.Do(func() {
+		if placed {
+			c.err = CompileSchema(jsonValue(s))
+			return
+		}
+		// Walk again, now building the copy: most schemas are equal to one
+		// seen before and never get here.
+		w := sc.walk(sc.valid)
+		defer sc.walks.Put(w)
+		sc.mu.RLock()
+		_, skel := w.schema(s)
+		sc.mu.RUnlock()
+		if c.err = CompileSchema(skel); c.err == nil {
+			sc.mu.Lock()
+			for _, h := range w.subs {
+				sc.valid[h] = true
+			}
+			sc.mu.Unlock()
+		}
+	})
+	return c.err
+}
+
+// walk returns a schemaWalk from the pool, reset, for valid.
+func (sc *schemaChecker) walk(valid map[[sha256.Size]byte]bool) *schemaWalk {
+	w, _ := sc.walks.Get().(*schemaWalk)
+	if w == nil {
+		w = &schemaWalk{}
+	}
+	w.valid, w.subs, w.placed = valid, w.subs[:0], false
+	return w
+}
+
+// schemaWalk hashes one schema and, given valid, builds the copy to compile:
+// jsonValue's, with the subschemas known to compile replaced by true.
+type schemaWalk struct {
+	valid  map[[sha256.Size]byte]bool // nil: hash only
+	subs   [][sha256.Size]byte        // with valid: the hashes of every subschema (object) met
+	placed bool                       // a keyword whose meaning depends on the place was met
+	bufs   [][]byte                   // one encoding buffer per depth, kept for the next walk
+	depth  int
+}
+
+// Classes of keywords.
+const (
+	dataKeyword  = iota
+	oneSchema    // the value is a schema
+	mapSchemas   // the value maps names to schemas
+	arrSchemas   // the value is an array of schemas
+	placeKeyword // makes a subschema's meaning depend on where it sits, or lets other parts depend on it
+)
+
+// keyword classifies the keywords of JSON Schema 2020-12 (and earlier drafts'
+// place keywords, to be safe).
+func keyword(k string) int {
+	switch k {
+	case "additionalProperties", "items", "contains", "propertyNames", "not", "if", "then", "else",
+		"unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return oneSchema
+	case "properties", "patternProperties", "$defs", "dependentSchemas":
+		return mapSchemas
+	case "allOf", "anyOf", "oneOf", "prefixItems":
+		return arrSchemas
+	case "$ref", "$dynamicRef", "$recursiveRef", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema", "$vocabulary":
+		return placeKeyword
+	}
+	return dataKeyword
+}
+
+// schema returns the hash of the schema v and, when w.valid is set, its copy
+// to compile (the caller holds a read lock on it).
+func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
+	m, ok := v.(map[string]any)
+	if !ok { // true, false, or something the compiler will refuse
+		b := w.data(nil, v)
+		if w.valid == nil {
+			return sha256.Sum256(b), nil
+		}
+		return sha256.Sum256(b), jsonValue(v)
+	}
+	depth := w.depth
+	w.depth++
+	if depth == len(w.bufs) {
+		w.bufs = append(w.bufs, nil)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out map[string]any
+	if w.valid != nil {
+		out = make(map[string]any, len(m))
+	}
+	b := append(w.bufs[depth][:0], '{')
+	for _, k := range keys {
+		e := m[k]
+		b = appendString(b, k)
+		kind := keyword(k)
+		switch {
+		case kind == oneSchema:
+			h, c := w.schema(e)
+			b = append(append(b, '$'), h[:]...)
+			if out != nil {
+				out[k] = c
+			}
+		case kind == mapSchemas && isMap(e):
+			pm := e.(map[string]any)
+			pks := make([]string, 0, len(pm))
+			for pk := range pm {
+				pks = append(pks, pk)
+			}
+			slices.Sort(pks)
+			var sub map[string]any
+			if out != nil {
+				sub = make(map[string]any, len(pm))
+				out[k] = sub
+			}
+			b = append(b, '{')
+			for _, pk := range pks {
+				h, c := w.schema(pm[pk])
+				b = append(appendString(b, pk), h[:]...)
+				if sub != nil {
+					sub[pk] = c
+				}
+			}
+			b = append(b, '}')
+		case kind == arrSchemas && isArray(e):
+			l := e.([]any)
+			var sub []any
+			if out != nil {
+				sub = make([]any, len(l))
+				out[k] = sub
+			}
+			b = append(b, '[')
+			for i, x := range l {
+				h, c := w.schema(x)
+				b = append(b, h[:]...)
+				if sub != nil {
+					sub[i] = c
+				}
+			}
+			b = append(b, ']')
+		default:
+			if kind == placeKeyword {
+				w.placed = true
+			}
+			b = w.data(b, e)
+			if out != nil {
+				out[k] = jsonValue(e)
+			}
+		}
+	}
+	h := sha256.Sum256(append(b, '}'))
+	w.bufs[depth] = b
+	w.depth--
+	if w.valid == nil {
+		return h, nil
+	}
+	w.subs = append(w.subs, h)
+	if w.valid[h] {
+		return h, true
+	}
+	return h, out
+}
+
+// data appends an unambiguous encoding of a JSON value to b, noting the
+// place keywords among its object keys (a $ref inside an example is harmless,
+// but telling it apart is not worth it).
+func (w *schemaWalk) data(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case bool:
+		if x {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case string:
+		return appendString(b, x)
+	case int64:
+		return binary.BigEndian.AppendUint64(append(b, 'i'), uint64(x))
+	case float64:
+		return binary.BigEndian.AppendUint64(append(b, 'd'), math.Float64bits(x))
+	case []any:
+		b = binary.BigEndian.AppendUint64(append(b, '['), uint64(len(x)))
+		for _, e := range x {
+			b = w.data(b, e)
+		}
+		return b
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+			if keyword(k) == placeKeyword {
+				w.placed = true
+			}
+		}
+		slices.Sort(keys)
+		b = binary.BigEndian.AppendUint64(append(b, '{'), uint64(len(x)))
+		for _, k := range keys {
+			b = w.data(appendString(b, k), x[k])
+		}
+		return b
+	}
+	// Not produced by Decode; encoded as JSON, which is unambiguous enough.
+	js, err := json.Marshal(v)
+	if err != nil {
+		js = []byte(strconv.Quote(err.Error()))
+	}
+	return appendString(append(b, '?'), string(js))
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint64(append(b, 's'), uint64(len(s)))
+	return append(b, s...)
+}
+
+func isMap(v any) bool   { _, ok := v.(map[string]any); return ok }
+func isArray(v any) bool { _, ok := v.([]any); return ok }

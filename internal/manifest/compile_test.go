@@ -1,0 +1,153 @@
+package manifest
+
+import (
+	"context"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The schemaChecker's verdicts, and first error lines, are CompileSchema's:
+// on the OpenAI document's parameters and on copies with one subschema broken
+// or given a $ref into another part (checked after the originals, so that
+// everything around the change is already known to compile).
+func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
+	l, err := parseFile(t, openAIFile, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schemas []any
+	for _, c := range l.Candidates {
+		schemas = append(schemas, c.Manifest.Parameters)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	breaks := []map[string]any{
+		{"type": "strin"},
+		{"pattern": "(unclosed"},
+		{"minimum": "zero"},
+		{"required": "name"},
+		{"properties": []any{}},
+		{"$ref": "#/properties/nowhere"},
+		{"$ref": "#"},
+		{"$anchor": "a b"},
+	}
+	for i := 0; i < 500; i++ {
+		s := deepCopy(schemas[rng.IntN(len(l.Candidates))])
+		subs := subschemas(s, "", nil)
+		at := subs[rng.IntN(len(subs))]
+		if i%5 == 4 {
+			// A reference into a part that is known to compile: valid, but
+			// only while that part is there.
+			at.m["$ref"] = "#" + subs[len(subs)-1].ptr
+		} else {
+			for k, v := range breaks[i%len(breaks)] {
+				at.m[k] = v
+			}
+		}
+		schemas = append(schemas, s)
+	}
+	got := make([]error, len(schemas))
+	sc := newSchemaChecker()
+	first := len(l.Candidates)
+	inParallel(first, func(i int) { got[i] = sc.check(schemas[i]) })
+	inParallel(len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
+	var bad int
+	for i, s := range schemas {
+		want := CompileSchema(jsonValue(s))
+		if want != nil {
+			bad++
+		}
+		if (got[i] == nil) != (want == nil) || got[i] != nil && firstLine(got[i].Error()) != firstLine(want.Error()) {
+			t.Errorf("schema %d: schemaChecker says %v, CompileSchema %v", i, got[i], want)
+		}
+	}
+	if bad < 300 || len(sc.valid) == 0 {
+		t.Errorf("%d of %d schemas do not compile, %d subschemas known to: the test tests little", bad, len(schemas), len(sc.valid))
+	}
+}
+
+// A tool whose parameters do not compile is left out with a warning; the
+// tools sharing its valid parts are kept.
+func TestToolsThatDoNotCompileAreLeftOut(t *testing.T) {
+	doc := `{"openapi": "3.1.0", "info": {"title": "t", "version": "1.0.0"},
+	  "paths": {
+	    "/a": {"post": {"operationId": "a", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}}}},
+	    "/b": {"post": {"operationId": "b", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"ok": {"$ref": "#/components/schemas/Ok"}, "bad": {"$ref": "#/components/schemas/Bad"}}}}}}}},
+	    "/c": {"post": {"operationId": "c", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"ok": {"$ref": "#/components/schemas/Ok"}}}}}}}}},
+	  "components": {"schemas": {
+	    "Ok": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}, "s": {"type": "string", "pattern": "^[a-z]+$"}}},
+	    "Bad": {"type": "string", "pattern": "(unclosed"}}}}`
+	l, err := Parse(context.Background(), "t.json", []byte(doc), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range l.Candidates {
+		names = append(names, c.Manifest.Name)
+	}
+	if strings.Join(names, " ") != "a c" {
+		t.Errorf("tools %v, want a c", names)
+	}
+	var left *Warning
+	for i, w := range l.Warnings {
+		if strings.HasPrefix(w.Message, "left out") {
+			left = &l.Warnings[i]
+		}
+	}
+	if left == nil || left.Pointer != "/paths/~1b/post" {
+		t.Errorf("want b left out, located: %+v", l.Warnings)
+	}
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// subschema is an object at a schema position, with its JSON pointer.
+type subschema struct {
+	ptr string
+	m   map[string]any
+}
+
+// subschemas lists the subschemas of s, s first, in key order.
+func subschemas(s any, ptr string, out []subschema) []subschema {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return out
+	}
+	out = append(out, subschema{ptr, m})
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		e, p := m[k], ptr+"/"+Escape(k)
+		switch kind := keyword(k); {
+		case kind == oneSchema:
+			out = subschemas(e, p, out)
+		case kind == mapSchemas && isMap(e):
+			pm := e.(map[string]any)
+			for _, pk := range slices.Sorted(maps.Keys(pm)) {
+				out = subschemas(pm[pk], p+"/"+Escape(pk), out)
+			}
+		case kind == arrSchemas && isArray(e):
+			for i, x := range e.([]any) {
+				out = subschemas(x, p+"/"+strconv.Itoa(i), out)
+			}
+		}
+	}
+	return out
+}
