@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process timings of `helix skill exec` (median of many runs):
-#   trivial wasm skill (Go-built echo, 1.5 MB), cold (empty compilation cache)
+#   trivial wasm skill (Go-built echo, about 2 MB), cold (empty compilation cache)
 #   and warm, and the hand-assembled testdata/skills/echo.wasm (195 bytes) warm;
 #   trivial JavaScript skill (a child helix process per run), with the child
 #   started while the database answers (the skill was JavaScript last time)
@@ -75,7 +75,7 @@ echo "helix skill exec, whole process, median ms ($(nproc) CPUs, load $(cut -d' 
 printf '  %-34s %8s  %s\n' "case" "median" "vs floor / goal"
 printf '  %-34s %8.1f  %s\n' "helix version (process floor)" "$floor" "1.0x"
 printf '  %-34s %8.1f  %.1fx floor (%d runs)\n' "wasm Go echo cold (empty cache)" "$cold" "$(echo "$cold / $floor" | bc -l)" "$COLD_RUNS"
-printf '  %-34s %8.1f  %.1fx floor, %.2fx goal 30 ms\n' "wasm Go echo warm (1.5 MB module)" "$warm" "$(echo "$warm / $floor" | bc -l)" "$(echo "$warm / 30" | bc -l)"
+printf '  %-34s %8.1f  %.1fx floor, %.2fx goal 30 ms\n' "wasm Go echo warm ($(( $(stat -c %s "$WORK/echo.wasm") / 1024 )) KiB module)" "$warm" "$(echo "$warm / $floor" | bc -l)" "$(echo "$warm / 30" | bc -l)"
 printf '  %-34s %8.1f  %.1fx floor, %.2fx goal 30 ms\n' "wasm echo.wat warm (195 B module)" "$wat" "$(echo "$wat / $floor" | bc -l)" "$(echo "$wat / 30" | bc -l)"
 printf '  %-34s %8.1f  %.1fx floor, %.2fx goal 20 ms\n' "js (registry)" "$js" "$(echo "$js / $floor" | bc -l)" "$(echo "$js / 20" | bc -l)"
 printf '  %-34s %8.1f  %.1fx floor, %.2fx goal 20 ms\n' "js (registry, not prestarted)" "$jscold" "$(echo "$jscold / $floor" | bc -l)" "$(echo "$jscold / 20" | bc -l)"
