@@ -17,10 +17,16 @@ import (
 	"github.com/helixhq/helix/internal/cmd/root"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/skill"
 )
 
 // Main runs helix with os.Args and returns the exit code.
 func Main() cmdutil.ExitCode {
+	// A JavaScript skill's child process is no command of the user's: it
+	// skips the command tree and the configuration, a millisecond of its start.
+	if skill.IsChild(os.Args) {
+		return cmdutil.ExitCode(skill.RunChild(os.Stdin, os.Stdout))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f, cleanup := factory.New(build.Version)

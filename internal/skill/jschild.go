@@ -25,6 +25,12 @@ import (
 // child process rather than helix.
 const ChildCommand = "__run-js"
 
+// IsChild reports whether args (os.Args) start the child: `helix skill
+// __run-js`, which main hands to RunChild before building any command.
+func IsChild(args []string) bool {
+	return len(args) == 3 && args[1] == "skill" && args[2] == ChildCommand
+}
+
 // childRequest is what the parent writes on the child's stdin.
 type childRequest struct {
 	Code        string            `json:"code"`

@@ -19,7 +19,6 @@ func NewCmdSkill(f *cmdutil.Factory) *cobra.Command {
 	cmd.AddCommand(NewCmdList(f, nil))
 	cmd.AddCommand(NewCmdShow(f, nil))
 	cmd.AddCommand(NewCmdExec(f, nil))
-	cmd.AddCommand(NewCmdRunJS(f))
 	cmd.AddCommand(compositeCmd.NewCmdValidate(f, nil), compositeCmd.NewCmdAddComposite(f, nil), compositeCmd.NewCmdRun(f, nil))
 	return cmd
 }

@@ -24,7 +24,7 @@ import (
 // the default executor: its child is os.Executable() (this test binary) with
 // the arguments "skill __run-js", and Main serves it.
 func Main(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == "skill" && os.Args[2] == skill.ChildCommand {
+	if skill.IsChild(os.Args) {
 		os.Exit(skill.RunChild(os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
