@@ -317,18 +317,22 @@ func Convert(open OpenFunc, opts ProcessOptions, w io.Writer) (Result, error) {
 }
 
 // WAVHeader is the 44-byte header of a 16 kHz mono 16-bit PCM WAV file holding n samples.
-func WAVHeader(n int64) []byte {
+func WAVHeader(n int64) []byte { return pcm16Header(TargetRate, 1, n) }
+
+// pcm16Header is the 44-byte header of a 16-bit PCM WAV file of frames frames.
+func pcm16Header(rate, channels int, frames int64) []byte {
 	h := make([]byte, 44)
-	data := uint32(n * 2)
+	block := uint32(2 * channels)
+	data := uint32(frames) * block
 	copy(h[0:], "RIFF")
 	binary.LittleEndian.PutUint32(h[4:], 36+data)
 	copy(h[8:], "WAVEfmt ")
 	binary.LittleEndian.PutUint32(h[16:], 16)
 	binary.LittleEndian.PutUint16(h[20:], wavePCM)
-	binary.LittleEndian.PutUint16(h[22:], 1)
-	binary.LittleEndian.PutUint32(h[24:], TargetRate)
-	binary.LittleEndian.PutUint32(h[28:], TargetRate*2)
-	binary.LittleEndian.PutUint16(h[32:], 2)
+	binary.LittleEndian.PutUint16(h[22:], uint16(channels))
+	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(h[28:], uint32(rate)*block)
+	binary.LittleEndian.PutUint16(h[32:], uint16(block))
 	binary.LittleEndian.PutUint16(h[34:], 16)
 	copy(h[36:], "data")
 	binary.LittleEndian.PutUint32(h[40:], data)

@@ -207,20 +207,7 @@ func BenchmarkConvertWAV(b *testing.B) {
 		binary.LittleEndian.PutUint16(pcm[4*i:], uint16(int16(v*32767)))
 		binary.LittleEndian.PutUint16(pcm[4*i+2:], uint16(int16(-v*32767)))
 	}
-	var hdr [44]byte
-	copy(hdr[:], "RIFF")
-	binary.LittleEndian.PutUint32(hdr[4:], uint32(36+len(pcm)))
-	copy(hdr[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(hdr[16:], 16)
-	binary.LittleEndian.PutUint16(hdr[20:], wavePCM)
-	binary.LittleEndian.PutUint16(hdr[22:], 2)
-	binary.LittleEndian.PutUint32(hdr[24:], rate)
-	binary.LittleEndian.PutUint32(hdr[28:], rate*4)
-	binary.LittleEndian.PutUint16(hdr[32:], 4)
-	binary.LittleEndian.PutUint16(hdr[34:], 16)
-	copy(hdr[36:], "data")
-	binary.LittleEndian.PutUint32(hdr[40:], uint32(len(pcm)))
-	file := append(hdr[:], pcm...)
+	file := append(pcm16Header(rate, 2, int64(n)), pcm...)
 	open := func() (Source, error) { return newWAV(bytes.NewReader(file), nil, WAV) }
 	b.SetBytes(int64(len(file)))
 	for b.Loop() {
