@@ -3,7 +3,6 @@ package skill
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -33,7 +32,7 @@ func (e *Executor) Resolve(ctx context.Context, q db.Querier, nameOrFile string)
 		}
 		err = q.QueryRow(ctx, `SELECT code FROM skills WHERE id = $1`, s.ID).Scan(&s.Code)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("%w: %s (list stored skills with helix skill list)", ErrNotFound, r)
+			return nil, notFound(r)
 		} else if err != nil {
 			return nil, err
 		}

@@ -154,9 +154,13 @@ func get(ctx context.Context, q db.Querier, r Ref, columns string) (*Skill, erro
 	}
 	s, err := scanSkill(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("%w: %s (list stored skills with helix skill list)", ErrNotFound, r)
+		return nil, notFound(r)
 	}
 	return s, err
+}
+
+func notFound(r Ref) error {
+	return fmt.Errorf("%w: %s (list stored skills with helix skill list)", ErrNotFound, r)
 }
 
 // Resolve loads a skill from a file path when one exists there, else from
