@@ -1,0 +1,27 @@
+-- +goose Up
+-- memory_patterns is a platform table (LLM-found patterns the apps show). On the
+-- platform's database it exists already and is adopted as it is; helix creates it
+-- (in the platform's shape, with row-level security) only on a database without it.
+-- +goose StatementBegin
+DO $$
+BEGIN
+    IF to_regclass('public.memory_patterns') IS NULL THEN
+        CREATE TABLE memory_patterns (
+            id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+            user_id      uuid NOT NULL,
+            pattern_type text NOT NULL,
+            content      jsonb NOT NULL DEFAULT '{}',
+            confidence   double precision,
+            evidence     text[] NOT NULL DEFAULT '{}',
+            created_at   timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX memory_patterns_user_type_idx ON memory_patterns (user_id, pattern_type);
+        PERFORM helix_secure_table('memory_patterns', 'user_id');
+    END IF;
+END
+$$;
+-- +goose StatementEnd
+
+-- +goose Down
+-- A platform table: never dropped by helix.
+SELECT 1;
