@@ -39,17 +39,17 @@ type Options struct {
 
 // Result is what a run did.
 type Result struct {
-	RunID       int64     `json:"run_id"`
-	At          time.Time `json:"at"`
-	Memories    int64     `json:"memories"`
-	Layers      int64     `json:"layers"`
-	Forgotten   int64     `json:"forgotten"` // flagged below --forget-below by this run
+	RunID     int64     `json:"run_id"`
+	At        time.Time `json:"at"`
+	Memories  int64     `json:"memories"`
+	Layers    int64     `json:"layers"`
+	Forgotten int64     `json:"forgotten"` // flagged below --forget-below by this run
 	// Skipped memories carry a type the platform's CHECK no longer allows (an
 	// old app wrote them): any UPDATE of such a row fails, so decay leaves them.
-	Skipped int64 `json:"skipped,omitempty"`
-	Chunks      int       `json:"chunks"`
-	ResumedFrom string    `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
-	Seconds     float64   `json:"seconds"`
+	Skipped     int64   `json:"skipped,omitempty"`
+	Chunks      int     `json:"chunks"`
+	ResumedFrom string  `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
+	Seconds     float64 `json:"seconds"`
 }
 
 // ErrTickDone is returned when the scheduled tick already ran elsewhere.
