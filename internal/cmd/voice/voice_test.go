@@ -273,3 +273,23 @@ func TestTranscribeJSONAndAllBad(t *testing.T) {
 		t.Errorf("stderr: %s", s.Err)
 	}
 }
+
+// TestTranscribeAllRefused: when the provider refuses every file (a wrong
+// key; the fake answers 400, which helix treats as it does a 401), retrying
+// cannot help: the run is bad input, exit 2, not 1.
+func TestTranscribeAllRefused(t *testing.T) {
+	srv, requests := fakeDeepgram(t)
+	t.Setenv("DEEPGRAM_API_KEY", "not-the-key")
+	t.Setenv("HELIX_VOICE_DEEPGRAM_BASE_URL", srv.URL)
+	pool := pgtest.New(t)
+	f, _ := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	opts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+		Files: []string{fixture("speech-s16-22k.wav"), fixture("speech.flac")}, UserID: uuid.NewString(), Provider: "deepgram",
+		Concurrency: 2, Process: processFlags{Normalize: "none"}}
+	err := transcribeRun(context.Background(), opts)
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || requests.Load() != 2 {
+		t.Errorf("every file refused: %v after %d requests, want exit 2 after 2", err, requests.Load())
+	}
+}
