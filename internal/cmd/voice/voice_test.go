@@ -76,6 +76,45 @@ func TestConvertRun(t *testing.T) {
 	}
 }
 
+// TestConvertPipesAndOverwrite: "-" reads standard input and writes standard
+// output (the report then goes to stderr, as one JSON line with -o json), and
+// an existing output file is kept unless --force.
+func TestConvertPipesAndOverwrite(t *testing.T) {
+	f, s := cmdtest.Factory(t, false)
+	b, err := os.ReadFile(fixture("speech.flac"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.In.Write(b)
+	opts := &ConvertOptions{IO: f.IOStreams, JSON: true, In: "-", Out: "-", Process: processFlags{Normalize: "none"}}
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var rep ConvertResult
+	if out := s.Out.Bytes(); string(out[:4]) != "RIFF" || len(out) != 44+2*52069 {
+		t.Errorf("stdout is not the 16 kHz WAV: %d bytes", len(out))
+	}
+	if err := json.Unmarshal(s.Err.Bytes(), &rep); err != nil || rep.Format != "flac" || strings.Count(s.Err.String(), "\n") != 1 {
+		t.Errorf("stderr report: %v %q", err, s.Err)
+	}
+
+	out := filepath.Join(t.TempDir(), "kept.wav")
+	os.WriteFile(out, []byte("keep me"), 0o644)
+	opts = &ConvertOptions{IO: f.IOStreams, In: fixture("speech.flac"), Out: out, Process: processFlags{Normalize: "none"}}
+	err = convertRun(context.Background(), opts)
+	var ee *cmdutil.ExitError
+	if kept, _ := os.ReadFile(out); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || string(kept) != "keep me" {
+		t.Errorf("existing output without --force: %v, file now %q", err, kept)
+	}
+	opts.Force = true
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b[:4]) != "RIFF" {
+		t.Errorf("--force did not overwrite %s", out)
+	}
+}
+
 func TestConvertJSONAndDamagedInput(t *testing.T) {
 	f, s := cmdtest.Factory(t, false)
 	dir := t.TempDir()
