@@ -96,18 +96,24 @@ func Platform(t testing.TB) string {
 		t.Fatalf("pgtest: %v", err)
 	}
 	ctx := context.Background()
+	// Roles are cluster-wide, advisory locks per database: the lock that
+	// serialises fixtures of parallel test binaries is held in the server's
+	// maintenance database, around the whole fixture.
+	admin, err := pgx.Connect(ctx, ServerURL())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", db.LockKey("pgtest-platform-roles")); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	defer func() { _, _ = admin.Exec(ctx, "SELECT pg_advisory_unlock($1)", db.LockKey("pgtest-platform-roles")) }()
 	conn, err := pgx.Connect(ctx, u)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
 	defer conn.Close(ctx)
-	// Roles are cluster-wide: fixtures in parallel test binaries create them once.
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", db.LockKey("pgtest-platform-roles")); err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	_, err = conn.Exec(ctx, string(sql))
-	_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", db.LockKey("pgtest-platform-roles"))
-	if err != nil {
+	if _, err := conn.Exec(ctx, string(sql)); err != nil {
 		t.Fatalf("pgtest: platform fixture: %v", err)
 	}
 	return u
