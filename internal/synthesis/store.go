@@ -57,7 +57,9 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	if limit != nil {
 		n = min(n, *limit)
 	}
-	rows, err := q.Query(ctx, `SELECT id, content, embedding::real[], emotional_valence, created_at FROM (
+	// The platform's content and valence are nullable: a memory without text
+	// still counts in time patterns and clusters by its embedding.
+	rows, err := q.Query(ctx, `SELECT id, coalesce(content, ''), embedding::real[], emotional_valence::float8, created_at FROM (
 			SELECT * FROM memories WHERE user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
 			ORDER BY created_at DESC, id DESC LIMIT $3) m
 		ORDER BY created_at, id`, user, since(f), limit)
@@ -97,15 +99,13 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 // PostgreSQL's binary array format straight into emb, without going
 // through pgx's per-element scanning (issue 20: 17 % of a many-user run).
 type memRow struct {
-	m       Memory
-	emb     []float32 // reused: valid until the next scan
-	v       *float32
-	content *string
+	m   Memory
+	emb []float32 // reused: valid until the next scan
 }
 
 func (r *memRow) scan(rows pgx.Rows, offset int, lead ...any) error {
-	r.m, r.v, r.content = Memory{}, nil, nil
-	dest := append(lead, &r.m.ID, &r.content, nil, &r.v, &r.m.CreatedAt)
+	r.m = Memory{}
+	dest := append(lead, &r.m.ID, &r.m.Content, nil, &r.m.Valence, &r.m.CreatedAt)
 	fd := rows.FieldDescriptions()[offset+2]
 	if fd.Format != pgx.BinaryFormatCode {
 		dest[offset+2] = &r.emb // text format (simple protocol): pgx parses it
@@ -118,13 +118,6 @@ func (r *memRow) scan(rows pgx.Rows, offset int, lead ...any) error {
 		if r.emb, err = decodeFloat4Array(rows.RawValues()[offset+2], r.emb[:0]); err != nil {
 			return fmt.Errorf("embedding of memory %s: %w", r.m.ID, err)
 		}
-	}
-	if r.v != nil {
-		x := float64(*r.v)
-		r.m.Valence = &x
-	}
-	if r.content != nil { // the platform's content is nullable: no text then
-		r.m.Content = *r.content
 	}
 	return nil
 }
@@ -190,7 +183,8 @@ func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn f
 	if f.Limit > 0 {
 		limit = &f.Limit
 	}
-	rows, err := q.Query(ctx, `SELECT user_id, id, content, embedding::real[], emotional_valence, created_at FROM (
+	// As in Load: the platform's content and valence are nullable.
+	rows, err := q.Query(ctx, `SELECT user_id, id, coalesce(content, ''), embedding::real[], emotional_valence::float8, created_at FROM (
 			SELECT *, CASE WHEN $3::int IS NULL THEN 0
 			               ELSE row_number() OVER (PARTITION BY user_id ORDER BY created_at DESC, id DESC) END AS recent
 			FROM memories WHERE user_id = ANY($1) AND ($2::timestamptz IS NULL OR created_at >= $2)) m
@@ -295,16 +289,21 @@ func dimAt(offs []int, k, end int) int {
 
 func compareUUID(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }
 
-// Replace swaps the user's previous synthesis for patterns in one
-// transaction: a failure or cancellation at any point leaves the previous rows.
+// Generator marks the memory_synthesis rows helix writes. Other writers (the
+// platform's own LLM synthesis) insert rows there too; helix replaces only its own.
+const Generator = "helix"
+
+// Replace swaps the user's previous helix synthesis for patterns in one
+// transaction: a failure or cancellation at any point leaves the previous rows,
+// and rows another writer inserted are never touched.
 func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, now time.Time, patterns []Pattern) error {
 	return db.InTx(ctx, q, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1`, user); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1 AND generator = $2`, user, Generator); err != nil {
 			return err
 		}
 		i := 0
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
-			[]string{"user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id"},
+			[]string{"user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
 			pgx.CopyFromFunc(func() ([]any, error) {
 				if i == len(patterns) {
 					return nil, nil
@@ -318,7 +317,7 @@ func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, no
 				if err != nil {
 					return nil, err
 				}
-				return []any{user, p.Type, p.MemoryIDs, p.Content, float32(p.Confidence), now, p.Fingerprint, ev, runID}, nil
+				return []any{user, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
 			}))
 		return err
 	})
