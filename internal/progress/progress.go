@@ -63,6 +63,7 @@ func (r *Reporter) Step(item string, failed bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
+	r.total = max(r.total, r.done) // an estimated total may fall short
 	if failed {
 		r.failed++
 	}

@@ -105,17 +105,20 @@ func (r *Reconciler) Strategy(entityType string) Strategy {
 
 // Run reconciles batch after batch until no unclaimed change matches f.
 // Several Runs (in this or other processes) may go at once: each batch
-// claims its changes with FOR UPDATE SKIP LOCKED, so every change is
-// processed exactly once, and locks the state rows it writes, so merges
-// into one entity are serialised; since merging is order-independent, the
-// result is the same as a single run's.
+// works in one bucket of entities that no other batch holds at the time
+// (see claim.go), locks the state rows it writes, so merges into one entity
+// are serialised, and marks its changes processed only if they still are
+// pending, else it is rolled back and retried; so every change is processed
+// exactly once, and since merging is order-independent, the result is the
+// same as a single run's.
 func (r *Reconciler) Run(ctx context.Context, q db.Querier, f Filter) (Counts, error) {
 	var total Counts
+	cl := newClaimer(r.RunID)
 	for {
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
-		c, err := r.runBatch(ctx, q, f)
+		c, err := r.runBatch(ctx, q, f, cl)
 		if err != nil {
 			return total, err
 		}
@@ -130,15 +133,19 @@ func (r *Reconciler) Run(ctx context.Context, q db.Querier, f Filter) (Counts, e
 }
 
 // runBatch claims and folds one batch in its own transaction.
-func (r *Reconciler) runBatch(ctx context.Context, q db.Querier, f Filter) (Counts, error) {
+func (r *Reconciler) runBatch(ctx context.Context, q db.Querier, f Filter, cl *claimer) (Counts, error) {
 	var c Counts
+	var cs []claimed
 	err := retry(ctx, func() error {
 		return db.InTx(ctx, q, func(tx pgx.Tx) error {
 			var err error
-			c, err = r.batch(ctx, tx, f)
+			c, cs, err = r.batch(ctx, tx, f, cl)
 			return err
 		})
 	})
+	if err == nil && len(cs) > 0 {
+		cl.advance(cs)
+	}
 	return c, err
 }
 
@@ -148,7 +155,8 @@ func retry(ctx context.Context, fn func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := fn()
 		var pe *pgconn.PgError
-		if attempt < 5 && errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001") && ctx.Err() == nil {
+		again := errors.Is(err, errRace) || errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+		if attempt < 5 && again && ctx.Err() == nil {
 			continue
 		}
 		return err
@@ -182,52 +190,28 @@ func compareUUID(a, b uuid.UUID) int {
 
 type claimed struct {
 	id     int64
+	bucket int
 	key    entityKey
 	change Change
 	write  Write
 	err    error
 }
 
-func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, error) {
+func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter, cl *claimer) (Counts, []claimed, error) {
 	var counts Counts
-	rows, err := tx.Query(ctx, `
-		SELECT id, entity_type, user_id, entity_id, device_id, clock::text, ts, op, doc::text
-		FROM sync_changes
-		WHERE processed_at IS NULL
-		  AND ($1 = '' OR entity_type = $1)
-		  AND ($2::uuid IS NULL OR user_id = $2)
-		ORDER BY entity_type, user_id, entity_id, id
-		LIMIT $3
-		FOR UPDATE SKIP LOCKED`, f.EntityType, f.UserID, r.Batch)
-	if err != nil {
-		return counts, err
+	cs, err := cl.claim(ctx, tx, f, r.Batch)
+	if err != nil || len(cs) == 0 {
+		return counts, nil, err
 	}
-	var cs []claimed
-	for rows.Next() {
-		var c claimed
-		var clock string
-		var doc *string
-		var op string
-		if err := rows.Scan(&c.id, &c.key.Type, &c.key.UserID, &c.key.ID, &c.change.Device, &clock, &c.change.TS, &op, &doc); err != nil {
-			rows.Close()
-			return counts, err
-		}
-		c.change.Op = Op(op)
-		if doc != nil {
-			c.change.Doc = json.RawMessage(*doc)
-		}
-		if err := json.Unmarshal([]byte(clock), &c.change.Clock); err != nil {
-			c.err = fmt.Errorf("%w: clock must map device ids to counters: %v", ErrInvalidChange, err)
-		}
-		cs = append(cs, c)
-	}
-	if err := rows.Err(); err != nil {
-		return counts, err
-	}
-	if len(cs) == 0 {
-		return counts, nil
-	}
+	counts, err = r.fold(ctx, tx, cs)
+	return counts, cs, err
+}
 
+// fold merges the claimed changes cs into their entities' states and
+// writes states, conflicts and outcomes in one pipelined round trip.
+func (r *Reconciler) fold(ctx context.Context, tx pgx.Tx, cs []claimed) (Counts, error) {
+	var counts Counts
+	var err error
 	outcomes := make([]string, len(cs))
 	errs := make([]*string, len(cs))
 	byKey := map[entityKey][]int{}
@@ -249,20 +233,22 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 		}
 		byKey[c.key] = append(byKey[c.key], i)
 	}
-	// Lock (creating when missing) the state rows in one fixed order, so
-	// concurrent batches never deadlock on them.
+	// Lock the existing state rows; the missing ones are created at the end.
 	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
 	states := map[entityKey]*entityState{}
 	if len(keys) > 0 {
-		if states, err = lockStates(ctx, tx, keys); err != nil {
+		if states, err = lockExisting(ctx, tx, keys); err != nil {
 			return counts, err
 		}
 	}
 
-	var up stateUpdate
+	var up, ins stateUpdate
 	var conflicts conflictUpdate
 	for _, k := range keys {
 		st := states[k]
+		if st == nil {
+			st = &entityState{}
+		}
 		strat := r.Strategy(k.Type)
 		for _, i := range byKey[k] {
 			o := st.state.ApplyWrite(cs[i].write, strat)
@@ -274,7 +260,11 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 		if !conflicted {
 			st.doc = st.state.Document()
 		}
-		if err := up.add(k, st); err != nil {
+		to := &up
+		if !st.exists {
+			to = &ins
+		}
+		if err := to.add(k, st); err != nil {
 			return counts, err
 		}
 		if strat == Manual {
@@ -285,20 +275,39 @@ func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter) (Counts, er
 	}
 	counts.Entities = len(keys)
 	counts.Batches = 1
-	if err := up.exec(ctx, tx, r.Now()); err != nil {
-		return counts, err
+	now := r.Now()
+	b := &pgx.Batch{}
+	// New state rows first: if another transaction created one meanwhile,
+	// the batch is rolled back and tried again with that row locked.
+	var inserted *pgx.QueuedQuery
+	if len(ins.keys) > 0 {
+		inserted = ins.queue(b, now, true)
 	}
-	if err := conflicts.exec(ctx, tx, r.Now()); err != nil {
-		return counts, err
+	if len(up.keys) > 0 {
+		up.queue(b, now, false)
 	}
-	return counts, markProcessed(ctx, tx, cs, outcomes, errs, r.RunID, r.Now())
+	conflicts.queue(b, now)
+	queueProcessed(b, cs, outcomes, errs, r.RunID, now)
+	if inserted != nil {
+		inserted.Exec(func(tag pgconn.CommandTag) error {
+			if tag.RowsAffected() != int64(len(ins.keys)) {
+				return errRace
+			}
+			return nil
+		})
+	}
+	return counts, tx.SendBatch(ctx, b).Close()
 }
 
-// markProcessed records each change's outcome: one statement per outcome
+// queueProcessed records each change's outcome: one statement per outcome
 // with id = ANY, which probes the primary key (a join against unnest would
 // be planned as a scan of the whole table once it is large), and the
-// invalid ones, with their errors, apart.
-func markProcessed(ctx context.Context, q db.Querier, cs []claimed, outcomes []string, errs []*string, runID int64, now time.Time) error {
+// invalid ones, with their errors, apart. Each statement sets only changes
+// still pending and must set all it names: a change another transaction
+// processed since the claim read it fails the batch (errRace), which is
+// rolled back whole and tried again. This, not the claim, is what makes
+// every change processed exactly once.
+func queueProcessed(b *pgx.Batch, cs []claimed, outcomes []string, errs []*string, runID int64, now time.Time) {
 	ids := map[string][]int64{}
 	var badIDs []int64
 	var badErrs []string
@@ -309,29 +318,36 @@ func markProcessed(ctx context.Context, q db.Querier, cs []claimed, outcomes []s
 		}
 		ids[outcomes[i]] = append(ids[outcomes[i]], c.id)
 	}
+	all := func(n int) func(pgconn.CommandTag) error {
+		return func(tag pgconn.CommandTag) error {
+			if tag.RowsAffected() != int64(n) {
+				return fmt.Errorf("%w: %d of %d claimed changes were processed by another run", errRace, int64(n)-tag.RowsAffected(), n)
+			}
+			return nil
+		}
+	}
 	for _, o := range []Outcome{Applied, Discarded, Merged, Conflicted} {
 		if len(ids[string(o)]) == 0 {
 			continue
 		}
-		if _, err := q.Exec(ctx, `UPDATE sync_changes SET processed_at = $1, run_id = $2, outcome = $3 WHERE id = ANY($4::bigint[])`,
-			now, runID, string(o), ids[string(o)]); err != nil {
-			return err
-		}
+		b.Queue(`UPDATE sync_changes SET processed_at = $1, run_id = $2, outcome = $3
+			WHERE id = ANY($4::bigint[]) AND processed_at IS NULL`,
+			now, runID, string(o), ids[string(o)]).Exec(all(len(ids[string(o)])))
 	}
 	if len(badIDs) == 0 {
-		return nil
+		return
 	}
-	_, err := q.Exec(ctx, `
+	b.Queue(`
 		UPDATE sync_changes c SET processed_at = $1, run_id = $2, outcome = 'invalid', error = u.error
 		FROM unnest($3::bigint[], $4::text[]) AS u(id, error)
-		WHERE c.id = u.id`, now, runID, badIDs, badErrs)
-	return err
+		WHERE c.id = u.id AND c.id = ANY($3::bigint[]) AND c.processed_at IS NULL`, now, runID, badIDs, badErrs).Exec(all(len(badIDs)))
 }
 
 type entityState struct {
 	state   State
 	doc     json.RawMessage
 	version int64
+	exists  bool // the row is in sync_state (and locked)
 }
 
 func keyArrays(keys []entityKey) ([]string, []uuid.UUID, []string) {
@@ -406,20 +422,31 @@ func (u *stateUpdate) add(k entityKey, st *entityState) error {
 }
 
 func (u *stateUpdate) exec(ctx context.Context, q db.Querier, now time.Time) error {
+	b := &pgx.Batch{}
+	qq := u.queue(b, now, false)
+	_, err := q.Exec(ctx, qq.SQL, qq.Arguments...)
+	return err
+}
+
+// queue writes the states: with insert, as new rows (a row that exists by
+// now is left alone: RowsAffected tells), else over rows that exist and
+// are locked, found through the primary key row by row (an UPDATE ... FROM
+// unnest would be planned as a scan of the whole table once it is large).
+func (u *stateUpdate) queue(b *pgx.Batch, now time.Time, insert bool) *pgx.QueuedQuery {
 	ts, us, ids := keyArrays(u.keys)
-	// The rows exist and are locked: this upsert always takes the update
-	// path, found through the primary key row by row (an UPDATE ... FROM
-	// unnest would be planned as a scan of the whole table once it is large).
-	_, err := q.Exec(ctx, `
+	onConflict := `DO UPDATE
+		SET doc = excluded.doc, deleted = excluded.deleted, clock = excluded.clock, version = excluded.version,
+		    merge_state = excluded.merge_state, updated_at = excluded.updated_at`
+	if insert {
+		onConflict = `DO NOTHING`
+	}
+	return b.Queue(`
 		INSERT INTO sync_state AS s (entity_type, user_id, entity_id, doc, deleted, clock, version, merge_state, updated_at)
 		SELECT t, u, e, doc::jsonb, doc IS NULL, clock::jsonb, version, ms, $1
 		FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
 		     AS v(t, u, e, doc, clock, version, ms)
-		ON CONFLICT (entity_type, user_id, entity_id) DO UPDATE
-		SET doc = excluded.doc, deleted = excluded.deleted, clock = excluded.clock, version = excluded.version,
-		    merge_state = excluded.merge_state, updated_at = excluded.updated_at`,
+		ON CONFLICT (entity_type, user_id, entity_id) `+onConflict,
 		now, ts, us, ids, u.docs, u.clocks, u.versions, u.states)
-	return err
 }
 
 // Sibling is one concurrent version of a manually merged entity.
@@ -471,28 +498,23 @@ func (u *conflictUpdate) add(k entityKey, s *State, conflicted bool) error {
 	return nil
 }
 
-func (u *conflictUpdate) exec(ctx context.Context, q db.Querier, now time.Time) error {
+func (u *conflictUpdate) queue(b *pgx.Batch, now time.Time) {
 	if len(u.open) > 0 {
 		ts, us, ids := keyArrays(u.open)
-		if _, err := q.Exec(ctx, `
+		b.Queue(`
 			INSERT INTO sync_conflicts (entity_type, user_id, entity_id, siblings, created_at, updated_at)
 			SELECT t, u, e, s::jsonb, $1, $1 FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[]) AS v(t, u, e, s)
 			ON CONFLICT (entity_type, user_id, entity_id) WHERE status = 'open'
 			DO UPDATE SET siblings = excluded.siblings, updated_at = excluded.updated_at`,
-			now, ts, us, ids, u.siblings); err != nil {
-			return err
-		}
+			now, ts, us, ids, u.siblings)
 	}
 	if len(u.closed) > 0 {
 		// A device that saw every sibling wrote over them: nothing left to resolve.
 		ts, us, ids := keyArrays(u.closed)
-		if _, err := q.Exec(ctx, `
+		b.Queue(`
 			UPDATE sync_conflicts c SET status = 'superseded', resolved_at = $1, updated_at = $1
 			FROM unnest($2::text[], $3::uuid[], $4::text[]) AS v(t, u, e)
 			WHERE c.status = 'open' AND c.entity_type = v.t AND c.user_id = v.u AND c.entity_id = v.e`,
-			now, ts, us, ids); err != nil {
-			return err
-		}
+			now, ts, us, ids)
 	}
-	return nil
 }

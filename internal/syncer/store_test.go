@@ -3,9 +3,11 @@ package syncer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -120,10 +122,11 @@ func TestReconcileRandomBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := newReconciler(1, 1)
+	cl := newClaimer(rec.RunID)
 	var total Counts
 	for {
 		rec.Batch = 1 + r.Intn(60)
-		c, err := rec.runBatch(ctx, pool, Filter{})
+		c, err := rec.runBatch(ctx, pool, Filter{}, cl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,5 +263,131 @@ func TestConcurrentReconcilers(t *testing.T) {
 	}
 	if a, b := openConflicts(t, single), openConflicts(t, pools[0]); !reflect.DeepEqual(a, b) {
 		t.Errorf("open conflicts differ: %d vs %d", len(a), len(b))
+	}
+}
+
+// TestBatchRollsBackWhatAnotherRunTook: a change another transaction
+// processed after this batch read it, or a state row another one created
+// meanwhile, fails the batch with errRace (retried by Run) and leaves
+// nothing of it behind; the retry then folds only what is still pending.
+func TestBatchRollsBackWhatAnotherRunTook(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	user := uuid.MustParse("00000000-0000-4000-8000-000000000002")
+	clock := func(n uint64) Clock { return Clock{"phone": n} }
+	var ps []Pending
+	for i := range 3 {
+		ps = append(ps, Pending{EntityType: "memory", EntityID: "m1", UserID: user,
+			Change: Change{Device: "phone", Clock: clock(uint64(i + 1)), TS: time.Unix(int64(1000+i), 0), Op: OpPatch, Doc: json.RawMessage(fmt.Sprintf(`{"k%d":1}`, i))}})
+	}
+	if _, err := Enqueue(ctx, pool, ps); err != nil {
+		t.Fatal(err)
+	}
+	rec := newReconciler(7, 100)
+	for _, interfere := range []string{
+		// an old-style reconciler marks one of the changes processed
+		`UPDATE sync_changes SET processed_at = now(), outcome = 'applied' WHERE id = (SELECT min(id) FROM sync_changes)`,
+		// another transaction creates the entity's state row
+		`INSERT INTO sync_state (entity_type, user_id, entity_id) VALUES ('memory', '` + user.String() + `', 'm1')`,
+	} {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := newClaimer(rec.RunID).claim(ctx, tx, Filter{}, rec.Batch)
+		if err != nil || len(cs) == 0 {
+			t.Fatalf("claim: %d changes, %v", len(cs), err)
+		}
+		// The other transaction does its work first and commits while the
+		// batch waits on its row.
+		other, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Exec(ctx, interfere); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := rec.fold(ctx, tx, cs)
+			done <- err
+		}()
+		for waiting := 0; waiting == 0; time.Sleep(10 * time.Millisecond) {
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := other.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		err = <-done
+		_ = tx.Rollback(ctx)
+		if !errors.Is(err, errRace) {
+			t.Fatalf("%s: fold returned %v, want errRace", interfere, err)
+		}
+		if strings.HasPrefix(interfere, "INSERT") {
+			if _, err := pool.Exec(ctx, `DELETE FROM sync_state`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var processedByRun int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM sync_changes WHERE run_id = $1`, rec.RunID).Scan(&processedByRun); err != nil || processedByRun != 0 {
+			t.Fatalf("rolled-back batch left %d changes marked (%v)", processedByRun, err)
+		}
+	}
+	c, err := rec.Run(ctx, pool, Filter{})
+	if err != nil || c.Total() != 2 || c.Applied != 2 {
+		t.Fatalf("retry: %+v, %v; want the 2 changes still pending", c, err)
+	}
+	var pending int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM sync_changes WHERE processed_at IS NULL`).Scan(&pending); err != nil || pending != 0 {
+		t.Fatalf("%d changes left pending (%v)", pending, err)
+	}
+}
+
+// TestClaimWalksBucketsWithCursor: one run visits every bucket once, each
+// from where its last batch stopped, and comes back for changes that
+// arrived behind its cursor.
+func TestClaimWalksBucketsWithCursor(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	r := rand.New(rand.NewSource(30))
+	ps, _ := genPending(r, 60, []string{"memory"})
+	if _, err := Enqueue(ctx, pool, ps); err != nil {
+		t.Fatal(err)
+	}
+	rec := newReconciler(3, 25)
+	cl := newClaimer(rec.RunID)
+	total := 0
+	late := false
+	for {
+		c, err := rec.runBatch(ctx, pool, Filter{}, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Total() == 0 {
+			break
+		}
+		total += c.Total()
+		if !late && total > len(ps)/2 {
+			// a change behind every cursor: entity ids sort before the others
+			late = true
+			extra := []Pending{{EntityType: "memory", EntityID: "a-late", UserID: ps[0].UserID,
+				Change: Change{Device: "web", Clock: Clock{"web": 1}, TS: time.Unix(5, 0), Op: OpPut, Doc: json.RawMessage(`{"x":1}`)}}}
+			if _, err := Enqueue(ctx, pool, extra); err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, extra...)
+		}
+	}
+	var pending int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM sync_changes WHERE processed_at IS NULL`).Scan(&pending); err != nil {
+		t.Fatal(err)
+	}
+	if total != len(ps) || pending != 0 {
+		t.Fatalf("processed %d of %d changes, %d left pending", total, len(ps), pending)
 	}
 }

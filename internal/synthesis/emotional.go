@@ -106,7 +106,11 @@ func emotional(ms []Memory, themes []theme, p Params) []Pattern {
 		}
 	}
 
-	if cp, ok := changePoint(xw, yw, p.Seed); ok {
+	// The shift is reported when its corrected p is below alpha; once enough
+	// permutations reach its statistic for that to fail, the rest cannot
+	// change the outcome and the test stops.
+	notReported := func(pv float64) bool { return !(min(1, pv*tests) < p.Alpha) }
+	if cp, ok := changePoint(xw, yw, p.Seed, notReported); ok {
 		cp.before, _ = meanVar(y[:cp.k])
 		cp.after, _ = meanVar(y[cp.k:])
 		pv := min(1, cp.p*tests)
@@ -185,6 +189,7 @@ type cpResult struct {
 	k                   int // first index after the change
 	before, after, t, p float64
 	rssStep, rssLin     float64
+	stopped             bool // p is a lower bound: the test stopped once the decision was settled
 }
 
 // changePoint finds the split of y (in time order) with the largest |t|
@@ -192,42 +197,17 @@ type cpResult struct {
 // when two means explain y better than a straight line does (a trend is not a
 // shift), and its p-value comes from the same maximum over random
 // permutations of y (seeded), so that searching over splits is accounted for.
-func changePoint(x, y []float64, seed uint64) (cpResult, bool) {
-	const side = 5
+//
+// enough, when not nil, is asked after each permutation that reaches the
+// observed statistic whether the count of those so far already settles the
+// caller's decision (p can only grow with it); if so the test stops there
+// and r.p is that lower bound, with r.stopped set.
+func changePoint(x, y []float64, seed uint64, enough func(p float64) bool) (cpResult, bool) {
 	n := len(y)
-	if n < 2*side {
+	if n < 2*cpSide {
 		return cpResult{}, false
 	}
-	best := func(v []float64) (int, float64) {
-		total := 0.0
-		sq := 0.0
-		for _, a := range v {
-			total += a
-			sq += a * a
-		}
-		bk, bt := -1, 0.0
-		left, lsq := 0.0, 0.0
-		for k := 1; k < n; k++ {
-			left += v[k-1]
-			lsq += v[k-1] * v[k-1]
-			if k < side || n-k < side {
-				continue
-			}
-			nl, nr := float64(k), float64(n-k)
-			ml, mr := left/nl, (total-left)/nr
-			rss := (lsq - nl*ml*ml) + (sq - lsq - nr*mr*mr)
-			s2 := rss / (float64(n) - 2)
-			if s2 <= 0 {
-				continue
-			}
-			t := math.Abs(ml-mr) / math.Sqrt(s2*(1/nl+1/nr))
-			if t > bt {
-				bk, bt = k, t
-			}
-		}
-		return bk, bt
-	}
-	k, t := best(y)
+	k, t := maxT(y)
 	if k < 0 {
 		return cpResult{}, false
 	}
@@ -253,13 +233,117 @@ func changePoint(x, y []float64, seed uint64) (cpResult, bool) {
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	perm := append([]float64(nil), y...)
+	f := newExceeds(y, t)
 	exceed := 0
 	for range permutations {
 		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		if _, pt := best(perm); pt >= t {
+		if f.exceeds(perm) {
 			exceed++
+			if enough != nil && enough(float64(exceed+1)/float64(permutations+1)) {
+				r.p, r.stopped = float64(exceed+1)/float64(permutations+1), true
+				return r, true
+			}
 		}
 	}
 	r.p = float64(exceed+1) / float64(permutations+1)
 	return r, true
+}
+
+// cpSide is the fewest points either side of a change point.
+const cpSide = 5
+
+// maxT is the split k of v with the largest two-sample t between v[:k] and
+// v[k:] (at least cpSide either side), and that t; k is -1 when none has a
+// positive within-group variance.
+func maxT(v []float64) (int, float64) {
+	n := len(v)
+	total := 0.0
+	sq := 0.0
+	for _, a := range v {
+		total += a
+		sq += a * a
+	}
+	bk, bt := -1, 0.0
+	left, lsq := 0.0, 0.0
+	for k := 1; k < n; k++ {
+		left += v[k-1]
+		lsq += v[k-1] * v[k-1]
+		if k < cpSide || n-k < cpSide {
+			continue
+		}
+		nl, nr := float64(k), float64(n-k)
+		ml, mr := left/nl, (total-left)/nr
+		rss := (lsq - nl*ml*ml) + (sq - lsq - nr*mr*mr)
+		s2 := rss / (float64(n) - 2)
+		if s2 <= 0 {
+			continue
+		}
+		t := math.Abs(ml-mr) / math.Sqrt(s2*(1/nl+1/nr))
+		if t > bt {
+			bk, bt = k, t
+		}
+	}
+	return bk, bt
+}
+
+// exceeds decides maxT(perm) ≥ t for permutations of one series, with the
+// same answer as computing maxT but mostly without its divisions and square
+// roots. Since t_k² = (n−2)·B_k/(SST−B_k), where B_k = (n·L_k − k·S)²/(n·k·(n−k))
+// is the between-split sum of squares (L_k the sum of the first k, S the
+// total, SST the total sum of squares about the mean, all invariant under
+// permutation), max t_k ≥ t exactly when max B_k ≥ B* = t²·SST/(n−2+t²).
+// A permutation whose max B_k falls within a margin of B* (far wider than
+// rounding), or a series whose splits fit almost perfectly, is decided by
+// maxT itself.
+type exceeds struct {
+	n           int
+	t           float64
+	s, sst      float64
+	lo, hi      float64 // B* minus and plus the margin
+	w           []float64
+	degenerateB float64 // B_k this close to SST: leave it to maxT
+}
+
+func newExceeds(y []float64, t float64) *exceeds {
+	n := len(y)
+	f := &exceeds{n: n, t: t, w: make([]float64, n)}
+	q := 0.0
+	for _, v := range y {
+		f.s += v
+		q += v * v
+	}
+	f.sst = q - f.s*f.s/float64(n)
+	for k := cpSide; k <= n-cpSide; k++ {
+		f.w[k] = 1 / (float64(n) * float64(k) * float64(n-k))
+	}
+	bstar := t * t * f.sst / (float64(n) - 2 + t*t)
+	margin := 1e-6*bstar + 1e-9*q
+	f.lo, f.hi = bstar-margin, bstar+margin
+	f.degenerateB = f.sst - 1e-6*f.sst - 1e-9*q
+	return f
+}
+
+func (f *exceeds) exceeds(perm []float64) bool {
+	n := f.n
+	left := 0.0
+	for _, v := range perm[:cpSide-1] {
+		left += v
+	}
+	nf := float64(n)
+	maxB := 0.0
+	for k := cpSide; k <= n-cpSide; k++ {
+		left += perm[k-1]
+		d := nf*left - float64(k)*f.s
+		if b := d * d * f.w[k]; b > maxB {
+			maxB = b
+		}
+	}
+	switch {
+	case maxB >= f.degenerateB || (maxB >= f.lo && maxB <= f.hi):
+		_, pt := maxT(perm)
+		return pt >= f.t
+	case maxB > f.hi:
+		return true
+	}
+	return false
 }

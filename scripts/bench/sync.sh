@@ -4,18 +4,41 @@
 # two hosts would). The benchmark fails unless the two process every change
 # exactly once and reach the single reconciler's states.
 # There is no reference tool for this job: the ratio printed is two
-# reconcilers against one on the same input.
+# reconcilers against one on the same input. With BASE=<git revision> the
+# same benchmark also runs on that revision, interleaved with this tree's,
+# R times each (default 1), for a before/after on the same machine load.
+# Besides changes/s it prints the CPU seconds of the client and of its
+# database backends, which the load of a shared machine inflates far less.
 #
 #   scripts/bench/sync.sh            # 100,000 changes
-#   N=20000 scripts/bench/sync.sh
+#   N=20000 R=3 BASE=main scripts/bench/sync.sh
 # Needs the test server of HELIX_TEST_DATABASE_URL (as make test does).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-N=${N:-100000}
-out=$(HELIX_BENCH_SYNC_N=$N go test -run '^$' -bench 'BenchmarkReconcile$' -benchtime 1x -timeout 30m ./internal/syncer)
-echo "$out" | grep -E 'Benchmark|reconciler [12]:'
-one=$(echo "$out" | awk '/reconcilers=1/ {for (i=1;i<=NF;i++) if ($i=="changes/s") print $(i-1)}')
-two=$(echo "$out" | awk '/reconcilers=2/ {for (i=1;i<=NF;i++) if ($i=="changes/s") print $(i-1)}')
+N=${N:-100000} R=${R:-1} BASE=${BASE:-}
+bench() { # dir label
+  local out one two
+  out=$(cd "$1" && HELIX_BENCH_SYNC_N=$N go test -run '^$' -bench 'BenchmarkReconcile$' -benchtime 1x -timeout 60m ./internal/syncer)
+  echo "$out" | grep -E 'reconciler [12]:' | sed "s/^/$2 /"
+  one=$(echo "$out" | grep 'reconcilers=1')
+  two=$(echo "$out" | grep 'reconcilers=2')
+  f() { echo "$1" | awk -v u="$2" '{for (i=1;i<=NF;i++) if ($i==u) print $(i-1)}'; }
+  printf '%s  one reconciler:  %8.0f changes/s  (client %s CPU-s, database %s CPU-s)\n' "$2" "$(f "$one" changes/s)" "$(f "$one" client-cpu-s)" "$(f "$one" db-cpu-s)"
+  printf '%s  two reconcilers: %8.0f changes/s  (client %s CPU-s, database %s CPU-s)  ratio %.2f\n' "$2" "$(f "$two" changes/s)" "$(f "$two" client-cpu-s)" "$(f "$two" db-cpu-s)" \
+    "$(awk -v a="$(f "$two" changes/s)" -v b="$(f "$one" changes/s)" 'BEGIN {print a/b}')"
+}
+base=""
+if [ -n "$BASE" ]; then
+  base=$(mktemp -d)
+  trap 'rm -rf "$base"' EXIT
+  git archive "$BASE" | tar -x -C "$base"
+  # the base revision's reconciler, measured by this tree's benchmark
+  cp internal/syncer/bench_test.go "$base/internal/syncer/"
+fi
 echo "changes: $N"
-echo "one reconciler:  $one changes/s"
-echo "two reconcilers: $two changes/s (ratio $(awk -v a="$two" -v b="$one" 'BEGIN {printf "%.2f", a/b}'))"
+for i in $(seq "$R"); do
+  echo "load: $(uptime)"
+  [ -n "$base" ] && bench "$base" "base($BASE)"
+  bench . "this tree"
+done
+echo "load: $(uptime)"

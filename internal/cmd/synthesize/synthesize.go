@@ -269,43 +269,82 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	return runErr
 }
 
-// work synthesizes users with a bounded pool of workers; results keep the users' order.
+// work synthesizes users with a bounded pool of workers; results keep the
+// users' order. With --all-users one query streams every user's memories
+// (synthesis.Stream) while the workers analyse and write the users before.
 func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *db.JobRun, bar *progress.Reporter) []UserResult {
+	type job struct {
+		i   int
+		ms  []synthesis.Memory
+		err error
+	}
 	results := make([]UserResult, len(users))
-	jobs := make(chan int)
+	jobs := make(chan job, opts.Concurrency)
 	var wg sync.WaitGroup
 	for range min(opts.Concurrency, max(len(users), 1)) {
 		wg.Go(func() {
-			for i := range jobs {
-				r := one(ctx, pool, opts, users[i], run)
+			for j := range jobs {
+				r := one(ctx, pool, opts, users[j.i], j.ms, j.err, run)
 				if ctx.Err() != nil && r.Error != "" {
 					continue // interrupted, not failed
 				}
-				results[i] = r
-				bar.Step(users[i].String(), r.Error != "")
+				results[j.i] = r
+				bar.Step(users[j.i].String(), r.Error != "")
 			}
 		})
 	}
-	for i := range users {
-		if ctx.Err() != nil {
-			break
+	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	send := func(j job) bool {
+		select {
+		case jobs <- j:
+			return true
+		case <-ctx.Done():
+			return false
 		}
-		jobs <- i
+	}
+	if opts.AllUsers {
+		sent := make([]bool, len(users))
+		err := synthesis.Stream(ctx, pool, users, filter, func(i int, ms []synthesis.Memory, err error) {
+			if err == nil && ms == nil {
+				ms = []synthesis.Memory{}
+			}
+			sent[i] = send(job{i: i, ms: ms, err: err})
+		})
+		if err != nil && ctx.Err() == nil {
+			for i := range users {
+				if !sent[i] && !send(job{i: i, err: fmt.Errorf("read memories: %w", err)}) {
+					break
+				}
+			}
+		}
+	} else {
+		for i := range users {
+			if !send(job{i: i}) {
+				break
+			}
+		}
 	}
 	close(jobs)
 	wg.Wait()
 	return results
 }
 
-func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, run *db.JobRun) UserResult {
+// one synthesizes a user: from ms when the stream read them (an empty
+// slice: none), else reading them itself; readErr is the stream's error for the user.
+func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, ms []synthesis.Memory, readErr error, run *db.JobRun) UserResult {
 	r := UserResult{UserID: user, Patterns: []synthesis.Pattern{}}
 	fail := func(err error) UserResult {
 		r.Error, r.err = err.Error(), err
 		return r
 	}
-	ms, err := synthesis.Load(ctx, pool, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit})
-	if err != nil {
-		return fail(fmt.Errorf("read memories: %w", err))
+	if readErr != nil {
+		return fail(readErr)
+	}
+	if ms == nil {
+		var err error
+		if ms, err = synthesis.Load(ctx, pool, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit}); err != nil {
+			return fail(fmt.Errorf("read memories: %w", err))
+		}
 	}
 	r.Memories = len(ms)
 	ps, err := synthesis.Analyze(ctx, ms, opts.params())

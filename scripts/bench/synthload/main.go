@@ -1,6 +1,7 @@
-// Command synthload creates a fresh, migrated database holding one user's
-// synthetic memories (synthesis.Synthetic) and prints its URL, for
-// scripts/bench/synthesize_rss.sh.
+// Command synthload creates a fresh, migrated database holding synthetic
+// memories (synthesis.Synthetic) and prints its URL: one user's n memories
+// for scripts/bench/synthesize_rss.sh, or -users U users of n memories each
+// (user ids derived from -user) for scripts/bench/synthesize_all.sh.
 package main
 
 import (
@@ -25,6 +26,7 @@ func main() {
 	n := flag.Int("n", 50000, "memories")
 	d := flag.Int("d", 1536, "embedding dimensions")
 	user := flag.String("user", "99999999-9999-4999-8999-999999999999", "user id")
+	users := flag.Int("users", 1, "users of n memories each; more than one derives their ids from -user")
 	flag.Parse()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, *server)
@@ -43,11 +45,24 @@ func main() {
 	_, err = m.Up(ctx)
 	check(err)
 	check(m.Close())
-	ms := synthesis.Synthetic(uuid.MustParse(*user), *n, *d, 1)
-	for lo := 0; lo < len(ms); lo += 5000 {
-		_, err := memories.Insert(ctx, pool, ms[lo:min(lo+5000, len(ms))])
-		check(err)
+	base := uuid.MustParse(*user)
+	var batch []memories.Memory
+	for i := range *users {
+		id := base
+		if *users > 1 {
+			id = uuid.NewSHA1(base, fmt.Appendf(nil, "user-%d", i))
+		}
+		batch = append(batch, synthesis.Synthetic(id, *n, *d, uint64(i+1))...)
+		if len(batch) >= 5000 || i == *users-1 {
+			for lo := 0; lo < len(batch); lo += 5000 {
+				_, err := memories.Insert(ctx, pool, batch[lo:min(lo+5000, len(batch))])
+				check(err)
+			}
+			batch = batch[:0]
+		}
 	}
+	_, err = pool.Exec(ctx, "VACUUM ANALYZE memories")
+	check(err)
 	fmt.Println(u.String())
 }
 

@@ -1,0 +1,187 @@
+package syncer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Claiming. Pending changes fall into buckets by a hash of their entity
+// (see migrations/00070_sync_claim_buckets.sql). A batch takes a
+// transaction-level advisory lock on one bucket and reads up to Batch
+// pending changes of it, so two reconcilers work on different entities and
+// never wait on each other's state rows. The rows are not locked when read
+// (a row lock costs a write per change): exactly-once rests on the batch's
+// final UPDATE, which sets only changes still pending and rolls the batch
+// back when one is not (queueProcessed), so it holds even for a reconciler
+// that knows nothing of buckets. Within a bucket a run keeps a cursor (the
+// last entity and id it read) and walks the index on from there.
+const (
+	buckets    = 64
+	bucketExpr = `((hashtext(entity_id) # uuid_hash(user_id)) & 63)`
+	// lockSpace is the first key of the buckets' advisory locks (the second
+	// is the bucket): "SYNC" in ASCII.
+	lockSpace = 0x53594e43
+)
+
+// claimKey is a position in a bucket's index order.
+type claimKey struct {
+	key entityKey
+	id  int64
+}
+
+// claimer is one run's walk over the buckets.
+type claimer struct {
+	cur    int         // the bucket the last batch ended in
+	cursor []*claimKey // per bucket: the last change claimed, nil from the start
+	done   []bool      // per bucket: found empty in this run
+}
+
+func newClaimer(runID int64) *claimer {
+	// Runs start in different buckets, so that concurrent ones spread out
+	// from the first batch on.
+	start := int((uint64(runID) * 0x9e3779b97f4a7c15) >> 58)
+	return &claimer{cur: start % buckets, cursor: make([]*claimKey, buckets), done: make([]bool, buckets)}
+}
+
+// claim reads up to limit pending changes matching f, bucket after bucket:
+// it locks a bucket, takes what the bucket has past its cursor, and moves
+// on to the next while the batch has room. Buckets held by another
+// reconciler are passed over. It returns nothing when every bucket is empty
+// or held.
+func (cl *claimer) claim(ctx context.Context, tx pgx.Tx, f Filter, limit int) ([]claimed, error) {
+	var out []claimed
+	for i := 0; i < buckets && len(out) < limit; i++ {
+		b := (cl.cur + i) % buckets
+		if cl.done[b] {
+			continue
+		}
+		var locked bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)).Scan(&locked); err != nil {
+			return nil, err
+		}
+		if !locked {
+			continue // another reconciler is in it; it will come back empty or we will
+		}
+		cs, err := claimRows(ctx, tx, f, b, cl.cursor[b], limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		if len(cs) == 0 && cl.cursor[b] != nil {
+			// Past the cursor it is empty; changes before it may have
+			// arrived since, or have been left by a batch that was rolled back.
+			if cs, err = claimRows(ctx, tx, f, b, nil, limit-len(out)); err != nil {
+				return nil, err
+			}
+		}
+		if len(cs) == 0 {
+			cl.done[b] = true
+			continue
+		}
+		for j := range cs {
+			cs[j].bucket = b
+		}
+		out = append(out, cs...)
+	}
+	return out, nil
+}
+
+// advance moves the cursors of the buckets of cs past them, once their
+// batch committed, and the walk to the last of those buckets.
+func (cl *claimer) advance(cs []claimed) {
+	for _, c := range cs { // in bucket order, each bucket's in index order
+		cl.cursor[c.bucket] = &claimKey{key: c.key, id: c.id}
+		cl.cur = c.bucket
+	}
+}
+
+// claimRows claims up to limit pending changes of bucket b after cursor
+// (nil: from the start), in the bucket index's order.
+func claimRows(ctx context.Context, tx pgx.Tx, f Filter, b int, after *claimKey, limit int) ([]claimed, error) {
+	var at *string
+	var au *uuid.UUID
+	var ae *string
+	var ai *int64
+	if after != nil {
+		at, au, ae, ai = &after.key.Type, &after.key.UserID, &after.key.ID, &after.id
+	}
+	rows, err := tx.Query(ctx, `
+		SELECT id, entity_type, user_id, entity_id, device_id, clock::text, ts, op, doc::text
+		FROM sync_changes
+		WHERE processed_at IS NULL AND `+bucketExpr+` = $1
+		  AND ($2::text IS NULL OR (entity_type, user_id, entity_id, id) > ($2, $3::uuid, $4::text, $5::bigint))
+		  AND ($6 = '' OR entity_type = $6)
+		  AND ($7::uuid IS NULL OR user_id = $7)
+		ORDER BY entity_type, user_id, entity_id, id
+		LIMIT $8`, b, at, au, ae, ai, f.EntityType, f.UserID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cs []claimed
+	var clock string
+	var doc *string
+	var op string
+	for rows.Next() {
+		var c claimed
+		if err := rows.Scan(&c.id, &c.key.Type, &c.key.UserID, &c.key.ID, &c.change.Device, &clock, &c.change.TS, &op, &doc); err != nil {
+			return nil, err
+		}
+		c.change.Op = Op(op)
+		if doc != nil {
+			c.change.Doc = json.RawMessage(*doc)
+		}
+		if err := json.Unmarshal([]byte(clock), &c.change.Clock); err != nil {
+			c.err = fmt.Errorf("%w: clock must map device ids to counters: %v", ErrInvalidChange, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, rows.Err()
+}
+
+// errRace: another transaction processed a claimed change, or created a
+// state row the batch meant to create, since the batch read them; the batch
+// is rolled back and tried again.
+var errRace = errors.New("sync state changed concurrently")
+
+// lockExisting locks the existing state rows of keys (sorted) and loads them;
+// keys without a row are missing from the map.
+func lockExisting(ctx context.Context, q db.Querier, keys []entityKey) (map[entityKey]*entityState, error) {
+	ts, us, ids := keyArrays(keys)
+	// ORDER BY under FOR UPDATE locks the rows in that order, so concurrent
+	// batches never deadlock on them.
+	rows, err := q.Query(ctx, `
+		SELECT s.entity_type, s.user_id, s.entity_id, s.merge_state, s.doc::text, s.version
+		FROM unnest($1::text[], $2::uuid[], $3::text[]) AS k(t, u, e)
+		JOIN LATERAL (SELECT * FROM sync_state s WHERE s.entity_type = k.t AND s.user_id = k.u AND s.entity_id = k.e) s ON true
+		ORDER BY s.entity_type, s.user_id, s.entity_id
+		FOR UPDATE OF s`, ts, us, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[entityKey]*entityState, len(keys))
+	var ms string
+	var doc *string
+	for rows.Next() {
+		var k entityKey
+		st := &entityState{exists: true}
+		if err := rows.Scan(&k.Type, &k.UserID, &k.ID, &ms, &doc, &st.version); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(ms), &st.state); err != nil {
+			return nil, fmt.Errorf("sync_state %s/%s/%s: merge_state: %w", k.Type, k.UserID, k.ID, err)
+		}
+		if doc != nil {
+			st.doc = json.RawMessage(*doc)
+		}
+		out[k] = st
+	}
+	return out, rows.Err()
+}

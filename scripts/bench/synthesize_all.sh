@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `helix synthesize --all-users` on U users × N memories of D dimensions
+# (default 1,000 × 100 × 1,536) against the floor of reading the same rows:
+# one binary COPY (through psql) of the columns synthesis reads. Runs them
+# interleaved R times (default 3) and prints wall times, helix's CPU and the
+# ratio to the COPY floor; the goal (issue 20) is ≤ 1.3×. With
+# BASE=<git revision> that revision's helix runs too, and its output
+# (--dry-run --output json) must equal this tree's byte for byte.
+#
+#   scripts/bench/synthesize_all.sh            # 1,000 × 100 × 1,536
+#   U=200 D=384 R=5 BASE=main scripts/bench/synthesize_all.sh
+# Needs the test server of HELIX_TEST_DATABASE_URL (as make test does).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+U=${U:-1000} N=${N:-100} D=${D:-1536} R=${R:-3} BASE=${BASE:-}
+SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+DB=helix_all_$$
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null' EXIT
+CGO_ENABLED=0 go build -o "$dir/helix" ./cmd/helix
+bins=("$dir/helix")
+if [ -n "$BASE" ]; then
+  mkdir "$dir/base"
+  git archive "$BASE" | tar -x -C "$dir/base"
+  (cd "$dir/base" && CGO_ENABLED=0 go build -o "$dir/helix-base" ./cmd/helix)
+  bins=("$dir/helix-base" "$dir/helix")
+fi
+echo "loading $U users × $N memories of $D dimensions..." >&2
+url=$(go run ./scripts/bench/synthload -server "$SERVER" -db "$DB" -users "$U" -n "$N" -d "$D")
+if [ -n "$BASE" ]; then
+  for b in "${bins[@]}"; do
+    HELIX_DATABASE_URL=$url "$b" synthesize --all-users --dry-run --output json >"$b.json" 2>/dev/null
+  done
+  cmp -s "$dir/helix-base.json" "$dir/helix.json" || { echo "outputs differ from $BASE's" >&2; exit 1; }
+  echo "output (--dry-run --output json, $(wc -c <"$dir/helix.json") bytes): identical to $BASE's"
+fi
+copy="\\copy (SELECT id, content, embedding::real[], emotional_valence, created_at FROM memories ORDER BY user_id, created_at, id) TO '/dev/null' (FORMAT binary)"
+for i in $(seq "$R"); do
+  echo "load: $(uptime)"
+  s=$(date +%s.%N); psql "$url" -qc "$copy"; c=$(echo "$(date +%s.%N) - $s" | bc)
+  printf 'run %d: COPY floor %6.2f s\n' "$i" "$c"
+  for b in "${bins[@]}"; do
+    HELIX_DATABASE_URL=$url /usr/bin/time -f '%e %U %S' -o "$dir/time" "$b" synthesize --all-users --log-format json 2>"$dir/err" >/dev/null ||
+      { cat "$dir/err" >&2; exit 1; }
+    read -r wall user sys <"$dir/time"
+    printf 'run %d: %-11s %6.2f s wall, %5.2f CPU-s  ratio to COPY %.2f\n' "$i" "$(basename "$b")" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "$wall / $c" | bc -l)"
+  done
+done
+echo "load: $(uptime)"
+echo "users: $U  memories: $((U * N))  dims: $D  patterns written: $(psql "$url" -Atc "SELECT count(*) FROM memory_synthesis")"
