@@ -32,9 +32,16 @@ type Decoder struct {
 	length        int64
 	frameStarts   []int64
 	buf           []byte
+	bufMem        []byte // buf's backing array, reused once buf is drained
 	frame         *frame.Frame
 	pos           int64
 	bytesPerFrame int64
+
+	// helix: the last decoded frame as float samples; pcmPos of pcmLen
+	// samples per channel are consumed (by ReadFloat32 or converted to buf).
+	pcm            frame.PCM
+	pcmLen, pcmPos int
+	channels       int
 }
 
 func (d *Decoder) readFrame() error {
@@ -50,14 +57,77 @@ func (d *Decoder) readFrame() error {
 		}
 		return err
 	}
-	d.buf = append(d.buf, d.frame.Decode()...)
+	d.pcmLen = d.frame.DecodeFloat(&d.pcm)
+	d.pcmPos = 0
+	d.channels = d.frame.Channels()
 	return nil
+}
+
+// readFrameBytes decodes the next frame and appends it to buf as bytes.
+func (d *Decoder) readFrameBytes() error {
+	if err := d.readFrame(); err != nil {
+		return err
+	}
+	d.flushPCM()
+	return nil
+}
+
+// flushPCM moves the unconsumed float samples into buf as bytes.
+func (d *Decoder) flushPCM() {
+	if d.pcmPos < d.pcmLen {
+		if len(d.buf) == 0 {
+			d.buf = d.buf[:0:0] // do not grow a slice whose head was consumed
+			if cap(d.bufMem) > 0 {
+				d.buf = d.bufMem[:0]
+			}
+		}
+		var rest frame.PCM
+		n := d.pcmLen - d.pcmPos
+		copy(rest[0][:n], d.pcm[0][d.pcmPos:d.pcmLen])
+		copy(rest[1][:n], d.pcm[1][d.pcmPos:d.pcmLen])
+		d.buf = frame.AppendBytes(d.buf, &rest, n, d.channels)
+		if len(d.bufMem) == 0 || cap(d.buf) > cap(d.bufMem) {
+			d.bufMem = d.buf[:0]
+		}
+		d.pcmPos = d.pcmLen
+	}
+}
+
+// Channels is the number of channels of the last decoded frame (1 or 2),
+// the channels ReadFloat32 interleaves (helix).
+func (d *Decoder) Channels() int { return d.channels }
+
+// ReadFloat32 fills p with interleaved float32 samples (full scale ±1, not
+// clipped) in the stream's own channel count (see Channels), and returns the
+// number of values written, a multiple of Channels; io.EOF at the end. Unlike
+// Read it does not duplicate mono into stereo or round to 16 bits. Do not mix
+// it with Read or Seek on one Decoder (helix).
+func (d *Decoder) ReadFloat32(p []float32) (int, error) {
+	if d.pcmPos >= d.pcmLen {
+		if err := d.readFrame(); err != nil {
+			return 0, err
+		}
+	}
+	ch := d.channels
+	n := min(len(p)/ch, d.pcmLen-d.pcmPos)
+	if ch == 1 {
+		copy(p, d.pcm[0][d.pcmPos:d.pcmPos+n])
+	} else {
+		l, r := d.pcm[0][d.pcmPos:d.pcmPos+n], d.pcm[1][d.pcmPos:d.pcmPos+n]
+		for i := range l {
+			p[2*i] = l[i]
+			p[2*i+1] = r[i]
+		}
+	}
+	d.pcmPos += n
+	return n * ch, nil
 }
 
 // Read is io.Reader's Read.
 func (d *Decoder) Read(buf []byte) (int, error) {
+	d.flushPCM()
 	for len(d.buf) == 0 {
-		if err := d.readFrame(); err != nil {
+		if err := d.readFrameBytes(); err != nil {
 			return 0, err
 		}
 	}
@@ -94,6 +164,7 @@ func (d *Decoder) Seek(offset int64, whence int) (int64, error) {
 	d.pos = npos
 	d.buf = nil
 	d.frame = nil
+	d.pcmPos, d.pcmLen = 0, 0
 	f := d.pos / d.bytesPerFrame
 	// If the frame is not first, read the previous ahead of reading that
 	// because the previous frame can affect the targeted frame.
@@ -102,10 +173,10 @@ func (d *Decoder) Seek(offset int64, whence int) (int64, error) {
 		if _, err := d.source.Seek(d.frameStarts[f], 0); err != nil {
 			return 0, err
 		}
-		if err := d.readFrame(); err != nil {
+		if err := d.readFrameBytes(); err != nil {
 			return 0, err
 		}
-		if err := d.readFrame(); err != nil {
+		if err := d.readFrameBytes(); err != nil {
 			return 0, err
 		}
 		d.buf = d.buf[d.bytesPerFrame+(d.pos%d.bytesPerFrame):]
@@ -113,7 +184,7 @@ func (d *Decoder) Seek(offset int64, whence int) (int64, error) {
 		if _, err := d.source.Seek(d.frameStarts[f], 0); err != nil {
 			return 0, err
 		}
-		if err := d.readFrame(); err != nil {
+		if err := d.readFrameBytes(); err != nil {
 			return 0, err
 		}
 		d.buf = d.buf[d.pos:]

@@ -50,9 +50,14 @@ func (b *Bits) Bits(num int) int {
 		// TODO: Should this return error?
 		return 0
 	}
-	bb := make([]byte, 4)
-	copy(bb, b.vec[b.bytePos:])
-	tmp := (uint32(bb[0]) << 24) | (uint32(bb[1]) << 16) | (uint32(bb[2]) << 8) | (uint32(bb[3]))
+	var tmp uint32
+	if v := b.vec[b.bytePos:]; len(v) >= 4 {
+		tmp = uint32(v[0])<<24 | uint32(v[1])<<16 | uint32(v[2])<<8 | uint32(v[3])
+	} else {
+		var bb [4]byte
+		copy(bb[:], v)
+		tmp = uint32(bb[0])<<24 | uint32(bb[1])<<16 | uint32(bb[2])<<8 | uint32(bb[3])
+	}
 	tmp <<= uint(b.bitPos)
 	tmp >>= (32 - uint(num))
 	b.bytePos += (b.bitPos + num) >> 3
@@ -75,4 +80,20 @@ func (b *Bits) LenInBytes() int {
 
 func (b *Bits) Tail(offset int) []byte {
 	return b.vec[len(b.vec)-offset:]
+}
+
+// Peek8 returns the next 8 bits without consuming them and whether 16 bits
+// remain (so that consuming up to 8 of them matches reading bit by bit).
+func (b *Bits) Peek8() (int, bool) {
+	if b.bytePos+2 >= len(b.vec) {
+		return 0, false
+	}
+	v := uint(b.vec[b.bytePos])<<8 | uint(b.vec[b.bytePos+1])
+	return int(v>>(8-uint(b.bitPos))) & 0xFF, true
+}
+
+// Skip consumes n bits.
+func (b *Bits) Skip(n int) {
+	b.bytePos += (b.bitPos + n) >> 3
+	b.bitPos = (b.bitPos + n) & 0x07
 }

@@ -27,25 +27,16 @@ import (
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/sideinfo"
 )
 
-var (
-	powtab34 = make([]float64, 8207)
-	pretab   = []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 3, 2, 0}
-)
-
-func init() {
-	for i := range powtab34 {
-		powtab34[i] = math.Pow(float64(i), 4.0/3.0)
-	}
-}
-
 type Frame struct {
 	header   frameheader.FrameHeader
 	sideInfo *sideinfo.SideInfo
 	mainData *maindata.MainData
 
 	mainDataBits *bits.Bits
-	store        [2][32][18]float32
-	v_vec        [2][1024]float32
+	// state is what one frame hands to the next (the IMDCT overlap and the
+	// synthesis filterbank's V vectors); frames of one stream share it
+	// instead of copying 13 KB per frame.
+	state *synthState
 }
 
 type FullReader interface {
@@ -56,7 +47,7 @@ func readCRC(source FullReader) error {
 	buf := make([]byte, 2)
 	if n, err := source.ReadFull(buf); n < 2 {
 		if err == io.EOF {
-			return &consts.UnexpectedEOF{"readCRC"}
+			return &consts.UnexpectedEOF{At: "readCRC"}
 		}
 		return fmt.Errorf("mp3: error at readCRC: %v", err)
 	}
@@ -105,8 +96,9 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 		mainDataBits: mdb,
 	}
 	if prev != nil {
-		nf.store = prev.store
-		nf.v_vec = prev.v_vec
+		nf.state = prev.state
+	} else {
+		nf.state = &synthState{}
 	}
 	return nf, pos, nil
 }
@@ -116,7 +108,25 @@ func (f *Frame) SamplingFrequency() (int, error) {
 }
 
 func (f *Frame) Decode() []byte {
-	out := make([]byte, f.header.BytesPerFrame())
+	return f.DecodeTo(nil)
+}
+
+// DecodeTo appends the frame's 16-bit stereo samples to out and returns it.
+func (f *Frame) DecodeTo(out []byte) []byte {
+	var pcm PCM
+	n := f.DecodeFloat(&pcm)
+	return AppendBytes(out, &pcm, n, f.header.NumberOfChannels())
+}
+
+// PCM holds one frame's samples per channel, full scale ±1 (helix).
+type PCM [2][2 * consts.SamplesPerGr]float32
+
+// Channels is the number of channels the frame carries (1 or 2).
+func (f *Frame) Channels() int { return f.header.NumberOfChannels() }
+
+// DecodeFloat decodes the frame into pcm and returns the number of samples
+// per channel; only the frame's channels (see Channels) are written.
+func (f *Frame) DecodeFloat(pcm *PCM) int {
 	nch := f.header.NumberOfChannels()
 	for gr := 0; gr < f.header.Granules(); gr++ {
 		for ch := 0; ch < nch; ch++ {
@@ -128,46 +138,70 @@ func (f *Frame) Decode() []byte {
 			f.antialias(gr, ch)
 			f.hybridSynthesis(gr, ch)
 			f.frequencyInversion(gr, ch)
-			f.subbandSynthesis(gr, ch, out[consts.SamplesPerGr*4*gr:])
+			f.subbandSynthesis(gr, ch, pcm[ch][consts.SamplesPerGr*gr:consts.SamplesPerGr*(gr+1)])
+		}
+	}
+	return consts.SamplesPerGr * f.header.Granules()
+}
+
+// AppendBytes appends n samples of pcm as upstream's output: 16-bit
+// little-endian stereo, mono duplicated, clipped to ±32767.
+func AppendBytes(out []byte, pcm *PCM, n, nch int) []byte {
+	start := len(out)
+	out = append(out, make([]byte, 4*n)...)
+	dst := out[start:]
+	for ch := 0; ch < 2; ch++ {
+		src := pcm[min(ch, nch-1)][:n]
+		for i, v := range src {
+			samp := int(v * 32767)
+			if samp > 32767 {
+				samp = 32767
+			} else if samp < -32767 {
+				samp = -32767
+			}
+			dst[4*i+2*ch] = byte(samp)
+			dst[4*i+2*ch+1] = byte(samp >> 8)
 		}
 	}
 	return out
 }
 
-func (f *Frame) requantizeProcessLong(gr, ch, is_pos, sfb int) {
-	sf_mult := 0.5
+// gainLong is 2^(exponent/4) for long-block scalefactor band sfb, the factor
+// upstream computed with math.Pow for every sample.
+func (f *Frame) gainLong(gr, ch, sfb int) float32 {
+	sfShift := 1 // sf_mult 0.5, in quarter powers of two: 2
 	if f.sideInfo.ScalefacScale[gr][ch] != 0 {
-		sf_mult = 1.0
+		sfShift = 2 // sf_mult 1: 4
 	}
-	pf_x_pt := float64(f.sideInfo.Preflag[gr][ch]) * pretab[sfb]
-	idx := -(sf_mult * (float64(f.mainData.ScalefacL[gr][ch][sfb]) + pf_x_pt)) +
-		0.25*(float64(f.sideInfo.GlobalGain[gr][ch])-210)
-	tmp1 := math.Pow(2.0, idx)
-	tmp2 := 0.0
-	if f.mainData.Is[gr][ch][is_pos] < 0.0 {
-		tmp2 = -powtab34[int(-f.mainData.Is[gr][ch][is_pos])]
-	} else {
-		tmp2 = powtab34[int(f.mainData.Is[gr][ch][is_pos])]
-	}
-	f.mainData.Is[gr][ch][is_pos] = float32(tmp1 * tmp2)
+	sf := f.mainData.ScalefacL[gr][ch][sfb] + f.sideInfo.Preflag[gr][ch]*pretabInt[sfb]
+	return pow2Quarter(f.sideInfo.GlobalGain[gr][ch] - 210 - sf<<sfShift)
 }
 
-func (f *Frame) requantizeProcessShort(gr, ch, is_pos, sfb, win int) {
-	sf_mult := 0.5
+func (f *Frame) gainShort(gr, ch, sfb, win int) float32 {
+	sfShift := 1
 	if f.sideInfo.ScalefacScale[gr][ch] != 0 {
-		sf_mult = 1.0
+		sfShift = 2
 	}
-	idx := -(sf_mult * float64(f.mainData.ScalefacS[gr][ch][sfb][win])) +
-		0.25*(float64(f.sideInfo.GlobalGain[gr][ch])-210.0-
-			8.0*float64(f.sideInfo.SubblockGain[gr][ch][win]))
-	tmp1 := math.Pow(2.0, idx)
-	tmp2 := 0.0
-	if f.mainData.Is[gr][ch][is_pos] < 0 {
-		tmp2 = -powtab34[int(-f.mainData.Is[gr][ch][is_pos])]
-	} else {
-		tmp2 = powtab34[int(f.mainData.Is[gr][ch][is_pos])]
+	return pow2Quarter(f.sideInfo.GlobalGain[gr][ch] - 210 - 8*f.sideInfo.SubblockGain[gr][ch][win] -
+		f.mainData.ScalefacS[gr][ch][sfb][win]<<sfShift)
+}
+
+// requantizeRange turns the Huffman-decoded integers is[from:to] into
+// sign(x)·|x|^(4/3)·gain, both factors from tables.
+func requantizeRange(is []float32, from, to int, gain float32) {
+	if to > len(is) {
+		to = len(is)
 	}
-	f.mainData.Is[gr][ch][is_pos] = float32(tmp1 * tmp2)
+	for i := from; i < to; i++ {
+		v := is[i]
+		switch {
+		case v == 0:
+		case v < 0:
+			is[i] = -powtab34f[int(-v)] * gain
+		default:
+			is[i] = powtab34f[int(v)] * gain
+		}
+	}
 }
 
 func getSfBandIndicesArray(header *frameheader.FrameHeader) ([]int, []int) {
@@ -180,79 +214,41 @@ func getSfBandIndicesArray(header *frameheader.FrameHeader) ([]int, []int) {
 
 func (f *Frame) requantize(gr int, ch int) {
 	sfBandIndicesLong, sfBandIndicesShort := getSfBandIndicesArray(&f.header)
-	// Determine type of block to process
+	is := f.mainData.Is[gr][ch][:]
+	count1 := f.sideInfo.Count1[gr][ch]
+	// shortFrom requantizes short-block bands from sfb on, starting at sample
+	// i, window by window, as upstream does (whole bands, even past count1:
+	// those samples are zero).
+	shortFrom := func(sfb, i int) {
+		for i < count1 && sfb < 13 {
+			winLen := sfBandIndicesShort[sfb+1] - sfBandIndicesShort[sfb]
+			for win := 0; win < 3; win++ {
+				requantizeRange(is, i, i+winLen, f.gainShort(gr, ch, sfb, win))
+				i += winLen
+			}
+			sfb++
+		}
+	}
 	if f.sideInfo.WinSwitchFlag[gr][ch] == 1 && f.sideInfo.BlockType[gr][ch] == 2 { // Short blocks
-		// Check if the first two subbands
-		// (=2*18 samples = 8 long or 3 short sfb's) uses long blocks
-		if f.sideInfo.MixedBlockFlag[gr][ch] != 0 { // 2 longbl. sb  first
-			// First process the 2 long block subbands at the start
-			sfb := 0
-			next_sfb := sfBandIndicesLong[sfb+1]
-			for i := 0; i < 36; i++ {
-				if i == next_sfb {
-					sfb++
-					next_sfb = sfBandIndicesLong[sfb+1]
-				}
-				f.requantizeProcessLong(gr, ch, i, sfb)
+		if f.sideInfo.MixedBlockFlag[gr][ch] != 0 {
+			// The 2 long-block subbands (36 samples) first, then short bands from sfb 3
+			for sfb := 0; sfBandIndicesLong[sfb] < 36; sfb++ {
+				requantizeRange(is, sfBandIndicesLong[sfb], min(sfBandIndicesLong[sfb+1], 36), f.gainLong(gr, ch, sfb))
 			}
-			// And next the remaining,non-zero,bands which uses short blocks
-			sfb = 3
-			next_sfb = sfBandIndicesShort[sfb+1] * 3
-			win_len := sfBandIndicesShort[sfb+1] -
-				sfBandIndicesShort[sfb]
-
-			for i := 36; i < int(f.sideInfo.Count1[gr][ch]); /* i++ done below! */ {
-				// Check if we're into the next scalefac band
-				if i == next_sfb {
-					sfb++
-					next_sfb = sfBandIndicesShort[sfb+1] * 3
-					win_len = sfBandIndicesShort[sfb+1] -
-						sfBandIndicesShort[sfb]
-				}
-				for win := 0; win < 3; win++ {
-					for j := 0; j < win_len; j++ {
-						f.requantizeProcessShort(gr, ch, i, sfb, win)
-						i++
-					}
-				}
-
-			}
-		} else { // Only short blocks
-			sfb := 0
-			next_sfb := sfBandIndicesShort[sfb+1] * 3
-			win_len := sfBandIndicesShort[sfb+1] -
-				sfBandIndicesShort[sfb]
-			for i := 0; i < int(f.sideInfo.Count1[gr][ch]); /* i++ done below! */ {
-				// Check if we're into the next scalefac band
-				if i == next_sfb {
-					sfb++
-					next_sfb = sfBandIndicesShort[sfb+1] * 3
-					win_len = sfBandIndicesShort[sfb+1] -
-						sfBandIndicesShort[sfb]
-				}
-				for win := 0; win < 3; win++ {
-					for j := 0; j < win_len; j++ {
-						f.requantizeProcessShort(gr, ch, i, sfb, win)
-						i++
-					}
-				}
-			}
+			shortFrom(3, 36)
+		} else {
+			shortFrom(0, 0)
 		}
-	} else { // Only long blocks
-		sfb := 0
-		next_sfb := sfBandIndicesLong[sfb+1]
-		for i := 0; i < int(f.sideInfo.Count1[gr][ch]); i++ {
-			if i == next_sfb {
-				sfb++
-				next_sfb = sfBandIndicesLong[sfb+1]
-			}
-			f.requantizeProcessLong(gr, ch, i, sfb)
-		}
+		return
+	}
+	// Only long blocks
+	for sfb := 0; sfb < 22 && sfBandIndicesLong[sfb] < count1; sfb++ {
+		requantizeRange(is, sfBandIndicesLong[sfb], min(sfBandIndicesLong[sfb+1], count1), f.gainLong(gr, ch, sfb))
 	}
 }
 
 func (f *Frame) reorder(gr int, ch int) {
-	re := make([]float32, consts.SamplesPerGr)
+	re := f.state.reorder[:]
 
 	_, sfBandIndicesShort := getSfBandIndicesArray(&f.header)
 
@@ -449,7 +445,14 @@ func (f *Frame) antialias(gr int, ch int) {
 }
 
 func (f *Frame) hybridSynthesis(gr int, ch int) {
-	// Loop through all 32 subbands
+	is := &f.mainData.Is[gr][ch]
+	// Subbands above the last non-zero line carry only the previous
+	// granule's overlap (often zero too): no IMDCT for them.
+	last := len(is) - 1
+	for last >= 0 && is[last] == 0 {
+		last--
+	}
+	nz := (last + 18) / 18
 	for sb := 0; sb < 32; sb++ {
 		// Determine blocktype for this subband
 		bt := int(f.sideInfo.BlockType[gr][ch])
@@ -457,16 +460,19 @@ func (f *Frame) hybridSynthesis(gr int, ch int) {
 			(f.sideInfo.MixedBlockFlag[gr][ch] == 1) && (sb < 2) {
 			bt = 0
 		}
-		// Do the inverse modified DCT and windowing
-		in := make([]float32, 18)
-		for i := range in {
-			in[i] = f.mainData.Is[gr][ch][sb*18+i]
+		in := (*[18]float32)(is[sb*18 : sb*18+18])
+		store := &f.state.store[ch][sb]
+		if sb >= nz {
+			*in = *store
+			*store = [18]float32{}
+			continue
 		}
-		rawout := imdct.Win(in, bt)
-		// Overlapp add with stored vector into main_data vector
+		var rawout [36]float32
+		imdct.WinTo(&rawout, in, bt)
+		// Overlap-add with the stored half into the main_data vector
 		for i := 0; i < 18; i++ {
-			f.mainData.Is[gr][ch][sb*18+i] = rawout[i] + f.store[ch][sb][i]
-			f.store[ch][sb][i] = rawout[i+18]
+			in[i] = rawout[i] + store[i]
+			store[i] = rawout[i+18]
 		}
 	}
 }
@@ -475,17 +481,6 @@ func (f *Frame) frequencyInversion(gr int, ch int) {
 	for sb := 1; sb < 32; sb += 2 {
 		for i := 1; i < 18; i += 2 {
 			f.mainData.Is[gr][ch][sb*18+i] = -f.mainData.Is[gr][ch][sb*18+i]
-		}
-	}
-}
-
-var synthNWin = [64][32]float32{}
-
-func init() {
-	for i := 0; i < 64; i++ {
-		for j := 0; j < 32; j++ {
-			synthNWin[i][j] =
-				float32(math.Cos(float64((16+i)*(2*j+1)) * (math.Pi / 64.0)))
 		}
 	}
 }
@@ -621,62 +616,14 @@ var synthDtbl = [512]float32{
 	0.000015259, 0.000015259, 0.000015259, 0.000015259,
 }
 
-func (f *Frame) subbandSynthesis(gr int, ch int, out []byte) {
-	u_vec := make([]float32, 512)
-	s_vec := make([]float32, 32)
-
-	nch := f.header.NumberOfChannels()
-	// Setup the n_win windowing vector and the v_vec intermediate vector
+func (f *Frame) subbandSynthesis(gr int, ch int, out []float32) {
+	d := &f.mainData.Is[gr][ch]
+	st := f.state
 	for ss := 0; ss < 18; ss++ { // Loop through 18 samples in 32 subbands
-		copy(f.v_vec[ch][64:1024], f.v_vec[ch][0:1024-64])
-		d := f.mainData.Is[gr][ch]
-		for i := 0; i < 32; i++ { // Copy next 32 time samples to a temp vector
-			s_vec[i] = d[i*18+ss]
+		var s [32]float32
+		for i := 0; i < 32; i++ {
+			s[i] = d[i*18+ss]
 		}
-		for i := 0; i < 64; i++ { // Matrix multiply input with n_win[][] matrix
-			sum := float32(0)
-			for j := 0; j < 32; j++ {
-				sum += synthNWin[i][j] * s_vec[j]
-			}
-			f.v_vec[ch][i] = sum
-		}
-		v := f.v_vec[ch]
-		for i := 0; i < 512; i += 64 { // Build the U vector
-			copy(u_vec[i:i+32], v[(i<<1):(i<<1)+32])
-			copy(u_vec[i+32:i+64], v[(i<<1)+96:(i<<1)+128])
-		}
-		for i := 0; i < 512; i++ { // Window by u_vec[i] with synthDtbl[i]
-			u_vec[i] *= synthDtbl[i]
-		}
-		for i := 0; i < 32; i++ { // Calc 32 samples,store in outdata vector
-			sum := float32(0)
-			for j := 0; j < 512; j += 32 {
-				sum += u_vec[j+i]
-			}
-			// sum now contains time sample 32*ss+i. Convert to 16-bit signed int
-			samp := int(sum * 32767)
-			if samp > 32767 {
-				samp = 32767
-			} else if samp < -32767 {
-				samp = -32767
-			}
-			s := int16(samp)
-			idx := 4 * (32*ss + i)
-			if nch == 1 {
-				// We always run in stereo mode and duplicate channels here for mono.
-				out[idx] = byte(s)
-				out[idx+1] = byte(s >> 8)
-				out[idx+2] = byte(s)
-				out[idx+3] = byte(s >> 8)
-				continue
-			}
-			if ch == 0 {
-				out[idx] = byte(s)
-				out[idx+1] = byte(s >> 8)
-			} else {
-				out[idx+2] = byte(s)
-				out[idx+3] = byte(s >> 8)
-			}
-		}
+		st.synthesize(ch, &s, (*[32]float32)(out[32*ss:32*ss+32]))
 	}
 }

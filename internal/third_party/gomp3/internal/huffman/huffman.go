@@ -345,6 +345,56 @@ var huffmanMain = [...]huffTables{
 	{huffmanTable[2773:], 31, 0},   // Table 33
 }
 
+// lut[t][p] resolves the first 8 bits p of a code word of table t at once
+// (helix): lutLeaf|bits<<8|value for a code word of at most 8 bits,
+// lutNode|point for a longer one (the tree walk continues at point), 0 where
+// upstream's bit-by-bit walk would report an error.
+var lut [34][256]uint32
+
+const (
+	lutLeaf = 1 << 31
+	lutNode = 1 << 30
+)
+
+func init() {
+	for t := range huffmanMain {
+		treelen := huffmanMain[t].treelen
+		if treelen == 0 {
+			continue
+		}
+		htptr := huffmanMain[t].hufftable
+		for p := 0; p < 256; p++ {
+			point := 0
+			e := uint32(0)
+			for b := 0; ; b++ {
+				if htptr[point]&0xff00 == 0 {
+					e = lutLeaf | uint32(b)<<8 | uint32(htptr[point]&0xff)
+					break
+				}
+				if b == 8 {
+					e = lutNode | uint32(point)
+					break
+				}
+				if (p>>(7-b))&1 != 0 {
+					for (htptr[point] & 0xff) >= 250 {
+						point += int(htptr[point]) & 0xff
+					}
+					point += int(htptr[point]) & 0xff
+				} else {
+					for (htptr[point] >> 8) >= 250 {
+						point += int(htptr[point]) >> 8
+					}
+					point += int(htptr[point]) >> 8
+				}
+				if point >= treelen {
+					break // an error: left to the bit-by-bit walk
+				}
+			}
+			lut[t][p] = e
+		}
+	}
+}
+
 func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 	point := 0
 	error := 1
@@ -355,6 +405,17 @@ func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 		return 0, 0, 0, 0, nil
 	}
 	htptr := huffmanMain[table_num].hufftable
+	if p, ok := m.Peek8(); ok {
+		switch e := lut[table_num][p]; {
+		case e&lutLeaf != 0:
+			m.Skip(int(e>>8) & 0xff)
+			return decodeSigns(m, table_num, linbits, int((e>>4)&0xf), int(e&0xf))
+		case e&lutNode != 0:
+			m.Skip(8)
+			point = int(e & 0xffff)
+			bitsleft = 24
+		}
+	}
 	for { // Start reading the Huffman code word,bit by bit
 		// Check if we've matched a code word
 		if (htptr[point] & 0xff00) == 0 {
@@ -384,6 +445,11 @@ func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 			bitsleft, point, table_num)
 		return 0, 0, 0, 0, err
 	}
+	return decodeSigns(m, table_num, linbits, x, y)
+}
+
+// decodeSigns reads the linbits and sign bits that follow a code word.
+func decodeSigns(m *bits.Bits, table_num, linbits, x, y int) (_, _, v, w int, err error) {
 	if table_num > 31 { // Process sign encodings for quadruples tables.
 		v = (y >> 3) & 1
 		w = (y >> 2) & 1

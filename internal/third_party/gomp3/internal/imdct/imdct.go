@@ -16,6 +16,7 @@ package imdct
 
 import (
 	"math"
+	"math/cmplx"
 )
 
 var imdctWinData = [4][36]float32{}
@@ -104,4 +105,84 @@ func Win(in []float32, blockType int) []float32 {
 		out[p] = sum * iwd[p]
 	}
 	return out
+}
+
+// Twiddles of the 18-point DCT-IV computed through a 9-point complex DFT:
+// pre[k] = e^(-iπ(k+¼)/18), post[j] = e^(-iπj/18), w9[k] = e^(-2πik/9).
+var dct4Pre, dct4Post, w9 [9]complex64
+
+func init() {
+	for k := 0; k < 9; k++ {
+		dct4Pre[k] = complex64(cmplx.Exp(complex(0, -math.Pi*(float64(k)+0.25)/18)))
+		dct4Post[k] = complex64(cmplx.Exp(complex(0, -math.Pi*float64(k)/18)))
+		w9[k] = complex64(cmplx.Exp(complex(0, -2*math.Pi*float64(k)/9)))
+	}
+}
+
+// dct4x18 computes z[n] = Σ x[m]·cos(π/18·(n+½)(m+½)): the sequence
+// x[2k] + i·x[17-2k] is pre-twiddled, transformed by a 9-point DFT (as 3×3)
+// and post-twiddled; z[2j] and -z[17-2j] are the real and imaginary parts.
+func dct4x18(z *[18]float32, x *[18]float32) {
+	var t [9]complex64
+	for k := 0; k < 9; k++ {
+		t[k] = complex(x[2*k], x[17-2*k]) * dct4Pre[k]
+	}
+	// 3-point DFTs over a (k = 3a+b), then twiddles w9^(b·j1)
+	const h = 0.8660254037844386 // √3/2
+	var B [3][3]complex64        // B[b][j1]
+	for b := 0; b < 3; b++ {
+		a0, a1, a2 := t[b], t[3+b], t[6+b]
+		s, d := a1+a2, a1-a2
+		m := a0 - s*0.5
+		jd := complex(h*imag(d), -h*real(d)) // -i·(√3/2)·d
+		B[b][0] = a0 + s
+		B[b][1] = (m + jd) * w9[b]
+		B[b][2] = (m - jd) * w9[(2*b)%9]
+	}
+	// 3-point DFTs over b give T[j1 + 3·j2]
+	for j1 := 0; j1 < 3; j1++ {
+		a0, a1, a2 := B[0][j1], B[1][j1], B[2][j1]
+		s, d := a1+a2, a1-a2
+		m := a0 - s*0.5
+		jd := complex(h*imag(d), -h*real(d))
+		for j2, v := range [3]complex64{a0 + s, m + jd, m - jd} {
+			j := j1 + 3*j2
+			u := v * dct4Post[j]
+			z[2*j] = real(u)
+			z[17-2*j] = -imag(u)
+		}
+	}
+}
+
+// WinTo is Win without allocating. A long block's 36-point IMDCT is computed
+// from one 18-point DCT-IV z (half upstream's multiplications):
+// y[p] = z[p+9] for p < 9, -z[26-p] for p < 27, -z[p-27] after.
+func WinTo(out *[36]float32, in *[18]float32, blockType int) {
+	if blockType == 2 {
+		*out = [36]float32{}
+		iwd := &imdctWinData[2]
+		const N = 12
+		for i := 0; i < 3; i++ {
+			for p := 0; p < N; p++ {
+				sum := float32(0.0)
+				for m := 0; m < N/2; m++ {
+					sum += in[i+3*m] * cosN12[m][p]
+				}
+				out[6*i+p+6] += sum * iwd[p]
+			}
+		}
+		return
+	}
+	var z [18]float32
+	dct4x18(&z, in)
+	iwd := &imdctWinData[blockType]
+	for p := 0; p < 9; p++ {
+		out[p] = z[p+9] * iwd[p]
+	}
+	for p := 9; p < 27; p++ {
+		out[p] = -z[26-p] * iwd[p]
+	}
+	for p := 27; p < 36; p++ {
+		out[p] = -z[p-27] * iwd[p]
+	}
 }
