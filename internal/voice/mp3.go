@@ -187,7 +187,9 @@ func newMP3(f *os.File) (*mp3Source, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	dec, err := mp3.NewDecoder(struct{ io.Reader }{f}) // not a Seeker: go-mp3 would scan the file a second time
+	// not a Seeker (go-mp3 would scan the file a second time), buffered: the
+	// decoder reads a frame in three or four small pieces
+	dec, err := mp3.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	if err != nil {
 		return nil, fmt.Errorf("corrupt: %v", err)
 	}

@@ -97,3 +97,12 @@ func (b *Bits) Skip(n int) {
 	b.bytePos += (b.bitPos + n) >> 3
 	b.bitPos = (b.bitPos + n) & 0x07
 }
+
+// Peek16 returns the next 16 bits without consuming them, if 24 bits remain.
+func (b *Bits) Peek16() (int, bool) {
+	if b.bytePos+3 >= len(b.vec) {
+		return 0, false
+	}
+	v := uint(b.vec[b.bytePos])<<16 | uint(b.vec[b.bytePos+1])<<8 | uint(b.vec[b.bytePos+2])
+	return int(v>>(8-uint(b.bitPos))) & 0xFFFF, true
+}

@@ -20,17 +20,12 @@ import "math"
 // its 64×32 matrix synthesis filterbank (helix, see README.md).
 
 var (
-	// powtab34f[i] = i^(4/3) for every value Huffman decoding can yield (15 + 2^13-1).
-	powtab34f [8207]float32
 	pretabInt = [22]int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 3, 2, 0}
 	// pow2Frac[i] = 2^(i/4)
 	pow2Frac = [4]float64{1, 1.189207115002721, 1.4142135623730951, 1.681792830507429}
 )
 
 func init() {
-	for i := range powtab34f {
-		powtab34f[i] = float32(math.Pow(float64(i), 4.0/3.0))
-	}
 }
 
 // pow2Quarter is 2^(q/4).
@@ -41,10 +36,12 @@ func pow2Quarter(q int) float32 {
 // synthState is what a stream carries from frame to frame.
 type synthState struct {
 	store [2][32][18]float32 // IMDCT overlap
-	// v holds the last 16 V vectors of the synthesis filterbank per channel as
-	// a ring (vpos is the newest) instead of upstream's shifted 1024-float array.
-	v       [2][16][64]float32
-	vpos    [2]int
+	// x holds the DCT outputs of the last 16 time slots per channel (from
+	// which the synthesis filterbank's V vectors follow) as a ring written
+	// twice, at vpos and vpos+16, so that the 16 newest are contiguous from
+	// vpos; upstream shifts a 1024-float V array every slot.
+	x    [2][32][32]float32
+	vpos [2]int
 	reorder [576]float32
 }
 
@@ -53,51 +50,73 @@ type synthState struct {
 //
 // The matrixing V[i] = Σ s[k]·cos((16+i)(2k+1)π/64), i = 0..63, is a 32-point
 // DCT-II X[m] read at m = 16+i, with X[32] = 0, X[64-m] = -X[m] and
-// X[64+m] = -X[m].
+// X[64+m] = -X[m]; so only X is kept. Output sample j is
+// Σ_{i<8} V_{2i}[j]·D[64i+j] + V_{2i+1}[32+j]·D[64i+32+j], V_t the vector t
+// slots old; V[16±k] = ∓X[32-k] and V[48±k] = -X[k] let samples 16-k and
+// 16+k share their 16 loads.
 func (st *synthState) synthesize(ch int, s *[32]float32, out *[32]float32) {
 	dct32(s)
-	st.vpos[ch] = (st.vpos[ch] - 1) & 15
-	pos := st.vpos[ch]
-	v := &st.v[ch][pos]
-	for i := 0; i < 16; i++ {
-		v[i] = s[16+i]
-		v[48+i] = -s[i]
-	}
-	v[16] = 0
-	for i := 17; i < 48; i++ {
-		v[i] = -s[48-i]
-	}
-	// out[j] = Σ_{i<8} V_{2i}[j]·D[64i+j] + V_{2i+1}[32+j]·D[64i+32+j], V_t the
-	// vector t slots old.
-	vs := &st.v[ch]
-	var e [8]*[32]float32
-	var o [8]*[32]float32
+	pos := (st.vpos[ch] - 1) & 15
+	st.vpos[ch] = pos
+	ring := &st.x[ch]
+	ring[pos] = *s
+	ring[pos+16] = *s
+	r := (*[16][32]float32)(ring[pos : pos+16])
+	var o0, o16 float32
 	for i := 0; i < 8; i++ {
-		e[i] = (*[32]float32)(vs[(pos+2*i)&15][0:32])
-		o[i] = (*[32]float32)(vs[(pos+2*i+1)&15][32:64])
+		o0 += r[2*i][16]*synthC0[2*i] + r[2*i+1][16]*synthC0[2*i+1]
+		o16 += r[2*i+1][0] * synthC16[i]
 	}
-	for j := 0; j < 32; j++ {
-		d := &synthDtblT[j]
-		s0 := e[0][j]*d[0] + o[0][j]*d[1]
-		s1 := e[1][j]*d[2] + o[1][j]*d[3]
-		s2 := e[2][j]*d[4] + o[2][j]*d[5]
-		s3 := e[3][j]*d[6] + o[3][j]*d[7]
-		s0 += e[4][j]*d[8] + o[4][j]*d[9]
-		s1 += e[5][j]*d[10] + o[5][j]*d[11]
-		s2 += e[6][j]*d[12] + o[6][j]*d[13]
-		s3 += e[7][j]*d[14] + o[7][j]*d[15]
-		out[j] = (s0 + s1) + (s2 + s3)
+	out[0], out[16] = o0, o16
+	for k := 1; k < 16; k++ {
+		c1, c2 := &synthCMinus[k], &synthCPlus[k]
+		a, b := r[0][32-k], r[1][k]
+		s1 := a*c1[0] + b*c1[1]
+		s2 := a*c2[0] + b*c2[1]
+		a, b = r[2][32-k], r[3][k]
+		t1 := a*c1[2] + b*c1[3]
+		t2 := a*c2[2] + b*c2[3]
+		a, b = r[4][32-k], r[5][k]
+		s1 += a*c1[4] + b*c1[5]
+		s2 += a*c2[4] + b*c2[5]
+		a, b = r[6][32-k], r[7][k]
+		t1 += a*c1[6] + b*c1[7]
+		t2 += a*c2[6] + b*c2[7]
+		a, b = r[8][32-k], r[9][k]
+		s1 += a*c1[8] + b*c1[9]
+		s2 += a*c2[8] + b*c2[9]
+		a, b = r[10][32-k], r[11][k]
+		t1 += a*c1[10] + b*c1[11]
+		t2 += a*c2[10] + b*c2[11]
+		a, b = r[12][32-k], r[13][k]
+		s1 += a*c1[12] + b*c1[13]
+		s2 += a*c2[12] + b*c2[13]
+		a, b = r[14][32-k], r[15][k]
+		t1 += a*c1[14] + b*c1[15]
+		t2 += a*c2[14] + b*c2[15]
+		out[16-k], out[16+k] = s1+t1, s2+t2
 	}
 }
 
-// synthDtblT[j] holds the 16 window coefficients output sample j needs, in the
-// order synthesize reads them.
-var synthDtblT = func() (t [32][16]float32) {
-	for j := 0; j < 32; j++ {
-		for i := 0; i < 8; i++ {
-			t[j][2*i] = synthDtbl[64*i+j]
-			t[j][2*i+1] = synthDtbl[64*i+32+j]
+// The window coefficients synthesize multiplies by, signs folded in:
+// synthCMinus[k] for sample 16-k, synthCPlus[k] for 16+k, interleaved as
+// (even vector, odd vector) for i = 0..7.
+var synthC0 [16]float32
+var synthC16 [8]float32
+var synthCMinus, synthCPlus [16][16]float32
+
+func init() {
+	de := func(i, j int) float32 { return synthDtbl[64*i+j] }
+	do := func(i, j int) float32 { return synthDtbl[64*i+32+j] }
+	for i := 0; i < 8; i++ {
+		synthC0[2*i] = de(i, 0)
+		synthC0[2*i+1] = -do(i, 0)
+		synthC16[i] = -do(i, 16)
+		for k := 1; k < 16; k++ {
+			synthCMinus[k][2*i] = de(i, 16-k)
+			synthCMinus[k][2*i+1] = -do(i, 16-k)
+			synthCPlus[k][2*i] = -de(i, 16+k)
+			synthCPlus[k][2*i+1] = -do(i, 16+k)
 		}
 	}
-	return t
-}()
+}

@@ -85,7 +85,11 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 	if prev != nil {
 		prevM = prev.mainDataBits
 	}
-	md, mdb, err := maindata.Read(source, prevM, h, si)
+	var reuse *maindata.MainData
+	if prev != nil {
+		reuse = prev.mainData
+	}
+	md, mdb, err := maindata.Read(source, prevM, h, si, reuse)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -186,21 +190,17 @@ func (f *Frame) gainShort(gr, ch, sfb, win int) float32 {
 		f.mainData.ScalefacS[gr][ch][sfb][win]<<sfShift)
 }
 
-// requantizeRange turns the Huffman-decoded integers is[from:to] into
-// sign(x)·|x|^(4/3)·gain, both factors from tables.
+// requantizeRange scales is[from:to], which readHuffman left as
+// sign(x)·|x|^(4/3) from a table, by the band's gain.
 func requantizeRange(is []float32, from, to int, gain float32) {
 	if to > len(is) {
 		to = len(is)
 	}
-	for i := from; i < to; i++ {
-		v := is[i]
-		switch {
-		case v == 0:
-		case v < 0:
-			is[i] = -powtab34f[int(-v)] * gain
-		default:
-			is[i] = powtab34f[int(v)] * gain
-		}
+	if from >= to {
+		return
+	}
+	for i, v := range is[from:to] {
+		is[from+i] = v * gain
 	}
 }
 

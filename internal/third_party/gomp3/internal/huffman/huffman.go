@@ -405,6 +405,59 @@ func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 		return 0, 0, 0, 0, nil
 	}
 	htptr := huffmanMain[table_num].hufftable
+	if p, ok := m.Peek16(); ok {
+		// The code word, and its sign bits when no linbits follow, from one peek.
+		if e := lut[table_num][p>>8]; e&lutLeaf != 0 {
+			n := int(e>>8) & 0xff
+			x, y := int((e>>4)&0xf), int(e&0xf)
+			if table_num > 31 {
+				v, w := (y>>3)&1, (y>>2)&1
+				x, y = (y>>1)&1, y&1
+				if v != 0 {
+					if (p>>(15-n))&1 != 0 {
+						v = -v
+					}
+					n++
+				}
+				if w != 0 {
+					if (p>>(15-n))&1 != 0 {
+						w = -w
+					}
+					n++
+				}
+				if x != 0 {
+					if (p>>(15-n))&1 != 0 {
+						x = -x
+					}
+					n++
+				}
+				if y != 0 {
+					if (p>>(15-n))&1 != 0 {
+						y = -y
+					}
+					n++
+				}
+				m.Skip(n)
+				return x, y, v, w, nil
+			}
+			if linbits == 0 || (x != 15 && y != 15) {
+				if x != 0 {
+					if (p>>(15-n))&1 != 0 {
+						x = -x
+					}
+					n++
+				}
+				if y != 0 {
+					if (p>>(15-n))&1 != 0 {
+						y = -y
+					}
+					n++
+				}
+				m.Skip(n)
+				return x, y, 0, 0, nil
+			}
+		}
+	}
 	if p, ok := m.Peek8(); ok {
 		switch e := lut[table_num][p]; {
 		case e&lutLeaf != 0:

@@ -16,6 +16,7 @@ package maindata
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/bits"
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/consts"
@@ -78,9 +79,9 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 			return err
 		}
 		// In the big_values area there are two freq lines per Huffman word
-		mainData.Is[gr][ch][is_pos] = float32(x)
+		mainData.Is[gr][ch][is_pos] = pow43(x)
 		is_pos++
-		mainData.Is[gr][ch][is_pos] = float32(y)
+		mainData.Is[gr][ch][is_pos] = pow43(y)
 	}
 	// Read small values until is_pos = 576 or we run out of huffman data
 	// TODO: Is this comment wrong?
@@ -92,22 +93,22 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 		if err != nil {
 			return err
 		}
-		mainData.Is[gr][ch][is_pos] = float32(v)
+		mainData.Is[gr][ch][is_pos] = pow43(v)
 		is_pos++
 		if is_pos >= consts.SamplesPerGr {
 			break
 		}
-		mainData.Is[gr][ch][is_pos] = float32(w)
+		mainData.Is[gr][ch][is_pos] = pow43(w)
 		is_pos++
 		if is_pos >= consts.SamplesPerGr {
 			break
 		}
-		mainData.Is[gr][ch][is_pos] = float32(x)
+		mainData.Is[gr][ch][is_pos] = pow43(x)
 		is_pos++
 		if is_pos >= consts.SamplesPerGr {
 			break
 		}
-		mainData.Is[gr][ch][is_pos] = float32(y)
+		mainData.Is[gr][ch][is_pos] = pow43(y)
 		is_pos++
 	}
 	// Check that we didn't read past the end of this section
@@ -130,4 +131,21 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 	// Set the bitpos to point to the next part to read
 	m.SetPos(bit_pos_end + 1)
 	return nil
+}
+
+// Pow43[i] = i^(4/3) for every magnitude Huffman decoding can yield
+// (15 + 2^13-1). readHuffman stores ±|x|^(4/3) so that requantisation is one
+// multiplication per line (helix).
+var Pow43 = func() (t [8207]float32) {
+	for i := range t {
+		t[i] = float32(math.Pow(float64(i), 4.0/3.0))
+	}
+	return t
+}()
+
+func pow43(x int) float32 {
+	if x < 0 {
+		return -Pow43[-x]
+	}
+	return Pow43[x]
 }

@@ -79,7 +79,15 @@ func initSlen() (nSlen2 [512]int) {
 	return
 }
 
-func Read(source FullReader, prev *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo) (*MainData, *bits.Bits, error) {
+// Read reads a frame's main data. md, when not nil, is reused (helix: a frame
+// of main data is 9 KB; the previous frame's is free once it was decoded).
+func Read(source FullReader, prev *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo, md *MainData) (*MainData, *bits.Bits, error) {
+	if md == nil {
+		md = &MainData{}
+	} else {
+		md.ScalefacL = [2][2][22]int{}
+		md.ScalefacS = [2][2][13][3]int{}
+	}
 	nch := header.NumberOfChannels()
 	// Calculate header audio data size
 	framesize, err := header.FrameSize()
@@ -108,16 +116,15 @@ func Read(source FullReader, prev *bits.Bits, header frameheader.FrameHeader, si
 	}
 
 	if header.LowSamplingFrequency() == 1 {
-		return getScaleFactorsMpeg2(m, header, sideInfo)
+		return getScaleFactorsMpeg2(m, header, sideInfo, md)
 	}
-	return getScaleFactorsMpeg1(nch, m, header, sideInfo)
+	return getScaleFactorsMpeg1(nch, m, header, sideInfo, md)
 }
 
-func getScaleFactorsMpeg2(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo) (*MainData, *bits.Bits, error) {
+func getScaleFactorsMpeg2(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo, md *MainData) (*MainData, *bits.Bits, error) {
 
 	nch := header.NumberOfChannels()
 
-	md := &MainData{}
 
 	for ch := 0; ch < nch; ch++ {
 		part_2_start := m.BitPos()
@@ -177,8 +184,7 @@ func getScaleFactorsMpeg2(m *bits.Bits, header frameheader.FrameHeader, sideInfo
 	return md, m, nil
 }
 
-func getScaleFactorsMpeg1(nch int, m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo) (*MainData, *bits.Bits, error) {
-	md := &MainData{}
+func getScaleFactorsMpeg1(nch int, m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo, md *MainData) (*MainData, *bits.Bits, error) {
 	for gr := 0; gr < 2; gr++ {
 		for ch := 0; ch < nch; ch++ {
 			part_2_start := m.BitPos()
