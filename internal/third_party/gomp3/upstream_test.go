@@ -13,12 +13,14 @@ import (
 	upstream "github.com/hajimehoshi/go-mp3"
 )
 
-// TestMatchesUpstream decodes helix's MP3 fixtures (MPEG-1 mono and joint
-// stereo, MPEG-2 at 22.05 kHz) with this copy and with upstream go-mp3 v0.3.4
-// and checks that the optimised decoder yields the same samples: the same
-// length and, sample by sample, within a few 16-bit steps.
+// TestMatchesUpstream decodes helix's MPEG-1 fixtures (mono and joint
+// stereo) with this copy and with upstream go-mp3 v0.3.4 and checks that the
+// optimised decoder yields the same samples: the same length and, sample by
+// sample, within a few 16-bit steps. (MPEG-2 is not compared: upstream misreads
+// padded MPEG-2 frames, see TestFrameSizeMPEG2; internal/voice's
+// TestMatchesFFmpegDecode compares speech-22k-mpeg2.mp3 with ffmpeg's decode.)
 func TestMatchesUpstream(t *testing.T) {
-	for _, name := range []string{"speech-64k.mp3", "speech-stereo-128k.mp3", "speech-22k-mpeg2.mp3"} {
+	for _, name := range []string{"speech-64k.mp3", "speech-stereo-128k.mp3"} {
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("../../../testdata/voice", name))
 			if err != nil {

@@ -66,9 +66,6 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 		}
 	}
 
-	if h.ID() == consts.Version2_5 {
-		return nil, 0, fmt.Errorf("mp3: MPEG version 2.5 is not supported")
-	}
 	if h.Layer() != consts.Layer3 {
 		return nil, 0, fmt.Errorf("mp3: only layer3 (want %d; got %d) is supported", consts.Layer3, h.Layer())
 	}
@@ -206,9 +203,8 @@ func requantizeRange(is []float32, from, to int, gain float32) {
 
 func getSfBandIndicesArray(header *frameheader.FrameHeader) ([]int, []int) {
 	sfreq := header.SamplingFrequency() // Setup sampling frequency index
-	lsf := header.LowSamplingFrequency()
-	sfBandIndicesShort := consts.SfBandIndices[lsf][sfreq][consts.SfBandIndicesShort]
-	sfBandIndicesLong := consts.SfBandIndices[lsf][sfreq][consts.SfBandIndicesLong]
+	sfBandIndicesShort := consts.SfBandIndices[header.SfBandRow()][sfreq][consts.SfBandIndicesShort]
+	sfBandIndicesLong := consts.SfBandIndices[header.SfBandRow()][sfreq][consts.SfBandIndicesLong]
 	return sfBandIndicesLong, sfBandIndicesShort
 }
 

@@ -51,13 +51,17 @@ func (f FrameHeader) SamplingFrequency() consts.SamplingFrequency {
 }
 
 func (f FrameHeader) SamplingFrequencyValue() (int, error) {
+	shift := uint(f.LowSamplingFrequency())
+	if f.ID() == consts.Version2_5 {
+		shift = 2 // helix: MPEG 2.5
+	}
 	switch f.SamplingFrequency() {
 	case 0:
-		return 44100 >> uint(f.LowSamplingFrequency()), nil
+		return 44100 >> shift, nil
 	case 1:
-		return 48000 >> uint(f.LowSamplingFrequency()), nil
+		return 48000 >> shift, nil
 	case 2:
-		return 32000 >> uint(f.LowSamplingFrequency()), nil
+		return 32000 >> shift, nil
 	}
 	return 0, errors.New("mp3: frame header has invalid sample frequency")
 }
@@ -115,6 +119,18 @@ func (f FrameHeader) Emphasis() int {
 }
 
 // LowSamplingFrequency returns whether the frame is encoded in a low sampling frequency => 0 = MPEG-1, 1 = MPEG-2/2.5
+// SfBandRow is the first index of consts.SfBandIndices: 0 for MPEG-1, 1 for
+// MPEG-2, 2 for MPEG-2.5 (helix).
+func (f FrameHeader) SfBandRow() int {
+	switch f.ID() {
+	case consts.Version1:
+		return 0
+	case consts.Version2_5:
+		return 2
+	}
+	return 1
+}
+
 func (f FrameHeader) LowSamplingFrequency() int {
 	if f.ID() == consts.Version1 {
 		return 0
@@ -191,8 +207,10 @@ func (f FrameHeader) FrameSize() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	size := ((144*f.Bitrate())/freq +
-		int(f.PaddingBit())) >> uint(f.LowSamplingFrequency())
+	// helix: the padding slot is added after halving for MPEG-2; upstream
+	// halved it too, so a padded MPEG-2 frame whose 144·bitrate/rate is even
+	// was read one byte short and everything after it was misaligned.
+	size := ((144*f.Bitrate())/freq)>>uint(f.LowSamplingFrequency()) + int(f.PaddingBit())
 	return size, nil
 }
 

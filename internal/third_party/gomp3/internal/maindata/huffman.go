@@ -42,10 +42,14 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 	if (sideInfo.WinSwitchFlag[gr][ch] == 1) && (sideInfo.BlockType[gr][ch] == 2) {
 		region_1_start = 36                  // sfb[9/3]*3=36
 		region_2_start = consts.SamplesPerGr // No Region2 for short block case.
+		// helix: region 0 ends after three short bands, 36 lines at every
+		// rate but MPEG-2.5's 8 kHz, whose short bands are twice as wide
+		if header.SfBandRow() == 2 && header.SamplingFrequency() == 2 {
+			region_1_start = 72
+		}
 	} else {
 		sfreq := header.SamplingFrequency()
-		lsf := header.LowSamplingFrequency()
-		l := consts.SfBandIndices[lsf][sfreq][consts.SfBandIndicesLong]
+		l := consts.SfBandIndices[header.SfBandRow()][sfreq][consts.SfBandIndicesLong]
 		i := sideInfo.Region0Count[gr][ch] + 1
 		if i < 0 || len(l) <= i {
 			// TODO: Better error messages (#3)
