@@ -40,8 +40,8 @@ type synthState struct {
 	// which the synthesis filterbank's V vectors follow) as a ring written
 	// twice, at vpos and vpos+16, so that the 16 newest are contiguous from
 	// vpos; upstream shifts a 1024-float V array every slot.
-	x    [2][32][32]float32
-	vpos [2]int
+	x       [2][32][32]float32
+	vpos    [2]int
 	reorder [576]float32
 }
 

@@ -125,7 +125,6 @@ func getScaleFactorsMpeg2(m *bits.Bits, header frameheader.FrameHeader, sideInfo
 
 	nch := header.NumberOfChannels()
 
-
 	for ch := 0; ch < nch; ch++ {
 		part_2_start := m.BitPos()
 		numbits := 0
