@@ -17,12 +17,12 @@ package mp3
 import (
 	"bytes"
 	"io"
-	"io/ioutil"
+	"os"
 	"testing"
 )
 
 func BenchmarkDecode(b *testing.B) {
-	buf, err := ioutil.ReadFile("../../../testdata/voice/speech-64k.mp3")
+	buf, err := os.ReadFile("../../../testdata/voice/speech-64k.mp3")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func BenchmarkDecode(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ioutil.ReadAll(d); err != nil {
+		if _, err := io.ReadAll(d); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -69,16 +69,10 @@ func Read(source FullReader, header frameheader.FrameHeader) (*SideInfo, error) 
 		return nil, err
 	}
 	if framesize > 2000 {
-		return nil, fmt.Errorf("mp3: framesize = %d\n", framesize)
+		return nil, fmt.Errorf("mp3: framesize = %d", framesize)
 	}
 	sideinfo_size := header.SideInfoSize()
 
-	// Main data size is the rest of the frame,including ancillary data
-	main_data_size := framesize - sideinfo_size - 4 // sync+header
-	// CRC is 2 bytes
-	if header.ProtectionBit() == 0 {
-		main_data_size -= 2
-	}
 	// Read sideinfo from bitstream into buffer used by Bits()
 	buf := make([]byte, sideinfo_size)
 	n, err := source.ReadFull(buf)
