@@ -35,6 +35,21 @@ ff -i "$tmp/m48.wav" -c:a libopus -b:a 64k -application audio "$out/speech-audio
 ff -i "$tmp/m48.wav" -c:a libopus -b:a 12k -application voip -ar 16000 "$out/speech-silk.opus"
 ff -i "$tmp/m44.wav" -c:a libvorbis -q:a 4 "$out/speech.ogg"
 ff -i "$tmp/m44.wav" -c:a aac -b:a 96k "$out/speech.m4a"
+# MP3 beyond the mono fixture: joint stereo (a second voice, pitched up, on the
+# right) and MPEG-2 at 22.05 kHz, for the gomp3-vs-upstream test
+sox "$tmp/master.wav" -r 16000 "$tmp/m16.wav" rate -v
+for r in 16 44 48; do
+  sox "$tmp/m$r.wav" "$tmp/m${r}b.wav" pitch 300
+  sox -M "$tmp/m$r.wav" "$tmp/m${r}b.wav" "$tmp/st$r.wav"
+done
+ff -i "$tmp/st44.wav" -c:a libmp3lame -b:a 128k "$out/speech-stereo-128k.mp3"
+ff -i "$tmp/m44.wav" -ar 22050 -c:a libmp3lame -b:a 32k "$out/speech-22k-mpeg2.mp3"
+# AAC-LC in M4A as ffmpeg writes it, at 16, 44.1 and 48 kHz, mono and stereo
+ff -i "$tmp/m16.wav" -c:a aac -b:a 32k "$out/speech-aac-16k-mono.m4a"
+ff -i "$tmp/st16.wav" -c:a aac -b:a 48k "$out/speech-aac-16k-stereo.m4a"
+ff -i "$tmp/st44.wav" -c:a aac -b:a 96k "$out/speech-aac-44k-stereo.m4a"
+ff -i "$tmp/m48.wav" -c:a aac -b:a 64k "$out/speech-aac-48k-mono.m4a"
+ff -i "$tmp/st48.wav" -c:a aac -b:a 96k "$out/speech-aac-48k-stereo.m4a"
 
 # references: the master, and the 8 kHz files' band-limited version
 sox "$tmp/master.wav" -r 16000 -t f32 "$out/ref-16k.f32" rate -v

@@ -10,7 +10,7 @@ import (
 // FuzzOpen feeds damaged variants of the small fixtures to every native
 // decoder: any input may fail, none may panic or hang.
 func FuzzOpen(f *testing.F) {
-	for _, name := range []string{"speech-u8-8k.wav", "speech-silk.opus", "speech-live.webm", "speech-64k.mp3", "speech.flac"} {
+	for _, name := range []string{"speech-u8-8k.wav", "speech-silk.opus", "speech-live.webm", "speech-64k.mp3", "speech-22k-mpeg2.mp3", "speech-8k-mpeg25.mp3", "speech.flac"} {
 		b, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
 			f.Fatal(err)

@@ -8,12 +8,13 @@ import (
 	"io"
 	"os"
 
-	"github.com/hajimehoshi/go-mp3"
+	mp3 "github.com/helixhq/helix/internal/third_party/gomp3"
 )
 
-// go-mp3 always yields 16-bit stereo, decodes the Xing/Info frame as a frame
-// of silence and keeps the encoder delay and padding; helix trims all three
-// using the LAME tag, as ffmpeg does, so durations are exact.
+// helix's copy of go-mp3 (internal/third_party/gomp3) yields float samples in
+// the stream's channels, decodes the Xing/Info frame as a frame of silence and
+// keeps the encoder delay and padding; helix trims all three using the LAME
+// tag, as ffmpeg does, so durations are exact.
 const mp3DecoderDelay = 529
 
 type mp3Header struct {
@@ -176,7 +177,6 @@ type mp3Source struct {
 	info Info
 	skip int   // frames still to drop at the start
 	left int64 // frames still to emit; -1 when unknown
-	raw  []byte
 }
 
 func newMP3(f *os.File) (*mp3Source, error) {
@@ -187,7 +187,9 @@ func newMP3(f *os.File) (*mp3Source, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	dec, err := mp3.NewDecoder(struct{ io.Reader }{f}) // not a Seeker: go-mp3 would scan the file a second time
+	// not a Seeker (go-mp3 would scan the file a second time), buffered: the
+	// decoder reads a frame in three or four small pieces
+	dec, err := mp3.NewDecoder(bufio.NewReaderSize(f, 64<<10))
 	if err != nil {
 		return nil, fmt.Errorf("corrupt: %v", err)
 	}
@@ -221,36 +223,28 @@ func (m *mp3Source) Read(p []float32) (int, error) {
 		frames = int(min(int64(frames), m.left))
 	}
 	for {
-		need := frames * 4
-		if cap(m.raw) < need {
-			m.raw = make([]byte, need)
-		}
-		n, err := io.ReadFull(m.dec, m.raw[:need])
-		n -= n % 4
+		n, err := m.dec.ReadFloat32(p[:frames*ch])
 		if n == 0 {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if errors.Is(err, io.EOF) {
 				return 0, io.EOF
+			}
+			if err == nil {
+				err = errors.New("decoder returned no samples")
 			}
 			return 0, &DecodeError{MP3, err}
 		}
-		raw := m.raw[:n]
-		if m.skip > 0 {
-			d := min(m.skip, n/4)
-			m.skip -= d
-			raw = raw[d*4:]
-			if len(raw) == 0 {
-				continue
-			}
+		if m.dec.Channels() != ch {
+			return 0, &DecodeError{MP3, fmt.Errorf("a frame has %d channels, the stream %d", m.dec.Channels(), ch)}
 		}
-		k := len(raw) / 4
-		for i := 0; i < k; i++ {
-			l := float32(int16(binary.LittleEndian.Uint16(raw[i*4:]))) / 32768
-			if ch == 1 {
-				p[i] = l
+		k := n / ch
+		if m.skip > 0 {
+			d := min(m.skip, k)
+			m.skip -= d
+			if d == k {
 				continue
 			}
-			p[2*i] = l
-			p[2*i+1] = float32(int16(binary.LittleEndian.Uint16(raw[i*4+2:]))) / 32768
+			copy(p, p[d*ch:n])
+			k -= d
 		}
 		if m.left > 0 {
 			m.left -= int64(k)

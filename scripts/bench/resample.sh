@@ -44,7 +44,7 @@ read -r dw dc < <(run "$work/measure" decode "$work/long.mp3")
 read -r fw fc < <(run ffmpeg -nostdin -hide_banner -loglevel error -i "$work/long.mp3" -f f32le -y /dev/null)
 read -r cw cc < <(run "$work/helix" voice convert "$work/long.mp3" "$work/helix-mp3.wav")
 read -r gw gc < <(run ffmpeg -nostdin -hide_banner -loglevel error -i "$work/long.mp3" -ac 1 -ar 16000 -c:a pcm_s16le -y "$work/ff.wav")
-report "helix decode (go-mp3, float32 out)" "$dw" "$dc"
+report "helix decode (gomp3, float32 out)" "$dw" "$dc"
 report "ffmpeg decode to f32le" "$fw" "$fc" "$dw" "$dc"
 report "helix voice convert (decode+16 kHz)" "$cw" "$cc"
 report "ffmpeg -ac 1 -ar 16000 (decode+resample)" "$gw" "$gc" "$cw" "$cc"
