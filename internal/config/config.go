@@ -44,6 +44,7 @@ var Keys = []Key{
 	{Name: "skill.timeout", Help: "operator's cap on a skill execution's wall-clock time (e.g. 10s); the lowest of this, --timeout and the skill's own wins"},
 	{Name: "skill.memory", Help: "operator's cap on a skill's memory (e.g. 64MiB); the lowest wins"},
 	{Name: "skill.output-limit", Help: "operator's cap on a skill's output (e.g. 256KiB); the lowest wins"},
+	{Name: "skill.max-code-size", Default: "16MiB", Help: "largest skill code (wasm module or script) skill add stores and skill exec/run runs; bigger is refused (exit 2)"},
 	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
 	{Name: "voice.deepgram.api-key", Help: "Deepgram API key for helix voice transcribe", Secret: true, Env: []string{"DEEPGRAM_API_KEY"}},
 	{Name: "voice.deepgram.base-url", Default: "https://api.deepgram.com", Help: "Deepgram API base URL"},
