@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
+
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // EnvPrefix is the prefix of every helix environment variable.
@@ -108,7 +110,51 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("read config file %s: %w", c.file, err)
 		}
 	}
+	redact.Add(c.Secrets()...)
 	return c, nil
+}
+
+// Secrets are the values of every secret setting: the keys marked Secret,
+// any file key named like one (IsSecret), and the database password (from
+// the URL, or PGPASSWORD, which the driver reads). Load registers them with
+// package redact, so that they never leave helix in a message.
+func (c *Config) Secrets() []string {
+	var out []string
+	add := func(key string) {
+		s := c.String(key)
+		if s == "" {
+			return
+		}
+		if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
+			if pw, ok := u.User.Password(); ok {
+				out = append(out, pw)
+			}
+			for name, vals := range u.Query() {
+				if IsSecret(name) || name == "password" {
+					out = append(out, vals...)
+				}
+			}
+			if key != "database-url" && !strings.Contains(key, "url") {
+				out = append(out, s)
+			}
+			return
+		}
+		out = append(out, s)
+	}
+	for _, k := range Keys {
+		if k.Secret {
+			add(k.Name)
+		}
+	}
+	for _, k := range c.FileKeys() {
+		if IsSecret(k) {
+			add(k)
+		}
+	}
+	if pw := os.Getenv("PGPASSWORD"); pw != "" {
+		out = append(out, pw)
+	}
+	return out
 }
 
 func defaultPaths() []string {
