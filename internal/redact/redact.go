@@ -126,4 +126,3 @@ func (w *writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
