@@ -141,7 +141,7 @@ func (w *Write) UnmarshalJSON(b []byte) error {
 	}
 	*w = Write{Clock: ww.Clock, TS: ww.TS, Device: ww.Device, Entries: make([]Entry, len(ww.Entries))}
 	arena := make([]string, 0, 8) // non-nil: an empty path reads as [], as it was written
-	prevStart, prevEnd := 0, 0 // the previous path is arena[prevStart:prevEnd]
+	prevStart, prevEnd := 0, 0    // the previous path is arena[prevStart:prevEnd]
 	for i, e := range ww.Entries {
 		if e.Shared < 0 || e.Shared > prevEnd-prevStart {
 			return fmt.Errorf("merge state: entry %d shares %d path segments, the one before has %d", i, e.Shared, prevEnd-prevStart)
