@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/size"
 )
 
 // ExecutorOptions configure an Executor.
@@ -104,7 +105,7 @@ func (e *Executor) MaxCodeBytes() int64 { return e.maxCode }
 // CheckCodeSize refuses code larger than max.
 func CheckCodeSize(code []byte, max int64) error {
 	if int64(len(code)) > max {
-		return fmt.Errorf("the skill's code is %s, more than the limit of %s (skill.max-code-size)", formatBytes(int64(len(code))), formatBytes(max))
+		return fmt.Errorf("the skill's code is %s, more than the limit of %s (skill.max-code-size)", size.Format(int64(len(code))), size.Format(max))
 	}
 	return nil
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+
+	"github.com/helixhq/helix/internal/size"
 )
 
 // ChildCommand is the hidden `helix skill` subcommand that runs one
@@ -93,7 +95,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 	log := &cappedBuffer{max: StderrCap}
 	limitMemory(req.MemoryBytes, func() {
 		respond(childResponse{Status: StatusMemoryLimit, Log: log.String(),
-			Error: fmt.Sprintf("the skill needed more than the memory limit of %s", formatBytes(req.MemoryBytes))})
+			Error: fmt.Sprintf("the skill needed more than the memory limit of %s", size.Format(req.MemoryBytes))})
 		// The script may be inside a native call that nothing can interrupt:
 		// the only way to stop it is to end the process, here.
 		os.Exit(exitMemoryLimit)
@@ -231,7 +233,7 @@ func runScript(req *childRequest, deadline time.Time, log *cappedBuffer) (resp c
 	}
 	if int64(len(output)) > req.OutputBytes {
 		return childResponse{Status: StatusOutputLimit, Log: log.String(),
-			Error: fmt.Sprintf("the skill's result (%d bytes) is larger than the output limit of %s", len(output), formatBytes(req.OutputBytes))}
+			Error: fmt.Sprintf("the skill's result (%d bytes) is larger than the output limit of %s", len(output), size.Format(req.OutputBytes))}
 	}
 	return childResponse{Status: StatusOK, Output: json.RawMessage(output), Log: log.String()}
 }

@@ -1,6 +1,8 @@
 package skill
 
 import (
+	"github.com/helixhq/helix/internal/size"
+
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -159,7 +161,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 	out := runOutcome{stdout: stdout.Bytes(), stderr: stderr.String()}
 	// wazero's own ceiling (400 MB), when the limit is higher, says "stack overflow".
 	if stackOver.Load() || callErr != nil && strings.Contains(callErr.Error(), "stack overflow") {
-		out.status, out.err = StatusMemoryLimit, fmt.Sprintf("the skill's call stack needed more than the memory limit of %s (runaway recursion?)", formatBytes(lim.MemoryBytes))
+		out.status, out.err = StatusMemoryLimit, fmt.Sprintf("the skill's call stack needed more than the memory limit of %s (runaway recursion?)", size.Format(lim.MemoryBytes))
 		return out
 	}
 	out.status, out.err = classifyWasm(ctx, callErr, stdout, stderr, mod.ExportedMemory("memory"), lim)
@@ -208,7 +210,7 @@ func watchStack(limit int64, cancel func()) (*atomic.Bool, func()) {
 
 func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuffer, mem api.Memory, lim Limits) (Status, string) {
 	if stdout.overrun() {
-		return StatusOutputLimit, fmt.Sprintf("the skill wrote more than the output limit of %s", formatBytes(lim.OutputBytes))
+		return StatusOutputLimit, fmt.Sprintf("the skill wrote more than the output limit of %s", size.Format(lim.OutputBytes))
 	}
 	var exit *sys.ExitError
 	code := uint32(0)
@@ -225,7 +227,7 @@ func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuff
 			return StatusTimeout, fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", lim.Timeout)
 		}
 		if nearMemoryLimit(mem, lim) {
-			return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s: %v", formatBytes(lim.MemoryBytes), callErr)
+			return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s: %v", size.Format(lim.MemoryBytes), callErr)
 		}
 		return StatusError, "the skill crashed: " + firstLine(callErr.Error())
 	}
@@ -236,7 +238,7 @@ func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuff
 	// A guest's allocator reports a refused memory.grow in its own words
 	// (Go: "out of memory"); the memory being at the cap confirms it.
 	if strings.Contains(log, "out of memory") || nearMemoryLimit(mem, lim) {
-		return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s (exit code %d)", formatBytes(lim.MemoryBytes), code)
+		return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s (exit code %d)", size.Format(lim.MemoryBytes), code)
 	}
 	msg := fmt.Sprintf("the skill exited with code %d", code)
 	if l := lastLines(log, 3); l != "" {
@@ -271,16 +273,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
