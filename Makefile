@@ -16,7 +16,10 @@ STATICCHECK_VERSION := v0.8.2
 TOOLS       := $(CURDIR)/.helix/tools
 DEMO_DB     := helix_demo
 
-.PHONY: build demo test pg-down lint units fmt-check vet staticcheck release-check bench clean
+FUZZTIME    ?= 30s
+FUZZFLAGS   ?=
+
+.PHONY: build demo test pg-down lint units fmt-check vet staticcheck release-check bench fuzz clean
 
 build: ## static binary in bin/helix
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/helix
@@ -58,6 +61,19 @@ release-check: ## validate .goreleaser.yaml when goreleaser is installed
 
 bench: ## Go benchmarks (the side-by-side scripts are in scripts/bench/)
 	@url=$$(scripts/pg-up.sh); HELIX_TEST_DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz: ## run every native Go fuzz target for FUZZTIME each (default 30s)
+	@# A failing input is saved by go test under its package's
+	@# testdata/fuzz/FuzzName/, which plain `go test` then runs as a regression case.
+	@failed=""; n=0; start=$$(date +%s); \
+	for pkg in $$(grep -l --include='*_test.go' -r '^func Fuzz' internal cmd 2>/dev/null | xargs -n1 dirname | sort -u | sed 's|^|./|'); do \
+	  for t in $$($(GO) test -list '^Fuzz' "$$pkg" 2>/dev/null | grep '^Fuzz' || true); do \
+	    n=$$((n+1)); echo "== fuzz $$pkg $$t for $(FUZZTIME)" >&2; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) "$$pkg" || failed="$$failed $$pkg.$$t"; \
+	  done; \
+	done; \
+	echo "fuzz: $$n targets, $$(( $$(date +%s) - start )) s" >&2; \
+	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed (inputs saved under testdata/fuzz/ of each package; commit them with the fix)" >&2; exit 1; fi
 
 pg-down: ## stop the throwaway PostgreSQL cluster scripts/pg-up.sh started, if any
 	scripts/pg-down.sh

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,7 +45,7 @@ func (s *Skills) load(ctx context.Context, ref string) (*skill.Skill, error) {
 		err error
 	)
 	if IsFileSkill(ref) {
-		sk, err = skill.LoadFile(ref)
+		sk, err = loadSkillFile(ref)
 	} else {
 		var r skill.Ref
 		if r, err = skill.ParseRef(ref); err != nil {
@@ -94,4 +96,20 @@ func (s *Skills) Exec(ctx context.Context, req ExecRequest) (ExecResult, error) 
 		return ExecResult{}, err
 	}
 	return ExecResult{Status: string(res.Status), Output: res.Output, Error: res.Error, ExecutionID: res.ExecutionID}, nil
+}
+
+// loadSkillFile reads a step's skill file (already resolved by SkillPath):
+// the one function both a run and validation use, so that validation passes
+// exactly the steps a run can start.
+func loadSkillFile(path string) (*skill.Skill, error) {
+	sk, err := skill.LoadFile(path)
+	// The path is the caller's to name, as the definition writes it.
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, pe.Err
+	}
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), path+": "))
+	}
+	return sk, nil
 }

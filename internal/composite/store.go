@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // ErrNotFound is returned by Load for a composite skill that is not stored.
@@ -105,9 +106,13 @@ func Finish(ctx context.Context, q db.Querier, rec *Record) error {
 	if err != nil {
 		return err
 	}
+	// Errors are stored with every known secret masked (package redact); in
+	// the steps' JSON a secret sits inside a string, so masking keeps it valid.
+	steps = []byte(redact.String(string(steps)))
 	var msg *string
 	if rec.Error != "" {
-		msg = &rec.Error
+		m := redact.String(rec.Error)
+		msg = &m
 	}
 	_, err = q.Exec(context.WithoutCancel(ctx), `
 		UPDATE composite_skill_executions

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"sort"
 )
 
@@ -28,10 +28,12 @@ func checkSkills(ctx context.Context, d *Definition, ex Checker) ([]Problem, err
 				add("skill file %q in a stored composite skill: add it to the registry (helix skill add) and name it NAME@VERSION", st.Skill)
 				continue
 			}
-			if fi, err := os.Stat(d.SkillPath(st.Skill)); err != nil {
-				add("unknown skill file %q: %v", st.Skill, errors.Unwrap(err))
-			} else if fi.IsDir() {
-				add("skill file %q is a directory", st.Skill)
+			// Resolved exactly as a run resolves it (Skills.load): the same
+			// path, read and recognised by the same function.
+			if _, err := loadSkillFile(d.SkillPath(st.Skill)); errors.Is(err, fs.ErrNotExist) {
+				add("unknown skill file %q: %v", st.Skill, err)
+			} else if err != nil {
+				add("skill file %q: %v", st.Skill, err)
 			}
 			continue
 		}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
+
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // EnvPrefix is the prefix of every helix environment variable.
@@ -51,6 +53,7 @@ var Keys = []Key{
 	{Name: "skill.timeout", Help: "operator's cap on a skill execution's wall-clock time (e.g. 10s); the lowest of this, --timeout and the skill's own wins", Kind: "duration"},
 	{Name: "skill.memory", Help: "operator's cap on a skill's memory (e.g. 64MiB); the lowest wins"},
 	{Name: "skill.output-limit", Help: "operator's cap on a skill's output (e.g. 256KiB); the lowest wins"},
+	{Name: "skill.max-code-size", Default: "16MiB", Help: "largest skill code (wasm module or script) skill add stores and skill exec/run runs; bigger is refused (exit 2)"},
 	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
 	{Name: "voice.deepgram.api-key", Help: "Deepgram API key for helix voice transcribe", Secret: true, Env: []string{"DEEPGRAM_API_KEY"}},
 	{Name: "voice.deepgram.base-url", Default: "https://api.deepgram.com", Help: "Deepgram API base URL"},
@@ -141,7 +144,51 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("read config file %s: %w", c.file, err)
 		}
 	}
+	redact.Add(c.Secrets()...)
 	return c, nil
+}
+
+// Secrets are the values of every secret setting: the keys marked Secret,
+// any file key named like one (IsSecret), and the database password (from
+// the URL, or PGPASSWORD, which the driver reads). Load registers them with
+// package redact, so that they never leave helix in a message.
+func (c *Config) Secrets() []string {
+	var out []string
+	add := func(key string) {
+		s := c.String(key)
+		if s == "" {
+			return
+		}
+		if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
+			if pw, ok := u.User.Password(); ok {
+				out = append(out, pw)
+			}
+			for name, vals := range u.Query() {
+				if IsSecret(name) || name == "password" {
+					out = append(out, vals...)
+				}
+			}
+			if key != "database-url" && !strings.Contains(key, "url") {
+				out = append(out, s)
+			}
+			return
+		}
+		out = append(out, s)
+	}
+	for _, k := range Keys {
+		if k.Secret {
+			add(k.Name)
+		}
+	}
+	for _, k := range c.FileKeys() {
+		if IsSecret(k) {
+			add(k)
+		}
+	}
+	if pw := os.Getenv("PGPASSWORD"); pw != "" {
+		out = append(out, pw)
+	}
+	return out
 }
 
 func defaultPaths() []string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // JobRun is one row of job_runs: every job records what it was asked to do and how it ended.
@@ -37,7 +39,8 @@ func StartRun(ctx context.Context, q Querier, job string, params any, now time.T
 	return r, err
 }
 
-// Finish records the outcome. counts is any JSON-able summary (rows updated, patterns found...).
+// Finish records the outcome; the error is stored with every known secret
+// masked (package redact), whatever produced it. counts is any JSON-able summary (rows updated, patterns found...).
 // It runs even when ctx was cancelled, so an interrupted job is marked as such.
 func (r *JobRun) Finish(ctx context.Context, q Querier, status string, counts any, jobErr error) error {
 	c, err := json.Marshal(counts)
@@ -46,7 +49,7 @@ func (r *JobRun) Finish(ctx context.Context, q Querier, status string, counts an
 	}
 	var msg *string
 	if jobErr != nil {
-		s := jobErr.Error()
+		s := redact.String(jobErr.Error())
 		msg = &s
 	}
 	_, err = q.Exec(context.WithoutCancel(ctx),

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // IOStreams is what a command reads from and writes to.
@@ -20,12 +22,14 @@ type IOStreams struct {
 	stderrTTY bool
 }
 
-// System returns the process's own streams.
+// System returns the process's own streams. Whatever is written to stdout
+// and stderr — results, log lines, the final error — has every secret helix
+// knows masked (package redact).
 func System() *IOStreams {
 	return &IOStreams{
 		In:        os.Stdin,
-		Out:       os.Stdout,
-		ErrOut:    os.Stderr,
+		Out:       redact.Writer(os.Stdout),
+		ErrOut:    redact.Writer(os.Stderr),
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 	}

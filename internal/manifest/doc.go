@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/helixhq/helix/internal/textcheck"
 )
 
 // Error is a problem in an input document, located by JSON pointer and, when
@@ -62,7 +64,23 @@ type Document struct {
 // positions are only computed when an error needs them.
 func Decode(source string, data []byte) (*Document, error) {
 	d := &Document{Source: source, Data: data}
+	// Text is refused here rather than rewritten by the decoder (U+FFFD) or
+	// failing at the database (a NUL in a text column). In JSON every
+	// backslash escape is checked; YAML reads a backslash literally outside
+	// double quotes and refuses lone surrogates itself, so there the raw
+	// bytes are checked and decoded scalars for NUL (nodeValue).
+	isJSON := false
 	if trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(trimmed) > 0 && trimmed[0] == '{' {
+		isJSON = true
+	}
+	check := textcheck.CheckBytes
+	if isJSON {
+		check = textcheck.Check
+	}
+	if p := check(data); p != nil {
+		return nil, &Error{Source: source, Line: p.Line, Column: p.Col, Msg: p.Msg}
+	}
+	if isJSON {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
 		var v any
@@ -195,6 +213,9 @@ func nodeValue(n *yaml.Node, ptr string, pos map[string][2]int, left *int) (any,
 	if pos != nil {
 		pos[ptr] = [2]int{n.Line, n.Column}
 	}
+	if strings.ContainsRune(n.Value, 0) {
+		return nil, fmt.Errorf("line %d:%d: a NUL character (\\0, \\x00 or \\u0000): PostgreSQL text cannot store it", n.Line, n.Column)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
@@ -218,6 +239,9 @@ func nodeValue(n *yaml.Node, ptr string, pos map[string][2]int, left *int) (any,
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			p := ptr + "/" + Escape(k.Value)
+			if strings.ContainsRune(k.Value, 0) {
+				return nil, fmt.Errorf("line %d:%d: a NUL character (\\0, \\x00 or \\u0000) in a key: PostgreSQL text cannot store it", k.Line, k.Column)
+			}
 			if _, dup := out[k.Value]; dup {
 				return nil, fmt.Errorf("line %d:%d: duplicate key %q", k.Line, k.Column, k.Value)
 			}

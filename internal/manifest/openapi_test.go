@@ -462,3 +462,34 @@ func TestAppendKinJSON(t *testing.T) {
 		t.Error("+Inf: want encoding/json's error")
 	}
 }
+
+// Issue 22, finding 4: text PostgreSQL cannot store, or that the decoder
+// would rewrite, is refused naming the line; a backslash that YAML reads
+// literally is kept.
+func TestTextRefusedWithLine(t *testing.T) {
+	pet := string(readTestdata(t, "oai-v3.0-petstore.yaml"))
+	petJSON := string(readTestdata(t, "oai-v3.0-uspto.json"))
+	cases := []struct{ name, doc, want string }{
+		{"JSON \\u0000", strings.Replace(petJSON, `"title": "USPTO Data Set API"`, `"title": "Swagger\u0000Petstore"`, 1), "escape \\u0000 is a NUL character"},
+		{"JSON lone surrogate", strings.Replace(petJSON, `"title": "USPTO Data Set API"`, `"title": "Swagger \ud800"`, 1), "lone UTF-16 high surrogate"},
+		{"YAML \\0", strings.Replace(pet, "title: Swagger Petstore", `title: "Swagger\0Petstore"`, 1), "a NUL character"},
+		{"YAML invalid UTF-8", strings.Replace(pet, "title: Swagger Petstore", "title: Swagger \xff", 1), "invalid UTF-8"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(c.doc, "Swagger") || c.doc == pet || c.doc == petJSON {
+				t.Fatal("the fixture changed: the replacement did not apply")
+			}
+			_, err := Parse(context.Background(), "pet", []byte(c.doc), LoadOptions{})
+			var le *Error
+			if !errors.As(err, &le) || !strings.Contains(err.Error(), c.want) || !(le.Line > 1 || strings.Contains(le.Msg, "line ")) {
+				t.Fatalf("got %v, want a located %q", err, c.want)
+			}
+		})
+	}
+	lit := strings.Replace(pet, "title: Swagger Petstore", `title: '^[\x00-\x7F]*$ \u0000'`, 1)
+	l, err := Parse(context.Background(), "pet", []byte(lit), LoadOptions{})
+	if err != nil || len(l.Candidates) == 0 {
+		t.Fatalf("a literal backslash in a single-quoted YAML scalar: %v", err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/textcheck"
 )
 
 // Memory is one row of the memories table.
@@ -64,20 +65,39 @@ type wire struct {
 // Parse reads every line and validates it; the first bad line is returned as
 // a *LineError and nothing is returned with it. Blank lines are skipped.
 // now stands in for a missing created_at.
+//
+// Text is kept byte for byte or refused: a NUL (PostgreSQL text cannot hold
+// it), bytes that are not UTF-8 and lone UTF-16 surrogate escapes (which a
+// JSON decoder would silently turn into U+FFFD) are errors naming the line.
+// Two lines with one id are an error naming both, unless they are the same
+// memory (a repeated line), which is loaded once.
 func Parse(r io.Reader, now time.Time) ([]Memory, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	var out []Memory
 	dim, dimLine := 0, 0
+	seen := map[uuid.UUID]int{} // id → index in out
+	lines := []int{}            // line of each memory in out
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
+		if p := textcheck.Check(line); p != nil {
+			return nil, &LineError{Line: n, Err: fmt.Errorf("column %d: %s", p.Col+len(sc.Bytes())-len(bytes.TrimLeft(sc.Bytes(), " \t\r")), p.Msg)}
+		}
 		m, err := parseLine(line, now)
 		if err != nil {
 			return nil, &LineError{Line: n, Err: err}
 		}
+		if i, dup := seen[m.ID]; dup {
+			if !sameMemory(&out[i], &m) {
+				return nil, &LineError{Line: n, Err: fmt.Errorf("id %s is also the id of line %d, with different data: give each memory its own id", m.ID, lines[i])}
+			}
+			continue
+		}
+		seen[m.ID] = len(out)
+		lines = append(lines, n)
 		if len(m.Embedding) > 0 {
 			if dim == 0 {
 				dim, dimLine = len(m.Embedding), n
@@ -156,6 +176,23 @@ func parseLine(line []byte, now time.Time) (Memory, error) {
 		m.ID = uuid.NewSHA1(idSpace, []byte(m.UserID.String()+"\x00"+m.Type+"\x00"+created+"\x00"+m.Content))
 	}
 	return m, nil
+}
+
+// sameMemory reports whether two parsed lines describe the same memory.
+func sameMemory(a, b *Memory) bool {
+	eqTime := func(x, y *time.Time) bool { return x == nil && y == nil || x != nil && y != nil && x.Equal(*y) }
+	eqF := func(x, y *float32) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	if a.UserID != b.UserID || a.Type != b.Type || a.Content != b.Content || !a.CreatedAt.Equal(b.CreatedAt) ||
+		!eqTime(a.LastAccessed, b.LastAccessed) || !eqF(a.EmotionalValence, b.EmotionalValence) ||
+		a.AccessCount != b.AccessCount || len(a.Embedding) != len(b.Embedding) {
+		return false
+	}
+	for i := range a.Embedding {
+		if a.Embedding[i] != b.Embedding[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

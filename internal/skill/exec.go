@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/size"
 )
 
 // ExecutorOptions configure an Executor.
@@ -31,6 +33,9 @@ type ExecutorOptions struct {
 	JSChild []string
 	// Limits are the caps of the configuration, combined with the defaults.
 	Limits Limits
+	// MaxCodeBytes caps a skill's code (0: DefaultMaxCodeBytes): a bigger
+	// skill is refused before anything runs.
+	MaxCodeBytes int64
 }
 
 // Executor runs skills. It is safe for concurrent use; Close it when done.
@@ -39,6 +44,7 @@ type Executor struct {
 	codeDir string // the code of stored skills by sha256; "" for none
 	jsChild []string
 	limits  Limits
+	maxCode int64
 
 	schemasMu sync.Mutex
 	schemas   map[string]*jsonschema.Schema // by sha256 of the schema
@@ -61,7 +67,7 @@ func DefaultCacheDir() (string, error) {
 
 // NewExecutor prepares an executor; the compilation cache directory is created on demand.
 func NewExecutor(o ExecutorOptions) (*Executor, error) {
-	e := &Executor{limits: DefaultLimits().Min(o.Limits), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{}}
+	e := &Executor{limits: DefaultLimits().Min(o.Limits), maxCode: cmp.Or(o.MaxCodeBytes, DefaultMaxCodeBytes), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{}}
 	dir := o.CacheDir
 	if dir == "" {
 		d, err := DefaultCacheDir()
@@ -88,6 +94,20 @@ func NewExecutor(o ExecutorOptions) (*Executor, error) {
 		e.jsChild = []string{exe, "skill", ChildCommand}
 	}
 	return e, nil
+}
+
+// JSChild is the command that runs this executor's JavaScript skills.
+func (e *Executor) JSChild() []string { return e.jsChild }
+
+// MaxCodeBytes is the largest skill code this executor runs.
+func (e *Executor) MaxCodeBytes() int64 { return e.maxCode }
+
+// CheckCodeSize refuses code larger than max.
+func CheckCodeSize(code []byte, max int64) error {
+	if int64(len(code)) > max {
+		return fmt.Errorf("the skill's code is %s, more than the limit of %s (skill.max-code-size)", size.Format(int64(len(code))), size.Format(max))
+	}
+	return nil
 }
 
 // Close releases the runtimes and the compilation cache.
@@ -156,7 +176,12 @@ func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptio
 }
 
 // Run is Exec without the database record: validate, then run in the sandbox.
+//
+// The timeout bounds the whole call from here: for JavaScript that includes
+// sending the code to the child and parsing it. Compiling a wasm module is
+// the exception (helix's work, cached, and bounded by the code size cap).
 func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, error) {
+	begin := time.Now()
 	res := &Result{
 		Skill:       s.Name,
 		Version:     s.Version,
@@ -170,6 +195,9 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 		if _, err := uuid.Parse(o.UserID); err != nil {
 			return res, usage(fmt.Errorf("invalid user id %q: use a UUID", o.UserID))
 		}
+	}
+	if err := CheckCodeSize(s.Code, e.maxCode); err != nil {
+		return res, usage(fmt.Errorf("skill %s: %w", s.Name, err))
 	}
 	caps, _, err := ParseCapabilities(s.Capabilities)
 	if err != nil {
@@ -205,7 +233,7 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 	case EngineWasm:
 		out = e.runWasm(ctx, s, res.SHA256, o, caps, res.Limits)
 	case EngineJS:
-		out = e.runJS(ctx, s, o, caps, res.Limits)
+		out = e.runJS(ctx, s, o, caps, res.Limits, begin.Add(res.Limits.Timeout))
 	default:
 		return res, fmt.Errorf("skill %s: unknown engine %q", s.Name, s.Engine)
 	}

@@ -32,6 +32,7 @@ func (e *Executor) startJS() (*jsProcess, error) {
 	cmd := exec.Command(e.jsChild[0], e.jsChild[1:]...)
 	// Nothing of helix's environment (database URL, API keys) reaches the child.
 	cmd.Env = []string{"GOTRACEBACK=none"}
+	cmd.SysProcAttr = childSysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -111,11 +112,24 @@ func (e *Executor) noteEngine(ref string, eng Engine) {
 	}
 }
 
-func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits) runOutcome {
+// runJS runs s in a child until deadline (the call's start + the timeout):
+// marshalling, piping and parsing a large script are inside the limit.
+func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits, deadline time.Time) runOutcome {
+	var timedOut atomic.Bool
+	var proc atomic.Pointer[jsProcess]
+	timer := time.AfterFunc(time.Until(deadline)+childGrace, func() {
+		timedOut.Store(true)
+		if p := proc.Load(); p != nil {
+			_ = p.cmd.Process.Kill()
+		}
+	})
+	defer timer.Stop()
+	timeoutOutcome := runOutcome{status: StatusTimeout, err: fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", lim.Timeout)}
 	req, err := json.Marshal(childRequest{
 		Code:        string(s.Code),
 		Input:       o.Input,
-		TimeoutMS:   max(lim.Timeout.Milliseconds(), 1),
+		TimeoutMS:   max(time.Until(deadline).Milliseconds(), 1),
+		LimitMS:     lim.Timeout.Milliseconds(),
 		MemoryBytes: lim.MemoryBytes,
 		OutputBytes: lim.OutputBytes,
 		Clock:       caps.Clock,
@@ -135,11 +149,11 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 		}
 	}
 	p.stdout.setMax(lim.OutputBytes + 2*StderrCap + 4096)
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(lim.Timeout+childGrace, func() {
-		timedOut.Store(true)
-		_ = p.cmd.Process.Kill()
-	})
+	proc.Store(p)
+	if timedOut.Load() { // the timer fired before the child was there to kill
+		p.kill()
+		return timeoutOutcome
+	}
 	stop := context.AfterFunc(ctx, func() { _ = p.cmd.Process.Kill() })
 	// A child that dies before reading all of it is explained by Wait.
 	_, _ = p.stdin.Write(req)
@@ -156,7 +170,7 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 	case ctx.Err() != nil:
 		return runOutcome{status: StatusError, err: "cancelled"}
 	case timedOut.Load():
-		return runOutcome{status: StatusTimeout, err: fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", lim.Timeout)}
+		return timeoutOutcome
 	}
 	log := p.stderr.String()
 	var ee *exec.ExitError

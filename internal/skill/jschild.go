@@ -1,24 +1,27 @@
 package skill
 
 import (
-	"github.com/helixhq/helix/internal/size"
-
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+
+	"github.com/helixhq/helix/internal/size"
 )
 
 // ChildCommand is the hidden `helix skill` subcommand that runs one
@@ -37,7 +40,8 @@ func IsChild(args []string) bool {
 type childRequest struct {
 	Code        string            `json:"code"`
 	Input       json.RawMessage   `json:"input"`
-	TimeoutMS   int64             `json:"timeout_ms"`
+	TimeoutMS   int64             `json:"timeout_ms"` // time left of the call when the request was sent
+	LimitMS     int64             `json:"limit_ms"`   // the timeout as the user set it, for messages
 	MemoryBytes int64             `json:"memory_bytes"`
 	OutputBytes int64             `json:"output_bytes"`
 	Clock       bool              `json:"clock"`
@@ -53,19 +57,36 @@ type childResponse struct {
 	Log    string          `json:"log,omitempty"`
 }
 
-// exitMemoryLimit is the child's exit code when its watchdog stops it.
-const exitMemoryLimit = 3
+// Exit codes of a child that its own watchdogs stop.
+const (
+	exitMemoryLimit = 3
+	exitTimeout     = 4
+)
+
+// maxErrorText bounds the error text of a failed script (a thrown 20 MB
+// string is 8 KiB and a note of what was dropped).
+const maxErrorText = 8 << 10
 
 // RunChild runs the JavaScript skill described on in and writes its outcome
 // on out. It returns the process exit code; it may also end the process
-// itself when the skill exceeds its memory limit.
+// itself when the skill exceeds its memory limit or its time.
+//
+// The child enforces its own deadline, whatever its parent does: the clock
+// starts when the request's first byte arrives (nothing of the skill can run
+// before), the script is interrupted at the timeout, and the process ends
+// half the parent's grace period later if the script is inside a native call
+// that cannot be interrupted. On Linux the child also dies with its parent
+// (PR_SET_PDEATHSIG, set by startJS); a child still waiting for its request
+// ends when the parent's end of stdin closes.
 func RunChild(in io.Reader, out io.Writer) int {
+	fr := &firstByteReader{r: in}
 	var req childRequest
-	if err := json.NewDecoder(in).Decode(&req); err != nil {
+	if err := json.NewDecoder(fr).Decode(&req); err != nil {
 		fmt.Fprintf(os.Stderr, "helix skill %s: read request: %v\n", ChildCommand, err)
 		return 2
 	}
-	var mu sync.Mutex // one response only, from the script or the watchdog
+	deadline := fr.first.Add(time.Duration(req.TimeoutMS) * time.Millisecond)
+	var mu sync.Mutex // one response only, from the script or a watchdog
 	respond := func(r childResponse) {
 		mu.Lock()
 		b, _ := json.Marshal(r)
@@ -79,8 +100,31 @@ func RunChild(in io.Reader, out io.Writer) int {
 		// the only way to stop it is to end the process, here.
 		os.Exit(exitMemoryLimit)
 	})
-	respond(runScript(&req, log))
+	time.AfterFunc(time.Until(deadline)+childGrace/2, func() {
+		respond(timeoutResponse(&req, log))
+		os.Exit(exitTimeout)
+	})
+	respond(runScript(&req, deadline, log))
 	return 0
+}
+
+// firstByteReader notes when the first byte arrived.
+type firstByteReader struct {
+	r     io.Reader
+	first time.Time
+}
+
+func (f *firstByteReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 && f.first.IsZero() {
+		f.first = time.Now()
+	}
+	return n, err
+}
+
+func timeoutResponse(req *childRequest, log *cappedBuffer) childResponse {
+	return childResponse{Status: StatusTimeout, Log: log.String(),
+		Error: fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", time.Duration(cmp.Or(req.LimitMS, req.TimeoutMS))*time.Millisecond)}
 }
 
 // limitMemory caps the address space (a backstop against one huge
@@ -130,11 +174,23 @@ type interruptTimeout struct{}
 
 const maxCallDepth = 5000
 
-func runScript(req *childRequest, log *cappedBuffer) childResponse {
+// runScript runs the script until deadline: its top-level code, main, and
+// the serialisation of the result (getters and toJSON are the skill's code
+// too) are all interrupted there. Nothing the script does reaches the user
+// as a Go panic: a JavaScript value goja throws while helix converts it is
+// classified like any other failure.
+func runScript(req *childRequest, deadline time.Time, log *cappedBuffer) (resp childResponse) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallDepth)
+	timer := time.AfterFunc(time.Until(deadline), func() { vm.Interrupt(interruptTimeout{}) })
+	defer timer.Stop()
+	defer func() {
+		if r := recover(); r != nil {
+			resp = jsFailure(panicError(r), req, log)
+		}
+	}()
 	fail := func(err error) childResponse {
-		return childResponse{Status: StatusError, Error: err.Error(), Log: log.String()}
+		return childResponse{Status: StatusError, Error: capText(err.Error()), Log: log.String()}
 	}
 	if err := sandbox(vm, req, log); err != nil {
 		return fail(err)
@@ -150,20 +206,21 @@ func runScript(req *childRequest, log *cappedBuffer) childResponse {
 	if err != nil {
 		return fail(fmt.Errorf("input: %w", err))
 	}
-	timer := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { vm.Interrupt(interruptTimeout{}) })
-	defer timer.Stop()
 	v, err := main(goja.Undefined(), input)
 	if err != nil {
 		return jsFailure(err, req, log)
 	}
-	if p, ok := v.Export().(*goja.Promise); ok {
-		switch p.State() {
-		case goja.PromiseStateFulfilled:
-			v = p.Result()
-		case goja.PromiseStateRejected:
-			return fail(fmt.Errorf("the skill's promise was rejected: %s", p.Result()))
-		default:
-			return fail(errors.New("the skill's promise never settled: skills have no timers or I/O to wait for"))
+	// Export would call the result's getters: look at the type first.
+	if o, ok := v.(*goja.Object); ok && o.ExportType() == reflect.TypeOf((*goja.Promise)(nil)) {
+		if p, ok := o.Export().(*goja.Promise); ok {
+			switch p.State() {
+			case goja.PromiseStateFulfilled:
+				v = p.Result()
+			case goja.PromiseStateRejected:
+				return jsFailure(&rejected{p.Result()}, req, log)
+			default:
+				return fail(errors.New("the skill's promise never settled: skills have no timers or I/O to wait for"))
+			}
 		}
 	}
 	s, err := stringify(goja.Undefined(), v)
@@ -181,19 +238,67 @@ func runScript(req *childRequest, log *cappedBuffer) childResponse {
 	return childResponse{Status: StatusOK, Output: json.RawMessage(output), Log: log.String()}
 }
 
+// rejected is a promise's rejection value; its text is the script's (toString).
+type rejected struct{ v goja.Value }
+
+func (r *rejected) Error() string { return "the skill's promise was rejected: " + r.v.String() }
+
+// panicError turns what goja panicked with into an error.
+func panicError(r any) error {
+	if err, ok := r.(error); ok {
+		return err
+	}
+	return fmt.Errorf("%v", r)
+}
+
 func jsFailure(err error, req *childRequest, log *cappedBuffer) childResponse {
-	var ie *goja.InterruptedError
-	if errors.As(err, &ie) {
-		if _, ok := ie.Value().(interruptTimeout); ok {
-			return childResponse{Status: StatusTimeout, Log: log.String(),
-				Error: fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", time.Duration(req.TimeoutMS)*time.Millisecond)}
+	if isTimeout(err) {
+		return timeoutResponse(req, log)
+	}
+	msg, terr := errorText(err)
+	if terr != nil {
+		if isTimeout(terr) {
+			return timeoutResponse(req, log)
 		}
+		msg = "the skill threw a value that cannot be shown: converting it to a string failed"
 	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
-		err = fmt.Errorf("stack overflow: the skill nests calls deeper than %d:%s", maxCallDepth, err)
+		msg = fmt.Sprintf("stack overflow: the skill nests calls deeper than %d:%s", maxCallDepth, msg)
 	}
-	return childResponse{Status: StatusError, Error: err.Error(), Log: log.String()}
+	return childResponse{Status: StatusError, Error: msg, Log: log.String()}
+}
+
+func isTimeout(err error) bool {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		_, ok := ie.Value().(interruptTimeout)
+		return ok
+	}
+	return false
+}
+
+// errorText is err's message, capped. Rendering a thrown value runs its
+// toString, which is the skill's code: it may throw, or loop until the
+// deadline's interrupt, and either arrives here as a panic.
+func errorText(err error) (msg string, terr error) {
+	defer func() {
+		if r := recover(); r != nil {
+			terr = panicError(r)
+		}
+	}()
+	return capText(err.Error()), nil
+}
+
+func capText(s string) string {
+	if len(s) <= maxErrorText {
+		return s
+	}
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("[… %d more bytes dropped]", len(s)-cut)
 }
 
 // sandbox removes every way to compile code from a string and installs the

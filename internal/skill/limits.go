@@ -45,6 +45,10 @@ const (
 	DefaultOutputBytes = 1 << 20
 	// StderrCap bounds the skill's log kept in memory and in skill_executions.
 	StderrCap = 64 << 10
+	// DefaultMaxCodeBytes caps a skill's code (skill.max-code-size): a
+	// Go-built wasm skill is a few MiB; a 60 MB script took 9–11 s to marshal,
+	// pipe and parse before any timeout could start.
+	DefaultMaxCodeBytes = 16 << 20
 )
 
 // DefaultLimits are used when nothing lower is asked for.

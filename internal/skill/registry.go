@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // ErrNotFound is returned when no stored skill matches a reference.
@@ -305,7 +306,8 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 		}
 		return &v
 	}
-	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(r.Output)), str(r.Error), str(r.Stderr)
+	// Errors and logs are stored with every known secret masked (package redact).
+	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(r.Output)), str(redact.String(r.Error)), str(redact.String(r.Stderr))
 	err = q.QueryRow(ctx, `
 INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
 	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits)

@@ -3,6 +3,7 @@ package skill_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -369,5 +370,28 @@ func TestConcurrentRuns(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// Issue 22, finding 7: code beyond the cap is refused before anything runs,
+// and the timeout bounds the whole call, sending and parsing the code included.
+func TestJSCodeSizeAndWholeCallTimeout(t *testing.T) {
+	e, err := skill.NewExecutor(skill.ExecutorOptions{CacheDir: "-", MaxCodeBytes: 4 << 20,
+		JSChild: skilltest.Executor(t, skill.Limits{}).JSChild()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// ~3.5 MB of array literal: far more to parse than 100 ms allows on any machine.
+	big := "var data = [" + strings.Repeat("1234567,", 440_000) + "0];\nfunction main() { return data.length }"
+	res, err := e.Run(context.Background(), jsSkill("big", big), skill.ExecOptions{Input: []byte(`{}`), Limits: skill.Limits{Timeout: 100 * time.Millisecond}})
+	if err != nil || res.Status != skill.StatusTimeout {
+		t.Fatalf("a script that cannot even be parsed within its timeout: status %s, %v", res.Status, err)
+	}
+	huge := big + strings.Repeat(" ", 1<<20)
+	res, err = e.Run(context.Background(), jsSkill("huge", huge), skill.ExecOptions{Input: []byte(`{}`)})
+	var ue *skill.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "more than the limit of 4 MiB (skill.max-code-size)") || res.Status != "" {
+		t.Fatalf("a skill over the code size cap: %v (status %q)", err, res.Status)
 	}
 }

@@ -9,8 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -123,6 +127,11 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 		WithStartFunctions() // _start is called below, so the memory can be inspected after a crash
 	if caps.Clock {
 		mcfg = mcfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
+	} else {
+		// wazero's own fake wall clock starts at 2022-01-01; helix's skills
+		// (wasm and js alike) see 1970-01-01T00:00:00Z. The monotonic clock
+		// stays wazero's fake (+1 ms per reading) and sleeping returns at once.
+		mcfg = mcfg.WithWalltime(func() (int64, int32) { return 0, 0 }, sys.ClockResolution(1))
 	}
 	if caps.Random {
 		mcfg = mcfg.WithRandSource(rand.Reader)
@@ -146,10 +155,57 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 		return runOutcome{status: StatusError, err: "instantiate: " + err.Error(), stderr: stderr.String()}
 	}
 	defer mod.Close(context.WithoutCancel(ctx))
+	stackOver, stopWatch := watchStack(lim.MemoryBytes, cancel)
 	_, callErr := mod.ExportedFunction("_start").Call(ctx)
+	stopWatch()
 	out := runOutcome{stdout: stdout.Bytes(), stderr: stderr.String()}
+	// wazero's own ceiling (400 MB), when the limit is higher, says "stack overflow".
+	if stackOver.Load() || callErr != nil && strings.Contains(callErr.Error(), "stack overflow") {
+		out.status, out.err = StatusMemoryLimit, fmt.Sprintf("the skill's call stack needed more than the memory limit of %s (runaway recursion?)", size.Format(lim.MemoryBytes))
+		return out
+	}
 	out.status, out.err = classifyWasm(ctx, callErr, stdout, stderr, mod.ExportedMemory("memory"), lim)
 	return out
+}
+
+// watchStack bounds the guest's call stack by the memory limit. wazero keeps
+// wasm frames on a stack of its own, a Go slice it doubles up to 400 MB,
+// outside the linear memory that WithMemoryLimitPages caps: a recursion
+// bomb reached 190 MB under a 64 MiB cap. The linear memory is an mmap
+// (memory_mmap.go), not Go heap, so while the module runs the heap grows by
+// the stack and little else (output is capped). Past the limit, after a
+// collection, the run is cancelled and reported as memory_limit. Checked
+// every 2 ms: between checks the stack can at most double once more.
+func watchStack(limit int64, cancel func()) (*atomic.Bool, func()) {
+	var over atomic.Bool
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	heap := func() int64 {
+		metrics.Read(sample)
+		return int64(sample[0].Value.Uint64())
+	}
+	baseline := heap()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if heap()-baseline <= limit {
+				continue
+			}
+			runtime.GC()
+			if heap()-baseline > limit {
+				over.Store(true)
+				cancel()
+				return
+			}
+		}
+	}()
+	return &over, func() { close(done) }
 }
 
 func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuffer, mem api.Memory, lim Limits) (Status, string) {

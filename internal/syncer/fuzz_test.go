@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzPut: a put of any JSON object onto an empty entity renders that
@@ -57,4 +59,66 @@ func dropNulls(v any) any {
 		}
 	}
 	return out
+}
+
+// FuzzPatch: two patches as devices upload them (any bytes) onto one
+// entity. Each is folded in or refused as invalid, never a panic; what is
+// accepted stays within the bounds, and the merge state read back from its
+// stored form renders the same document.
+func FuzzPatch(f *testing.F) {
+	for _, s := range [][2]string{
+		{`{"a":1}`, `{"a":null,"b":{"c":2}}`},
+		{`{"tags":{"travel":true}}`, `{"tags":{"work":false}}`},
+		{`{"a":{"b":{"c":{"d":1}}}}`, `{"a":{"b":null}}`},
+		{`{"a":"{[\"}"}`, `{"a":[[[[1]]]]}`},
+		{`{"a":1}`, `[`},
+		{`{"a":` + strings.Repeat(`{"a":`, 40) + `1` + strings.Repeat(`}`, 41), `{}`},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, p1, p2 string) {
+		s := &State{}
+		for i, p := range []string{p1, p2} {
+			dev := string(rune('a' + i))
+			o, err := s.Apply(Change{Device: dev, Clock: Clock{dev: 1}, TS: time.Unix(int64(i), 0), Op: OpPatch, Doc: json.RawMessage(p)}, FieldLWW)
+			if err != nil {
+				if o != Invalid {
+					t.Fatalf("patch %q: error %v with outcome %s", p, err, o)
+				}
+				continue
+			}
+			if len(p) > MaxDocBytes || jsonDepth([]byte(p)) > MaxDepth {
+				t.Fatalf("accepted a patch past the bounds: %d bytes, depth %d", len(p), jsonDepth([]byte(p)))
+			}
+		}
+		ms, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back State
+		if err := json.Unmarshal(ms, &back); err != nil {
+			t.Fatalf("merge state %s does not read back: %v", ms, err)
+		}
+		if a, b := s.Document(), back.Document(); !bytes.Equal(a, b) {
+			t.Fatalf("document %s, after a round trip %s", a, b)
+		}
+	})
+}
+
+// FuzzMergeState: a stored merge state is read back by every reconcile; a
+// damaged one is an error, never a panic, and one that reads renders.
+func FuzzMergeState(f *testing.F) {
+	f.Add([]byte(`{"clock":{"d":1},"writes":[{"c":{"d":1},"ts":1,"d":"d","e":[{"p":[],"k":"o"},{"p":["a"],"k":"o"},{"s":1,"p":["b"],"k":"v","v":1}]}]}`))
+	f.Add([]byte(`{"clock":{"d":1},"writes":[{"c":{"d":1},"ts":1,"d":"d","e":[{"p":[],"k":"r"},{"p":["a","b"],"k":"v","v":"x"}]}]}`))
+	f.Add([]byte(`{"writes":[{"e":[{"s":3,"p":["x"],"k":"v"}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s State
+		if json.Unmarshal(b, &s) != nil {
+			return
+		}
+		_ = s.Document()
+		if _, err := json.Marshal(&s); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

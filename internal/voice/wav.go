@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 )
 
 const (
@@ -23,7 +24,14 @@ type wavSource struct {
 	left  int64
 	toEOF bool // data size unknown (a stream): read until EOF
 	raw   []byte
+	off   int64 // file offset of the next byte of the data chunk
 }
+
+// maxFloatSample bounds a float sample's magnitude (full scale is 1.0):
+// beyond it, or NaN or infinite, a sample is damage, and one such value in
+// a recursive filter's state would ruin everything after it (NaN stays NaN;
+// 1e38 overflows to Inf). It is 96 dB above full scale.
+const maxFloatSample = 1 << 16
 
 // newWAV parses the RIFF chunks up to "data"; the format chunk is read by hand
 // for integer PCM 8–32 bit, IEEE float 32/64 and WAVE_FORMAT_EXTENSIBLE.
@@ -35,7 +43,7 @@ func newWAV(r io.Reader, c io.Closer, format Format) (*wavSource, error) {
 	if string(hdr[:4]) != "RIFF" || string(hdr[8:12]) != "WAVE" {
 		return nil, errors.New("not a RIFF/WAVE file")
 	}
-	w := &wavSource{r: r, c: c}
+	w := &wavSource{r: r, c: c, off: 12}
 	haveFmt := false
 	for {
 		var ch [8]byte
@@ -46,6 +54,7 @@ func newWAV(r io.Reader, c io.Closer, format Format) (*wavSource, error) {
 			return nil, truncated(err, "the chunk list (no data chunk)")
 		}
 		id, size := string(ch[:4]), binary.LittleEndian.Uint32(ch[4:])
+		w.off += 8
 		switch id {
 		case "fmt ":
 			if size < 16 || size > 1024 {
@@ -58,6 +67,7 @@ func newWAV(r io.Reader, c io.Closer, format Format) (*wavSource, error) {
 			if err := w.parseFmt(b[:size]); err != nil {
 				return nil, err
 			}
+			w.off += int64(len(b))
 			w.info.Format = format
 			haveFmt = true
 		case "data":
@@ -71,9 +81,10 @@ func newWAV(r io.Reader, c io.Closer, format Format) (*wavSource, error) {
 			w.left -= w.left % int64(w.frameBytes())
 			return w, nil
 		default:
-			if _, err := io.CopyN(io.Discard, r, int64(size+size%2)); err != nil {
+			if _, err := io.CopyN(io.Discard, r, int64(size)+int64(size%2)); err != nil {
 				return nil, truncated(err, fmt.Sprintf("the %q chunk", id))
 			}
+			w.off += int64(size) + int64(size%2)
 		}
 	}
 }
@@ -148,14 +159,24 @@ func (w *wavSource) Read(p []float32) (int, error) {
 	w.left -= int64(n)
 	raw = raw[:n]
 	k := n / bps
+	off := w.off
+	w.off += int64(n)
 	switch {
 	case w.tag == waveFloat && bps == 4:
 		for i := 0; i < k; i++ {
-			p[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[i*4:]))
+			x := math.Float32frombits(binary.LittleEndian.Uint32(raw[i*4:]))
+			if !(x >= -maxFloatSample && x <= maxFloatSample) {
+				return 0, w.badSample(strconv.FormatFloat(float64(x), 'g', -1, 32), off+int64(i*4))
+			}
+			p[i] = x
 		}
 	case w.tag == waveFloat:
 		for i := 0; i < k; i++ {
-			p[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(raw[i*8:])))
+			x := math.Float64frombits(binary.LittleEndian.Uint64(raw[i*8:]))
+			if !(x >= -maxFloatSample && x <= maxFloatSample) {
+				return 0, w.badSample(strconv.FormatFloat(x, 'g', -1, 64), off+int64(i*8))
+			}
+			p[i] = float32(x)
 		}
 	case bps == 1:
 		for i := 0; i < k; i++ {
@@ -177,4 +198,10 @@ func (w *wavSource) Read(p []float32) (int, error) {
 		}
 	}
 	return k, nil
+}
+
+// badSample is a float sample that is NaN, infinite or absurdly large: an
+// input error naming where it is, so that it can be found with a hex editor.
+func (w *wavSource) badSample(x string, off int64) error {
+	return &DecodeError{w.info.Format, fmt.Errorf("sample at byte offset %d is %s: float samples must be finite and within ±%d (full scale is ±1.0)", off, x, maxFloatSample)}
 }

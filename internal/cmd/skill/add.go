@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
@@ -125,11 +126,9 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	return err
 }
 
-// checkCode compiles a module (filling the cache) or parses a script.
+// checkCode checks the size cap, then compiles a module (filling the cache)
+// or parses a script.
 func checkCode(ctx context.Context, f *cmdutil.Factory, s *skill.Skill) error {
-	if s.Engine == skill.EngineJS {
-		return skill.CheckJS(s.Code)
-	}
 	cfg, err := f.Config()
 	if err != nil {
 		return err
@@ -137,6 +136,12 @@ func checkCode(ctx context.Context, f *cmdutil.Factory, s *skill.Skill) error {
 	eo, err := skillcfg.ExecutorOptions(cfg)
 	if err != nil {
 		return err
+	}
+	if err := skill.CheckCodeSize(s.Code, cmp.Or(eo.MaxCodeBytes, skill.DefaultMaxCodeBytes)); err != nil {
+		return err
+	}
+	if s.Engine == skill.EngineJS {
+		return skill.CheckJS(s.Code)
 	}
 	e, err := skill.NewExecutor(eo)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Command hostile is a test skill that misbehaves as its input asks:
-// {"do": "loop" | "memhog" | "read" | "socket" | "flood" | "panic" | "probe", "path": "..."}.
+// {"do": "loop" | "memhog" | "read" | "socket" | "flood" | "panic" | "probe" | "sleep" | "recurse", "path": "..."}.
 // The behaviours share one module because compiling a Go-built module takes
 // seconds; each is a separate function below.
 package main
@@ -35,6 +35,10 @@ func main() {
 		m["boom"] = 1 // assignment to entry in nil map
 	case "probe":
 		probe()
+	case "sleep":
+		sleep()
+	case "recurse":
+		fmt.Println(recurse(1))
 	default:
 		fail("unknown behaviour", in.Do)
 	}
@@ -107,4 +111,20 @@ func probe() {
 		"year":   time.Now().Year(),
 		"random": hex.EncodeToString(b),
 	})
+}
+
+// sleep sleeps 2 s and reports what the guest's clocks saw.
+func sleep() {
+	start := time.Now()
+	time.Sleep(2 * time.Second)
+	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{
+		"start": start.UTC().Format(time.RFC3339Nano), "slept_ms": time.Since(start).Milliseconds(),
+	})
+}
+
+// recurse never returns: every call adds a frame to the goroutine's stack.
+func recurse(n int) int {
+	var pad [64]byte
+	pad[n%64] = byte(n)
+	return recurse(n+1) + int(pad[(n+1)%64])
 }

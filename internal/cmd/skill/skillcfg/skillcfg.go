@@ -13,7 +13,7 @@ import (
 )
 
 // ExecutorOptions reads the operator's caps (skill.timeout, skill.memory,
-// skill.output-limit) and the compiled-module cache (skill.cache-dir), for
+// skill.output-limit, skill.max-code-size) and the compiled-module cache (skill.cache-dir), for
 // `skill exec` and `skill run` alike.
 func ExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
 	o := skill.ExecutorOptions{CacheDir: cfg.String("skill.cache-dir")}
@@ -27,7 +27,7 @@ func ExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
 	for _, k := range []struct {
 		key string
 		dst *int64
-	}{{"skill.memory", &o.Limits.MemoryBytes}, {"skill.output-limit", &o.Limits.OutputBytes}} {
+	}{{"skill.memory", &o.Limits.MemoryBytes}, {"skill.output-limit", &o.Limits.OutputBytes}, {"skill.max-code-size", &o.MaxCodeBytes}} {
 		if s := cfg.String(k.key); s != "" {
 			n, err := size.Parse(s)
 			if err != nil {
