@@ -31,7 +31,7 @@ type Options struct {
 	// accessed since their state was computed, or due to cross ForgetBelow.
 	Full   bool
 	Memory FSRSParams
-	Layers      Layers
+	Layers Layers
 	// Tick is the scheduled instant a scheduler runs for ("" for a manual run).
 	// A tick that already has a successful run is skipped, so two schedulers
 	// whose clocks or start-up differ by a little never both run it.
@@ -49,8 +49,8 @@ type Result struct {
 	Layers      int64     `json:"layers"`
 	Forgotten   int64     `json:"forgotten"` // flagged below --forget-below by this run
 	Chunks      int       `json:"chunks"`
-	Mode        string    `json:"mode"`                  // "full" or "incremental"
-	FullReason  string    `json:"full_reason,omitempty"` // why a run that could be incremental was not
+	Mode        string    `json:"mode"`                   // "full" or "incremental"
+	FullReason  string    `json:"full_reason,omitempty"`  // why a run that could be incremental was not
 	ResumedFrom string    `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
 	Seconds     float64   `json:"seconds"`
 }
