@@ -57,6 +57,13 @@ func runMode(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) er
 	if reason != "" {
 		res.Mode, res.FullReason = ModeFull, reason
 		o.Log.Debug("full run", "reason", reason)
+		if o.OnStart != nil {
+			n, err := Chunks(ctx, pool, o.UserID, o.ChunkSize)
+			if err != nil {
+				return err
+			}
+			o.OnStart(ModeFull, n)
+		}
 		if err := runChunks(ctx, pool, o, res); err != nil {
 			return err
 		}
@@ -171,19 +178,27 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 	if o.ForgetBelow > 0 {
 		forgetBelow = o.ForgetBelow
 	}
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS pg_temp.decay_due; CREATE TEMP TABLE decay_due (tbl text, id uuid, PRIMARY KEY (tbl, id))`); err != nil {
+		return err
+	}
+	chunks := 0
+	for _, table := range []string{phaseMemories, phaseLayers} {
+		tag, err := conn.Exec(ctx, `INSERT INTO pg_temp.decay_due SELECT $3, id FROM (`+dueSQL[table]+`) d`, o.At, since, table)
+		if err != nil {
+			return fmt.Errorf("%s: find due rows: %w", table, err)
+		}
+		chunks += int((tag.RowsAffected() + int64(o.ChunkSize) - 1) / int64(o.ChunkSize))
+	}
+	if _, err := conn.Exec(ctx, `ANALYZE pg_temp.decay_due`); err != nil {
+		return err
+	}
+	if o.OnStart != nil {
+		o.OnStart(ModeIncremental, chunks)
+	}
 	for _, ph := range []phase{memoriesPhase(o), layersPhase(o)} {
-		if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS pg_temp.decay_due; CREATE TEMP TABLE decay_due (id uuid PRIMARY KEY)`); err != nil {
-			return err
-		}
-		if _, err := conn.Exec(ctx, `INSERT INTO pg_temp.decay_due `+dueSQL[ph.table], o.At, since); err != nil {
-			return fmt.Errorf("%s: find due rows: %w", ph.table, err)
-		}
-		if _, err := conn.Exec(ctx, `ANALYZE pg_temp.decay_due`); err != nil {
-			return err
-		}
 		// $1 after this id, $2 chunk size, $3 user (unused: one-user runs are
 		// full), then the phase's own parameters from $4 as in a full run.
-		update := fmt.Sprintf(`WITH c AS (SELECT id FROM pg_temp.decay_due WHERE id > $1::uuid ORDER BY id LIMIT $2),
+		update := fmt.Sprintf(`WITH c AS (SELECT id FROM pg_temp.decay_due WHERE tbl = '%[1]s' AND id > $1::uuid ORDER BY id LIMIT $2),
 			u AS (UPDATE %[1]s SET %[2]s FROM c WHERE %[1]s.id = c.id AND ($3::uuid IS NULL OR %[1]s.user_id = $3::uuid) RETURNING forgotten)
 			SELECT (SELECT id::text FROM c ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM u), (SELECT count(*) FROM u WHERE forgotten)`,
 			ph.table, ph.set)

@@ -36,6 +36,9 @@ type Options struct {
 	// A tick that already has a successful run is skipped, so two schedulers
 	// whose clocks or start-up differ by a little never both run it.
 	Tick string
+	// OnStart is called once the run knows its mode and how many chunks it
+	// will commit (about: a full run's estimate counts rows; progress reporting).
+	OnStart func(mode string, chunks int)
 	// OnChunk is called after every committed chunk (progress reporting).
 	OnChunk func(phase string, rows int64)
 	Log     *slog.Logger

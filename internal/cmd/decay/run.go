@@ -105,11 +105,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	total, err := decay.Chunks(ctx, pool, o.UserID, o.ChunkSize)
-	if err != nil {
-		return err
+	var bar *progress.Reporter
+	o.OnStart = func(_ string, chunks int) {
+		bar = progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), o.Log, "decay", chunks)
 	}
-	bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), o.Log, "decay", total)
 	o.OnChunk = func(phase string, rows int64) { bar.Step(fmt.Sprintf("%s +%d", phase, rows), false) }
 	res, err := decay.Run(ctx, pool, o)
 	bar.Finish()
