@@ -91,7 +91,7 @@ t0=$(now)
 HELIX_DATABASE_URL=$(dburl "$FULL") "$BIN" decay run --full --at "$T1" --forget-below "$FORGET" --chunk-size "$CHUNK" --output json >"$WORK/f.json" 2>"$WORK/f.log"
 tf=$(secs "$t0" "$(now)")
 
-field() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2 | tr -d '"'; }
+field() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2 | tr -d '" '; }
 mi=$(field "$WORK/i.json" memories); li=$(field "$WORK/i.json" layers); modei=$(field "$WORK/i.json" mode)
 mf=$(field "$WORK/f.json" memories); lf=$(field "$WORK/f.json" layers); modef=$(field "$WORK/f.json" mode)
 wi=$((mi + li)); wf=$((mf + lf))

@@ -68,7 +68,7 @@ echo "re-run with no memory changes"
 t0=$(now)
 "$BIN" synthesize --all-users --output json >"$WORK/rerun.json" 2>/dev/null
 trerun=$(secs "$t0" "$(now)")
-field() { grep -o "\"$2\":[0-9]*" "$1" | tail -1 | cut -d: -f2; }
+field() { grep -o "\"$2\": *[0-9]*" "$1" | tail -1 | grep -o "[0-9]*$"; }
 echo "editing one memory each of 1 % of the users"
 psql_d -c "UPDATE memories SET content = content || ' (edited)' WHERE id IN (
 	SELECT DISTINCT ON (user_id) id FROM memories WHERE abs(hashtext(user_id::text)) % 100 = 0 ORDER BY user_id, id)"
