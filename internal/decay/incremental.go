@@ -198,20 +198,25 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 	for _, ph := range []phase{memoriesPhase(o), layersPhase(o)} {
 		// $1 after this id, $2 chunk size, $3 user (unused: one-user runs are
 		// full), then the phase's own parameters from $4 as in a full run.
+		where := ph.where
+		if where == "" {
+			where = "true"
+		}
 		update := fmt.Sprintf(`WITH c AS (SELECT id FROM pg_temp.decay_due WHERE tbl = '%[1]s' AND id > $1::uuid ORDER BY id LIMIT $2),
-			u AS (UPDATE %[1]s SET %[2]s FROM c WHERE %[1]s.id = c.id AND ($3::uuid IS NULL OR %[1]s.user_id = $3::uuid) RETURNING forgotten)
-			SELECT (SELECT id::text FROM c ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM u), (SELECT count(*) FROM u WHERE forgotten)`,
-			ph.table, ph.set)
+			u AS (UPDATE %[1]s SET %[2]s FROM c WHERE %[1]s.id = c.id AND ($3::uuid IS NULL OR %[1]s.user_id = $3::uuid) AND %[3]s RETURNING forgotten)
+			SELECT (SELECT id::text FROM c ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM u), (SELECT count(*) FROM u WHERE forgotten),
+			       (SELECT count(*) FROM %[1]s JOIN c USING (id) WHERE NOT %[3]s)`,
+			ph.table, ph.set, where)
 		from := "00000000-0000-0000-0000-000000000000"
 		for {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			var hi *string
-			var n, forgotten int64
+			var n, forgotten, skipped int64
 			args := append([]any{from, o.ChunkSize, nil, o.At, forgetBelow}, ph.args...)
 			err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
-				return tx.QueryRow(ctx, update, args...).Scan(&hi, &n, &forgotten)
+				return tx.QueryRow(ctx, update, args...).Scan(&hi, &n, &forgotten, &skipped)
 			})
 			if err != nil {
 				if ctx.Err() != nil {
@@ -223,6 +228,7 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 				break
 			}
 			res.Chunks++
+			res.Skipped += skipped
 			if forgetBelow != nil {
 				res.Forgotten += forgotten
 			}

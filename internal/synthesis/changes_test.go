@@ -79,7 +79,7 @@ func TestChangedUsers(t *testing.T) {
 		{"insert", `INSERT INTO memories (user_id, type, content, created_at) VALUES ($1, 'semantic', 'new', '2026-11-01')`, true},
 		{"delete", `DELETE FROM memories WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, true},
 		{"content", `UPDATE memories SET content = content || '!' WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, true},
-		{"content emptied", `UPDATE memories SET content = '' WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, true},
+		{"content to NULL", `UPDATE memories SET content = NULL WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, true},
 		{"embedding", `UPDATE memories SET embedding[1] = embedding[1] + 0.001 WHERE id = (SELECT id FROM memories WHERE user_id = $1 AND embedding IS NOT NULL ORDER BY id LIMIT 1)`, true},
 		{"embedding from NULL", `UPDATE memories SET embedding = ARRAY[1, 2, 3] WHERE id = (SELECT id FROM memories WHERE user_id = $1 AND embedding IS NULL ORDER BY id LIMIT 1)`, true},
 		{"valence", `UPDATE memories SET emotional_valence = coalesce(-emotional_valence / 2 - 0.1, 0.3) WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, true},
