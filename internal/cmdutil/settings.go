@@ -20,7 +20,7 @@ const AnnotationReportsSettings = "helix:reports-settings"
 // argumentFlags are per-invocation arguments wherever they appear.
 var argumentFlags = set(
 	"all", "all-users", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
-	"entity-type", "env", "exclude", "executions", "force", "include", "input", "limit", "log",
+	"entity-type", "env", "exclude", "executions", "force", "full", "include", "input", "limit", "log",
 	"min-context", "name", "out", "params", "reason", "run-now", "server", "since", "state",
 	"take", "to", "user-id", "version", "yes",
 )

@@ -26,12 +26,19 @@ type Options struct {
 	ForgetBelow float64   // flag items whose retention is below this; 0: off
 	UserID      string    // only this user; "": everyone
 	ChunkSize   int
-	Memory      FSRSParams
-	Layers      Layers
+	// Full recomputes every row in scope. Otherwise, after a complete run over
+	// all users with the same settings, a run touches only rows that are new,
+	// accessed since their state was computed, or due to cross ForgetBelow.
+	Full   bool
+	Memory FSRSParams
+	Layers Layers
 	// Tick is the scheduled instant a scheduler runs for ("" for a manual run).
 	// A tick that already has a successful run is skipped, so two schedulers
 	// whose clocks or start-up differ by a little never both run it.
 	Tick string
+	// OnStart is called once the run knows its mode and how many chunks it
+	// will commit (about: a full run's estimate counts rows; progress reporting).
+	OnStart func(mode string, chunks int)
 	// OnChunk is called after every committed chunk (progress reporting).
 	OnChunk func(phase string, rows int64)
 	Log     *slog.Logger
@@ -48,6 +55,8 @@ type Result struct {
 	// old app wrote them): any UPDATE of such a row fails, so decay leaves them.
 	Skipped     int64   `json:"skipped,omitempty"`
 	Chunks      int     `json:"chunks"`
+	Mode        string  `json:"mode"`                   // "full" or "incremental"
+	FullReason  string  `json:"full_reason,omitempty"`  // why a run that could be incremental was not
 	ResumedFrom string  `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
 	Seconds     float64 `json:"seconds"`
 }
@@ -82,6 +91,9 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 	if o.Tick != "" {
 		params["tick"] = o.Tick
 	}
+	if o.Full {
+		params["full"] = true
+	}
 
 	lock, err := db.TryLock(ctx, pool, JobName)
 	if err != nil {
@@ -111,7 +123,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{RunID: run.ID, At: o.At.UTC()}
-	err = runChunks(ctx, pool, o, res)
+	err = runMode(ctx, pool, o, res)
 	res.Seconds = time.Since(start).Seconds()
 	status := db.RunOK
 	switch {
@@ -284,12 +296,28 @@ func forgetSet(retention string) string {
 func memoriesPhase(o Options) phase {
 	p := o.Memory
 	s, rt := MemoriesSQL()
+	ref := fmt.Sprintf(`CASE WHEN %s THEN last_accessed ELSE coalesce(reviewed_at, created_at) END`, isNewAccess)
+	// Days until R = $5: S·($5^(1/DECAY) − 1)/FACTOR, in log space so that a
+	// flat curve gives a huge number instead of an overflow.
+	days := fmt.Sprintf(`(%s) * (exp(least(ln($5::float8) / $6::float8, 700)) - 1) / $7::float8`, s)
 	set := fmt.Sprintf(`stability = %s, difficulty = coalesce(difficulty, $12::float8),
 		reviewed_at = CASE WHEN %s THEN last_accessed ELSE reviewed_at END,
-		retention = %s, decayed_at = $4::timestamptz, %s`, s, isNewAccess, rt, forgetSet(rt))
+		retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s`,
+		s, isNewAccess, rt, forgetSet(rt), forgetAt(rt, ref, days, 86400))
 	return phase{table: phaseMemories, set: set, where: knownType, args: []any{
 		p.Decay, FSRSFactor(p.Decay), math.Exp(p.W8), p.W9, p.W10, p.InitialStability, p.InitialDifficulty,
 	}}
+}
+
+// forgetAt is the instant retention rt, computed from reference instant ref,
+// falls below --forget-below ($5) after dt units of unit seconds: NULL with
+// the threshold off or already crossed (retention only falls until the next
+// access, which a run notices), 'infinity' beyond a million days. It is one
+// millisecond early, so rounding can only make a run look at a row too soon.
+func forgetAt(rt, ref, dt string, unit float64) string {
+	return fmt.Sprintf(`CASE WHEN $5::float8 IS NULL OR (%[1]s) < $5::float8 THEN NULL
+		WHEN (%[3]s) >= %[5]v THEN 'infinity'::timestamptz
+		ELSE (%[2]s) + (%[3]s) * interval '%[4]v seconds' - interval '1 millisecond' END`, rt, ref, dt, unit, 1e6*86400/unit)
 }
 
 const isNewAccess = `(last_accessed > coalesce(reviewed_at, created_at) AND last_accessed <= $4::timestamptz)`
@@ -297,6 +325,7 @@ const isNewAccess = `(last_accessed > coalesce(reviewed_at, created_at) AND last
 // MemoriesSQL returns the SQL expressions of a memory's new stability and
 // retention over the columns of memories and the parameters of memoriesPhase.
 // date_part (not extract, which is numeric) keeps the arithmetic in float8.
+// helix_fsrs_retention (migration 00025) is the same computation for readers.
 func MemoriesSQL() (stability, retention string) {
 	const (
 		s0   = `coalesce(stability, $11::float8)`
@@ -333,7 +362,22 @@ func layersPhase(o Options) phase {
 		WHEN 'ebbinghaus' THEN exp(greatest(-%[1]s / %[2]s, -700))
 		WHEN 'power' THEN power(1 + %[1]s, -%[2]s)
 		ELSE power(1 + ($9::float8[])[layer_number] * %[1]s / %[2]s, ($8::float8[])[layer_number]) END`, t, p)
-	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s`, rt, forgetSet(rt))
+	// Hours until R = $5, each model's inverse (log space, as in memoriesPhase).
+	hours := fmt.Sprintf(`CASE ($6::text[])[layer_number]
+		WHEN 'exponential' THEN %[1]s * ln($5::float8) / ln(0.5::float8)
+		WHEN 'ebbinghaus' THEN -%[1]s * ln($5::float8)
+		WHEN 'power' THEN exp(least(-ln($5::float8) / %[1]s, 700)) - 1
+		ELSE %[1]s * (exp(least(ln($5::float8) / ($8::float8[])[layer_number], 700)) - 1) / ($9::float8[])[layer_number] END`, p)
+	// decay_rate, which the platform reads: the fraction lost per hour right
+	// after an update, −R'(0)/R(0). It changes only with the model, so rows a
+	// run skips keep a current value.
+	rate := fmt.Sprintf(`CASE ($6::text[])[layer_number]
+		WHEN 'exponential' THEN ln(2::float8) / %[1]s
+		WHEN 'ebbinghaus' THEN 1 / %[1]s
+		WHEN 'power' THEN %[1]s
+		ELSE -($8::float8[])[layer_number] * ($9::float8[])[layer_number] / %[1]s END`, p)
+	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s, decay_rate = %s, decay_basis = last_updated`,
+		rt, forgetSet(rt), forgetAt(rt, "last_updated", hours, 3600), rate)
 	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}}
 }
 

@@ -38,8 +38,8 @@ func seed(t testing.TB, pool *pgxpool.Pool, n int) {
 		t.Fatal(err)
 	}
 	_, err = pool.Exec(ctx, `
-		INSERT INTO psychology_layers (user_id, layer_number, layer_name, last_updated, stability)
-		SELECT u, n, 'layer ' || n, $1::timestamptz + n * interval '1 day', CASE WHEN n = 6 THEN 100 END
+		INSERT INTO psychology_layers (id, user_id, layer_number, layer_name, last_updated, stability)
+		SELECT md5(u || 'layer' || n)::uuid, u, n, 'layer ' || n, $1::timestamptz + n * interval '1 day', CASE WHEN n = 6 THEN 100 END
 		FROM generate_series(1, 7) n, unnest(ARRAY[$2, $3]::uuid[]) u`, created, userA, userB)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestRunCountDoesNotMatter(t *testing.T) {
 		seed(t, pool, 40)
 		for k := 1; k <= runs; k++ {
 			instant := created.Add(time.Duration(k) * at.Sub(created) / time.Duration(runs))
-			if _, err := Run(ctx, pool, Options{At: instant, ChunkSize: 25}); err != nil {
+			if _, err := Run(ctx, pool, Options{At: instant, ChunkSize: 25, Full: true}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -220,8 +220,13 @@ func TestRunResumesAfterInterrupt(t *testing.T) {
 	if err := pool.QueryRow(bg, `SELECT count(*) FROM decay_progress`).Scan(&done); err != nil || done != 0 {
 		t.Errorf("%d checkpoints left (%v)", done, err)
 	}
-	// A finished run leaves nothing to resume: the next one starts over.
+	// A finished run leaves nothing to resume: the next one is incremental
+	// and finds nothing new at the same instant; --full starts over.
 	res, err = Run(bg, pool, Options{At: at, ChunkSize: 100})
+	if err != nil || res.ResumedFrom != "" || res.Mode != ModeIncremental || res.Memories != 0 {
+		t.Errorf("run after a complete one: %+v, %v", res, err)
+	}
+	res, err = Run(bg, pool, Options{At: at, ChunkSize: 100, Full: true})
 	if err != nil || res.ResumedFrom != "" || res.Memories != 1000 {
 		t.Errorf("run after a complete one: %+v, %v", res, err)
 	}

@@ -55,8 +55,8 @@ func TestRunFlags(t *testing.T) {
 	}
 
 	cmd = NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--at", "2026-03-08"})
-	if err := cmd.Execute(); err != nil || !got.atTime.Equal(time.Date(2026, 3, 8, 0, 0, 0, 0, time.UTC)) || got.ChunkSize != decay.DefaultChunkSize {
+	cmd.SetArgs([]string{"--at", "2026-03-08", "--full"})
+	if err := cmd.Execute(); err != nil || !got.atTime.Equal(time.Date(2026, 3, 8, 0, 0, 0, 0, time.UTC)) || got.ChunkSize != decay.DefaultChunkSize || !got.Full {
 		t.Errorf("date --at: %+v, %v", got, err)
 	}
 
@@ -142,7 +142,7 @@ func TestRunRun(t *testing.T) {
 			}
 			// 168 h since the layers' last update: below 0.5 are layer 2 (e^-1 = 0.37),
 			// 3 (169^-0.5 = 1/13) and 5 (e^-0.7 = 0.497); the memories keep 0.66 to 0.99.
-			want := "decayed 3 memories and 7 layers as of 2026-11-01T12:00:00Z in 2 chunks, 3 below --forget-below\n"
+			want := "decayed 3 memories and 7 layers as of 2026-11-01T12:00:00Z in 2 chunks, 3 below --forget-below (full run)\n"
 			if st.Out.String() != want {
 				t.Errorf("stdout = %q, want %q", st.Out.String(), want)
 			}
@@ -160,6 +160,22 @@ func TestRunRun(t *testing.T) {
 			}
 			if math.Abs(r1-math.Pow(0.5, 168.0/720)) > 1e-12 || math.Abs(r3-1/13.0) > 1e-12 {
 				t.Errorf("layer retention: 1 → %v, 3 → %v", r1, r3)
+			}
+
+			// Nothing changed: the next run is incremental and writes nothing; --full rewrites all.
+			for _, full := range []bool{false, true} {
+				st.Out.Reset()
+				opts.Full = full
+				if err := runRun(context.Background(), opts); err != nil {
+					t.Fatal(err)
+				}
+				want := map[bool]string{
+					false: "decayed 0 memories and 0 layers as of 2026-11-01T12:00:00Z in 0 chunks (incremental run)\n",
+					true:  "decayed 3 memories and 7 layers as of 2026-11-01T12:00:00Z in 2 chunks, 3 below --forget-below (full run)\n",
+				}[full]
+				if st.Out.String() != want {
+					t.Errorf("re-run (--full=%v): stdout = %q, want %q", full, st.Out.String(), want)
+				}
 			}
 		})
 	}

@@ -21,6 +21,7 @@ type RunOptions struct {
 	F  *cmdutil.Factory
 	jobFlags
 	At     string
+	Full   bool
 	atTime time.Time
 }
 
@@ -39,6 +40,15 @@ Retention depends only on the time since each item was last accessed and its
 stability, never on when the job last ran: running hourly, daily or twice in a
 row gives the same values at the same instant.
 
+After one complete run over all users, a run is incremental: it recomputes
+only rows that are new, were accessed (memories) or updated (layers) since
+their state was computed, or are due to cross --forget-below (each row stores
+that instant in forget_at). Readers get current retention from the SQL
+function helix_retention(row) rather than the stored retention column, which
+holds the value as of decayed_at. --full recomputes every row; a run is also
+full when the models or --forget-below changed, when --at is before the last
+run, when it resumes an interrupted full run, and with --user-id.
+
 The work is done in key-range chunks of --chunk-size rows that each commit.
 An interrupted run (SIGINT/SIGTERM: exit 130) leaves whole chunks only, and
 the next run over the same scope resumes after the last committed one. One
@@ -48,6 +58,7 @@ exits 5. Every run writes a job_runs row.
 EXAMPLES
   helix decay run
   helix decay run --at 2026-11-01T12:00:00Z --forget-below 0.05
+  helix decay run --full --forget-below 0.05
   helix decay run --user-id 6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a --output json
 
 ` + cmdutil.ExitStatusHelp,
@@ -70,6 +81,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().StringVar(&opts.At, "at", "", "compute retention as of this instant (RFC 3339 or YYYY-MM-DD; default now)")
+	cmd.Flags().BoolVar(&opts.Full, "full", false, "recompute every row, not only new, accessed and due ones")
 	opts.add(cmd)
 	return cmd
 }
@@ -84,7 +96,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	o.At = opts.atTime
+	o.At, o.Full = opts.atTime, opts.Full
 	if o.At.IsZero() {
 		o.At = f.Now()
 	}
@@ -93,11 +105,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	total, err := decay.Chunks(ctx, pool, o.UserID, o.ChunkSize)
-	if err != nil {
-		return err
+	var bar *progress.Reporter
+	o.OnStart = func(_ string, chunks int) {
+		bar = progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), o.Log, "decay", chunks)
 	}
-	bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), o.Log, "decay", total)
 	o.OnChunk = func(phase string, rows int64) { bar.Step(fmt.Sprintf("%s +%d", phase, rows), false) }
 	res, err := decay.Run(ctx, pool, o)
 	bar.Finish()
@@ -128,8 +139,9 @@ func summary(r *decay.Result) string {
 	if r.Forgotten > 0 {
 		s += fmt.Sprintf(", %d below --forget-below", r.Forgotten)
 	}
+	s += " (" + r.Mode + " run"
 	if r.ResumedFrom != "" {
-		s += " (resumed an interrupted run)"
+		s += ", resumed an interrupted run"
 	}
-	return s
+	return s + ")"
 }

@@ -30,6 +30,7 @@ type Options struct {
 
 	UserID         string
 	AllUsers       bool
+	Full           bool
 	Since          string
 	Limit          int
 	MinConfidence  float64
@@ -63,6 +64,12 @@ replaces the user's previous synthesis, so a re-run never duplicates and an
 interrupted run leaves the previous synthesis in place. --dry-run prints the
 patterns and writes nothing.
 
+--all-users synthesizes only the users whose memories changed (inserted,
+deleted, or content, embedding, valence or created_at edited) or whose
+parameters differ since their last synthesis, found with one scan that
+compares a per-user digest with helix_synthesis_state; --full synthesizes
+every user.
+
 --since takes an RFC 3339 time or an age (90d, 12h). --limit keeps each
 user's most recent N memories. --eps 0 picks eps at the elbow of the sorted
 k-distance curve.
@@ -70,6 +77,7 @@ k-distance curve.
 EXAMPLES
   helix synthesize --user-id 11111111-1111-4111-8111-111111111111
   helix synthesize --all-users --since 90d --concurrency 4
+  helix synthesize --all-users --full
   helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
 
 ` + cmdutil.ExitStatusHelp,
@@ -86,7 +94,8 @@ EXAMPLES
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.UserID, "user-id", "", "synthesize this user (UUID)")
-	fl.BoolVar(&opts.AllUsers, "all-users", false, "synthesize every user who has memories")
+	fl.BoolVar(&opts.AllUsers, "all-users", false, "synthesize every user whose memories changed since their last synthesis")
+	fl.BoolVar(&opts.Full, "full", false, "with --all-users, synthesize every user who has memories, changed or not")
 	fl.StringVar(&opts.Since, "since", "", "only memories created since this RFC 3339 time or age (90d, 12h)")
 	fl.IntVar(&opts.Limit, "limit", 0, "only each user's most recent N memories (0: all)")
 	fl.Float64Var(&opts.MinConfidence, "min-confidence", d.MinConfidence, "keep patterns with at least this confidence (0-1)")
@@ -107,6 +116,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("give --user-id UUID or --all-users")
 	case o.UserID != "" && o.AllUsers:
 		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
+	case o.Full && !o.AllUsers:
+		return cmdutil.FlagErrorf("--full applies to --all-users (a --user-id run always synthesizes the user)")
 	}
 	if o.UserID != "" {
 		u, err := uuid.Parse(o.UserID)
@@ -200,15 +211,16 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	}
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
 	users := []uuid.UUID{opts.user}
+	unchanged := 0
 	if opts.AllUsers {
-		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
+		if users, unchanged, err = synthesis.ChangedUsers(ctx, pool, filter, opts.params(), opts.Full); err != nil {
 			return err
 		}
 	}
 	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}}
 	var run *db.JobRun
 	if !opts.DryRun {
-		jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers,
+		jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers, "full": opts.Full,
 			"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
 		if run, err = db.StartRun(ctx, pool, "synthesize", jobParams, f.Now()); err != nil {
 			return err
@@ -224,6 +236,9 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	bar.Finish()
 
 	counts := map[string]int{"users": len(users)}
+	if opts.AllUsers {
+		counts["unchanged"] = unchanged
+	}
 	var failed []string
 	for _, r := range results {
 		if r.Error != "" {
@@ -274,9 +289,10 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 // (synthesis.Stream) while the workers analyse and write the users before.
 func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *db.JobRun, bar *progress.Reporter) []UserResult {
 	type job struct {
-		i   int
-		ms  []synthesis.Memory
-		err error
+		i     int
+		ms    []synthesis.Memory
+		state *synthesis.State
+		err   error
 	}
 	results := make([]UserResult, len(users))
 	jobs := make(chan job, opts.Concurrency)
@@ -284,7 +300,7 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	for range min(opts.Concurrency, max(len(users), 1)) {
 		wg.Go(func() {
 			for j := range jobs {
-				r := one(ctx, pool, opts, users[j.i], j.ms, j.err, run)
+				r := one(ctx, pool, opts, users[j.i], j.ms, j.state, j.err, run)
 				if ctx.Err() != nil && r.Error != "" {
 					continue // interrupted, not failed
 				}
@@ -304,12 +320,15 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	}
 	if opts.AllUsers {
 		sent := make([]bool, len(users))
-		err := synthesis.Stream(ctx, pool, users, filter, func(i int, ms []synthesis.Memory, err error) {
-			if err == nil && ms == nil {
-				ms = []synthesis.Memory{}
-			}
-			sent[i] = send(job{i: i, ms: ms, err: err})
-		})
+		states, err := synthesis.Snapshots(ctx, pool, users, filter, opts.params())
+		if err == nil {
+			err = synthesis.Stream(ctx, pool, users, filter, func(i int, ms []synthesis.Memory, err error) {
+				if err == nil && ms == nil {
+					ms = []synthesis.Memory{}
+				}
+				sent[i] = send(job{i: i, ms: ms, state: states[users[i]], err: err})
+			})
+		}
 		if err != nil && ctx.Err() == nil {
 			for i := range users {
 				if !sent[i] && !send(job{i: i, err: fmt.Errorf("read memories: %w", err)}) {
@@ -329,9 +348,9 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	return results
 }
 
-// one synthesizes a user: from ms when the stream read them (an empty
-// slice: none), else reading them itself; readErr is the stream's error for the user.
-func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, ms []synthesis.Memory, readErr error, run *db.JobRun) UserResult {
+// one synthesizes a user: from ms and state when the stream read them (an
+// empty slice: none), else reading them itself; readErr is the stream's error for the user.
+func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, ms []synthesis.Memory, state *synthesis.State, readErr error, run *db.JobRun) UserResult {
 	r := UserResult{UserID: user, Patterns: []synthesis.Pattern{}}
 	fail := func(err error) UserResult {
 		r.Error, r.err = err.Error(), err
@@ -340,9 +359,16 @@ func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID,
 	if readErr != nil {
 		return fail(readErr)
 	}
-	if ms == nil {
+	// The state is taken before the memories are read (by the stream, which
+	// took it first, or here): a change landing in between only makes the next
+	// --all-users run recompute the user once more, never skip a change.
+	if state == nil {
 		var err error
-		if ms, err = synthesis.Load(ctx, pool, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit}); err != nil {
+		filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+		if state, err = synthesis.Snapshot(ctx, pool, user, filter, opts.params()); err != nil {
+			return fail(fmt.Errorf("read memories: %w", err))
+		}
+		if ms, err = synthesis.Load(ctx, pool, user, filter); err != nil {
 			return fail(fmt.Errorf("read memories: %w", err))
 		}
 	}
@@ -361,6 +387,11 @@ func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID,
 	}
 	if err := synthesis.Replace(ctx, pool, user, runID, opts.F.Now(), ps); err != nil {
 		return fail(fmt.Errorf("write synthesis: %w", err))
+	}
+	// The synthesis is written; without its state the next --all-users run
+	// merely recomputes this user.
+	if err := state.Save(ctx, pool, runID); err != nil && ctx.Err() == nil {
+		opts.F.Logger().Warn("record synthesis state", "user_id", user, "err", err)
 	}
 	return r
 }
@@ -393,7 +424,14 @@ func write(opts *Options, rep *Report) error {
 	if rep.DryRun {
 		verb = "dry run: would write"
 	}
-	cmdutil.Fprintf(opts.IO.ErrOut, "%s %d patterns for %d of %d users from %d memories\n",
-		verb, rep.Counts["patterns"], rep.Counts["done"], rep.Counts["users"], rep.Counts["memories"])
+	cmdutil.Fprintf(opts.IO.ErrOut, "%s %d patterns for %d of %d users from %d memories%s\n",
+		verb, rep.Counts["patterns"], rep.Counts["done"], rep.Counts["users"], rep.Counts["memories"], skipped(rep.Counts["unchanged"]))
 	return nil
+}
+
+func skipped(unchanged int) string {
+	if unchanged == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d unchanged users skipped", unchanged)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,8 @@ func TestNewCmdSynthesizeFlags(t *testing.T) {
 		{argv: "--all-users --since 2026-10-01T00:00:00Z", check: func(o *Options) bool { return o.since.Equal(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) }},
 		{argv: "", wantErr: "give --user-id UUID or --all-users"},
 		{argv: "--user-id " + ana + " --all-users", wantErr: "cannot be used together"},
+		{argv: "--user-id " + ana + " --full", wantErr: "--full applies to --all-users"},
+		{argv: "--all-users --full", check: func(o *Options) bool { return o.AllUsers && o.Full }},
 		{argv: "--user-id nope", wantErr: "invalid --user-id"},
 		{argv: "--all-users --algorithm optics", wantErr: "invalid --algorithm"},
 		{argv: "--all-users --min-confidence 1.5", wantErr: "invalid --min-confidence"},
@@ -235,5 +238,63 @@ func TestLockHeldSkips(t *testing.T) {
 	}
 	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'synthesize' AND status = 'skipped'`); n != 1 {
 		t.Fatalf("%d skipped job_runs rows, want 1", n)
+	}
+}
+
+// TestAllUsersOnlyChanged: a re-run with no memory changes recomputes no user;
+// a change to one user's memories recomputes that user; a --user-id run counts
+// as that user's synthesis; --full recomputes everyone.
+func TestAllUsersOnlyChanged(t *testing.T) {
+	t.Parallel()
+	pool := demoDB(t)
+	runJSON := func(argv string) Report {
+		t.Helper()
+		out, errOut, err := run(t, pool, false, true, argv)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", argv, err, errOut)
+		}
+		var rep Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	users := func(rep Report) []string {
+		var us []string
+		for _, u := range rep.Users {
+			us = append(us, u.UserID.String())
+		}
+		return us
+	}
+	if rep := runJSON("--all-users"); rep.Counts["done"] != 4 || rep.Counts["unchanged"] != 0 {
+		t.Fatalf("first run: counts %v, want 4 users done", rep.Counts)
+	}
+	before := count(t, pool, `SELECT count(*) FROM memory_synthesis`)
+	rep := runJSON("--all-users")
+	if rep.Counts["users"] != 0 || rep.Counts["done"] != 0 || rep.Counts["unchanged"] != 4 || len(rep.Users) != 0 {
+		t.Fatalf("re-run without changes: counts %v, users %v; want 0 recomputed, 4 unchanged", rep.Counts, users(rep))
+	}
+	if after := count(t, pool, `SELECT count(*) FROM memory_synthesis`); after != before {
+		t.Errorf("re-run without changes: %d synthesis rows, was %d", after, before)
+	}
+
+	if _, err := pool.Exec(context.Background(), `UPDATE memories SET emotional_valence = -emotional_valence
+		WHERE id = (SELECT id FROM memories WHERE user_id = $1 AND emotional_valence <> 0 ORDER BY id LIMIT 1)`, ben); err != nil {
+		t.Fatal(err)
+	}
+	if rep := runJSON("--all-users"); !slices.Equal(users(rep), []string{ben}) || rep.Counts["unchanged"] != 3 {
+		t.Errorf("after editing one of ben's memories: recomputed %v (counts %v), want only ben", users(rep), rep.Counts)
+	}
+
+	if _, err := pool.Exec(context.Background(), `DELETE FROM memories
+		WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, ana); err != nil {
+		t.Fatal(err)
+	}
+	runJSON("--user-id " + ana)
+	if rep := runJSON("--all-users"); len(rep.Users) != 0 || rep.Counts["unchanged"] != 4 {
+		t.Errorf("after a --user-id run of the changed user: recomputed %v, want nobody", users(rep))
+	}
+	if rep := runJSON("--all-users --full"); rep.Counts["done"] != 4 {
+		t.Errorf("--full: counts %v, want 4 users done", rep.Counts)
 	}
 }

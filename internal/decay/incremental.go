@@ -1,0 +1,247 @@
+package decay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Modes of a run.
+const (
+	ModeFull        = "full"
+	ModeIncremental = "incremental"
+)
+
+// AccessLookback is how far before the previous run's instant an incremental
+// run looks for accesses. An access is stamped when the platform's
+// transaction starts but becomes visible when it commits; a transaction that
+// straddled the previous run is still found if it took less than this. Rows
+// in the window whose access is already folded in are not rewritten.
+const AccessLookback = time.Hour
+
+const scopeAll = "all"
+
+// settings is what the stored forget_at values depend on besides each row's
+// own state: a run with other settings must recompute every row.
+func settings(o Options) string {
+	b, _ := json.Marshal(struct {
+		ForgetBelow float64
+		Memory      FSRSParams
+		Layers      Layers
+	}{o.ForgetBelow, o.Memory, o.Layers})
+	return string(b)
+}
+
+// runMode decides between a full and an incremental run and does it, then
+// records the state the next run starts from.
+func runMode(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) error {
+	if err := saveModel(ctx, pool, o); err != nil {
+		return fmt.Errorf("record the decay model: %w", err)
+	}
+	var started time.Time
+	if err := pool.QueryRow(ctx, `SELECT now()`).Scan(&started); err != nil {
+		return err
+	}
+	since, reason, err := plan(ctx, pool, o)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		res.Mode, res.FullReason = ModeFull, reason
+		o.Log.Debug("full run", "reason", reason)
+		if o.OnStart != nil {
+			n, err := Chunks(ctx, pool, o.UserID, o.ChunkSize)
+			if err != nil {
+				return err
+			}
+			o.OnStart(ModeFull, n)
+		}
+		if err := runChunks(ctx, pool, o, res); err != nil {
+			return err
+		}
+	} else {
+		res.Mode = ModeIncremental
+		o.Log.Debug("incremental run", "accessed_after", since)
+		if err := runIncremental(ctx, pool, o, since, res); err != nil {
+			return err
+		}
+	}
+	return saveState(ctx, pool, o, started, res.RunID)
+}
+
+// plan returns the instant after which accesses are looked for, or why the
+// run must be full.
+func plan(ctx context.Context, pool *pgxpool.Pool, o Options) (since time.Time, fullReason string, err error) {
+	if o.Full {
+		return since, "--full", nil
+	}
+	if o.UserID != "" {
+		return since, "--user-id runs recompute the user's rows", nil
+	}
+	var resuming bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM decay_progress WHERE scope = $1)`, scopeAll).Scan(&resuming); err != nil {
+		return since, "", err
+	}
+	if resuming {
+		return since, "resuming an interrupted full run", nil
+	}
+	var at, started time.Time
+	var s string
+	err = pool.QueryRow(ctx, `SELECT at, started_at, settings FROM helix_decay_state WHERE scope = $1`, scopeAll).Scan(&at, &started, &s)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return since, "no complete run over all users yet", nil
+	case err != nil:
+		return since, "", err
+	case s != settings(o):
+		return since, "the models or --forget-below changed since the last run", nil
+	case o.At.Before(at):
+		return since, fmt.Sprintf("--at is before the last run's %s", at.UTC().Format(time.RFC3339)), nil
+	}
+	if started.Before(at) {
+		at = started
+	}
+	return at.Add(-AccessLookback), "", nil
+}
+
+// saveModel records the run's parameters for helix_retention.
+func saveModel(ctx context.Context, q db.Querier, o Options) error {
+	kinds := make([]string, 7)
+	ps, decays, factors := make([]float64, 7), make([]float64, 7), make([]float64, 7)
+	for n := 1; n <= 7; n++ {
+		m := o.Layers[n]
+		kinds[n-1], ps[n-1], decays[n-1], factors[n-1] = string(m.Kind), m.Param, m.decay(), FSRSFactor(m.decay())
+	}
+	p := o.Memory
+	_, err := q.Exec(ctx, `INSERT INTO helix_decay_model AS m (id, memory_decay, memory_factor, exp_w8, w9, w10, s0, d0,
+			layer_kinds, layer_params, layer_decays, layer_factors, updated_at)
+		VALUES (true, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())
+		ON CONFLICT (id) DO UPDATE SET memory_decay = $1, memory_factor = $2, exp_w8 = $3, w9 = $4, w10 = $5, s0 = $6, d0 = $7,
+			layer_kinds = $8, layer_params = $9, layer_decays = $10, layer_factors = $11, updated_at = now()
+		WHERE (m.memory_decay, m.memory_factor, m.exp_w8, m.w9, m.w10, m.s0, m.d0, m.layer_kinds, m.layer_params, m.layer_decays, m.layer_factors)
+			IS DISTINCT FROM ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		p.Decay, FSRSFactor(p.Decay), math.Exp(p.W8), p.W9, p.W10, p.InitialStability, p.InitialDifficulty,
+		kinds, ps, decays, factors)
+	return err
+}
+
+// saveState records a complete run over all users as the next incremental
+// run's starting point. A one-user run with other settings invalidates it:
+// that user's forget_at values no longer match it.
+func saveState(ctx context.Context, q db.Querier, o Options, started time.Time, runID int64) error {
+	s := settings(o)
+	if o.UserID != "" {
+		_, err := q.Exec(ctx, `DELETE FROM helix_decay_state WHERE scope = $1 AND settings <> $2`, scopeAll, s)
+		return err
+	}
+	_, err := q.Exec(ctx, `INSERT INTO helix_decay_state (scope, at, started_at, settings, job_run_id, updated_at)
+		VALUES ($1, $2, $3, $4, $5, now())
+		ON CONFLICT (scope) DO UPDATE SET at = $2, started_at = $3, settings = $4, job_run_id = $5, updated_at = now()`,
+		scopeAll, o.At, started, s, runID)
+	return err
+}
+
+// dueSQL selects, per table, the rows an incremental run recomputes ($1 at,
+// $2 accesses after): never decayed, due to cross the threshold, or touched
+// by the platform since their state was computed. Each branch is one index range.
+var dueSQL = map[string]string{
+	phaseMemories: `SELECT id FROM memories WHERE decayed_at IS NULL
+		UNION SELECT id FROM memories WHERE forget_at <= $1
+		UNION SELECT id FROM memories WHERE last_accessed > $2 AND last_accessed <= $1
+			AND last_accessed > coalesce(reviewed_at, created_at)`,
+	phaseLayers: `SELECT id FROM psychology_layers WHERE decayed_at IS NULL
+		UNION SELECT id FROM psychology_layers WHERE forget_at <= $1
+		UNION SELECT id FROM psychology_layers WHERE last_updated > $2 AND last_updated IS DISTINCT FROM decay_basis`,
+}
+
+// runIncremental recomputes only the due rows, with the same SET as a full
+// run, in committed chunks. The due ids are collected once into a temporary
+// table first: a row whose recomputed forget_at lands within rounding of the
+// run's instant is then not picked up again by the same run. An interrupted
+// incremental run needs no checkpoint: rows it finished are no longer due.
+func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since time.Time, res *Result) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS pg_temp.decay_due`) }()
+	var forgetBelow any
+	if o.ForgetBelow > 0 {
+		forgetBelow = o.ForgetBelow
+	}
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS pg_temp.decay_due; CREATE TEMP TABLE decay_due (tbl text, id uuid, PRIMARY KEY (tbl, id))`); err != nil {
+		return err
+	}
+	chunks := 0
+	for _, table := range []string{phaseMemories, phaseLayers} {
+		tag, err := conn.Exec(ctx, `INSERT INTO pg_temp.decay_due SELECT $3, id FROM (`+dueSQL[table]+`) d`, o.At, since, table)
+		if err != nil {
+			return fmt.Errorf("%s: find due rows: %w", table, err)
+		}
+		chunks += int((tag.RowsAffected() + int64(o.ChunkSize) - 1) / int64(o.ChunkSize))
+	}
+	if _, err := conn.Exec(ctx, `ANALYZE pg_temp.decay_due`); err != nil {
+		return err
+	}
+	if o.OnStart != nil {
+		o.OnStart(ModeIncremental, chunks)
+	}
+	for _, ph := range []phase{memoriesPhase(o), layersPhase(o)} {
+		// $1 after this id, $2 chunk size, $3 user (unused: one-user runs are
+		// full), then the phase's own parameters from $4 as in a full run.
+		where := ph.where
+		if where == "" {
+			where = "true"
+		}
+		update := fmt.Sprintf(`WITH c AS (SELECT id FROM pg_temp.decay_due WHERE tbl = '%[1]s' AND id > $1::uuid ORDER BY id LIMIT $2),
+			u AS (UPDATE %[1]s SET %[2]s FROM c WHERE %[1]s.id = c.id AND ($3::uuid IS NULL OR %[1]s.user_id = $3::uuid) AND %[3]s RETURNING forgotten)
+			SELECT (SELECT id::text FROM c ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM u), (SELECT count(*) FROM u WHERE forgotten),
+			       (SELECT count(*) FROM %[1]s JOIN c USING (id) WHERE NOT %[3]s)`,
+			ph.table, ph.set, where)
+		from := "00000000-0000-0000-0000-000000000000"
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var hi *string
+			var n, forgotten, skipped int64
+			args := append([]any{from, o.ChunkSize, nil, o.At, forgetBelow}, ph.args...)
+			err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
+				return tx.QueryRow(ctx, update, args...).Scan(&hi, &n, &forgotten, &skipped)
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("%s: due rows after %s: %w", ph.table, from, err)
+			}
+			if hi == nil {
+				break
+			}
+			res.Chunks++
+			res.Skipped += skipped
+			if forgetBelow != nil {
+				res.Forgotten += forgotten
+			}
+			if ph.table == phaseMemories {
+				res.Memories += n
+			} else {
+				res.Layers += n
+			}
+			if o.OnChunk != nil {
+				o.OnChunk(ph.table, n)
+			}
+			from = *hi
+		}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package synthesis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Version names the analysis: bump it when a change to Analyze changes its
+// output for the same memories, so that every user is recomputed once.
+const Version = 1
+
+// rowHash is a 64-bit hash of what Load reads of a memory. embedding::real[]
+// also works for a pgvector column.
+const rowHash = `hash_record_extended(ROW(m.id, m.content, m.embedding::real[], m.emotional_valence, m.created_at), 0)`
+
+// Settings is the key of what a synthesis depends on besides the memories:
+// the analysis parameters, the per-user limit and Version. Since is not in
+// it: the digest covers exactly the memories since Since, and Analyze does
+// not depend on the clock.
+func Settings(p Params, f Filter) string {
+	b, _ := json.Marshal(struct {
+		V     int    `json:"v"`
+		P     Params `json:"p"`
+		Limit int    `json:"limit,omitempty"`
+	}{Version, p, f.Limit})
+	return string(b)
+}
+
+// ChangedUsers lists, in id order, the users with memories matching f whose
+// memories (inserted, deleted, or content, embedding, valence or created_at
+// edited) or settings changed since their last recorded synthesis, and counts
+// the users it left out as unchanged. With full it lists every user, like Users.
+// One scan of memories computes every user's digest.
+func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p Params, full bool) (users []uuid.UUID, unchanged int, err error) {
+	if full {
+		users, err = Users(ctx, q, f)
+		return users, 0, err
+	}
+	rows, err := q.Query(ctx, `SELECT d.user_id, s.user_id IS NOT NULL AND s.settings = $2 AND s.memories = d.n AND s.digest = d.digest
+		FROM (SELECT m.user_id, count(*) AS n, sum(`+rowHash+`) AS digest FROM memories m
+		      WHERE $1::timestamptz IS NULL OR m.created_at >= $1 GROUP BY m.user_id) d
+		LEFT JOIN helix_synthesis_state s ON s.user_id = d.user_id
+		ORDER BY d.user_id`, since(f), Settings(p, f))
+	if err != nil {
+		return nil, 0, err
+	}
+	users = []uuid.UUID{}
+	var u uuid.UUID
+	var same bool
+	_, err = pgx.ForEachRow(rows, []any{&u, &same}, func() error {
+		if same {
+			unchanged++
+		} else {
+			users = append(users, u)
+		}
+		return nil
+	})
+	return users, unchanged, err
+}
+
+// State is the digest of one user's memories at one moment.
+type State struct {
+	User     uuid.UUID
+	Settings string
+	Memories int64
+	digest   string
+}
+
+// Snapshot computes the user's digest now. Take it before Load and Save it
+// after Replace: a change that lands in between then only makes the next run
+// recompute the user once more, never skip a change.
+func Snapshot(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params) (*State, error) {
+	s := &State{User: user, Settings: Settings(p, f)}
+	err := q.QueryRow(ctx, `SELECT count(*), coalesce(sum(`+rowHash+`), 0)::text FROM memories m
+		WHERE m.user_id = $1 AND ($2::timestamptz IS NULL OR m.created_at >= $2)`, user, since(f)).Scan(&s.Memories, &s.digest)
+	return s, err
+}
+
+// Snapshots is Snapshot for many users in one grouped scan, for a run that
+// reads their memories afterwards in one stream (Stream). A user with no
+// matching memories gets a state of zero memories.
+func Snapshots(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, p Params) (map[uuid.UUID]*State, error) {
+	settings := Settings(p, f)
+	out := make(map[uuid.UUID]*State, len(users))
+	for _, u := range users {
+		out[u] = &State{User: u, Settings: settings, digest: "0"}
+	}
+	rows, err := q.Query(ctx, `SELECT m.user_id, count(*), coalesce(sum(`+rowHash+`), 0)::text FROM memories m
+		WHERE m.user_id = ANY($1) AND ($2::timestamptz IS NULL OR m.created_at >= $2) GROUP BY m.user_id`, users, since(f))
+	if err != nil {
+		return nil, err
+	}
+	var u uuid.UUID
+	var n int64
+	var digest string
+	_, err = pgx.ForEachRow(rows, []any{&u, &n, &digest}, func() error {
+		if s := out[u]; s != nil {
+			s.Memories, s.digest = n, digest
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Save records that the user's synthesis matches this state.
+func (s *State) Save(ctx context.Context, q db.Querier, runID *int64) error {
+	if s == nil {
+		return errors.New("no synthesis state to save")
+	}
+	_, err := q.Exec(ctx, `INSERT INTO helix_synthesis_state (user_id, settings, memories, digest, job_run_id, synthesized_at)
+		VALUES ($1, $2, $3, $4::numeric, $5, now())
+		ON CONFLICT (user_id) DO UPDATE SET settings = $2, memories = $3, digest = $4::numeric, job_run_id = $5, synthesized_at = now()`,
+		s.User, s.Settings, s.Memories, s.digest, runID)
+	return err
+}
