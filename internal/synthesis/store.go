@@ -51,7 +51,7 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	if limit != nil {
 		n = min(n, *limit)
 	}
-	rows, err := q.Query(ctx, `SELECT id, content, embedding::real[], emotional_valence, created_at FROM (
+	rows, err := q.Query(ctx, `SELECT id, coalesce(content, ''), embedding::real[], emotional_valence, created_at FROM (
 			SELECT * FROM memories WHERE user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
 			ORDER BY created_at DESC, id DESC LIMIT $3) m
 		ORDER BY created_at, id`, user, since(f), limit)
