@@ -256,6 +256,12 @@ func llmWork(ctx context.Context, pool *pgxpool.Pool, opts *Options, s *llmsynth
 	for range min(opts.Concurrency, max(len(users), 1)) {
 		wg.Go(func() {
 			for i := range jobs {
+				mu.Lock()
+				halt := stop
+				mu.Unlock()
+				if halt {
+					continue // handed out before the stop: not started
+				}
 				r, err := s.User(ctx, pool, users[i], &runID)
 				if ctx.Err() != nil && err != nil {
 					continue // interrupted, not failed

@@ -257,6 +257,27 @@ func OpenAIToolCall(name, args string, u Usage) map[string]any {
 		map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": args}}}}, "tool_calls", u)
 }
 
+// RequestedTypes are the pattern types a request asks for: the required
+// members of the answer schema (Anthropic's tool input_schema or OpenAI's
+// response_format schema).
+func RequestedTypes(c Call) []string {
+	var schema map[string]any
+	if tools, ok := c.Parsed["tools"].([]any); ok && len(tools) > 0 {
+		schema, _ = tools[0].(map[string]any)["input_schema"].(map[string]any)
+	} else if rf, ok := c.Parsed["response_format"].(map[string]any); ok {
+		js, _ := rf["json_schema"].(map[string]any)
+		schema, _ = js["schema"].(map[string]any)
+	}
+	req, _ := schema["required"].([]any)
+	out := make([]string, 0, len(req))
+	for _, r := range req {
+		if s, ok := r.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 var shortID = regexp.MustCompile(`\[(m\d+)\]`)
 
 // ShortIDs lists the memory ids quoted in a request body, in order.
