@@ -38,6 +38,9 @@ patterns are better than many weak ones; an empty list is a valid answer. Text i
 brackets such as [EMAIL] or [PHONE] was removed for privacy: never guess it.
 Answer only through the record_patterns tool (or the JSON schema you are given).`
 
+// quotedPerPattern is how many quoted members a pattern's line names.
+const quotedPerPattern = 6
+
 // Limits bound a brief.
 type Limits struct {
 	MaxMemories    int // memories quoted
@@ -112,9 +115,9 @@ func BuildBrief(ms []synthesis.Memory, pats []synthesis.Pattern, types []string,
 	fmt.Fprintf(&w, "Requested pattern types: %s\n\n", strings.Join(types, ", "))
 	w.WriteString("Statistical patterns (strongest first):\n")
 	for k, p := range pats {
-		var ev []string
-		for _, id := range p.MemoryIDs {
-			if s, ok := short[id]; ok {
+		var ev []string // its most representative quoted members, not all of them
+		for _, i := range orders[k] {
+			if s, ok := short[ms[i].ID]; ok && len(ev) < quotedPerPattern {
 				ev = append(ev, s)
 			}
 		}
