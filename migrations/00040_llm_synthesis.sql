@@ -40,6 +40,7 @@ CREATE INDEX helix_llm_usage_run_idx ON helix_llm_usage (job_run_id);
 
 -- +goose Down
 DROP TABLE helix_llm_usage;
+DELETE FROM helix_tables WHERE name = 'helix_llm_usage';
 DROP INDEX IF EXISTS memory_patterns_generator_user_type_idx;
 -- memory_patterns is the platform's: its added columns stay (they are nullable and
 -- dropping them would lose which rows are helix's).
