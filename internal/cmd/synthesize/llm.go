@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,44 +51,60 @@ type DryRunRequest struct {
 	Body        json.RawMessage `json:"body"`
 }
 
+// LLMSettings are what NewSynthesizer needs besides the configuration: the
+// command's flags, as plain values.
+type LLMSettings struct {
+	Model         string // provider/model
+	ModelUnlisted bool
+	MaxCost       float64 // USD; 0: no limit
+	Types         []string
+	Params        synthesis.Params
+	Filter        synthesis.Filter
+	DryRun        bool // no key needed
+}
+
 // NewSynthesizer resolves the model against the pinned catalog (the embedded
-// one when the database has none) and builds the provider from the settings.
-// It is what a queue worker calls once before calling User per user.
-func NewSynthesizer(ctx context.Context, cfg *config.Config, pool *pgxpool.Pool, opts *Options, newHTTP func() (*llmsynth.HTTP, error), warn func(string)) (*llmsynth.Synthesizer, llmsynth.ModelInfo, string, error) {
-	prov, _, _ := catalog.ParseKey(opts.Model)
+// one when the database has none) and builds the provider from the settings
+// (llm.*). A queue worker calls it once, then Synthesizer.User per user.
+func NewSynthesizer(ctx context.Context, cfg *config.Config, pool *pgxpool.Pool, st LLMSettings, client *http.Client,
+	now func() time.Time, warn func(string)) (*llmsynth.Synthesizer, llmsynth.ModelInfo, string, error) {
+	prov, _, _ := catalog.ParseKey(st.Model)
 	cat, err := pinnedCatalog(ctx, pool, prov, warn)
 	if err != nil {
 		return nil, llmsynth.ModelInfo{}, "", err
 	}
-	mi, err := llmsynth.Resolve(cat, opts.Model, opts.ModelUnlisted)
+	mi, err := llmsynth.Resolve(cat, st.Model, st.ModelUnlisted)
 	if err != nil {
 		return nil, mi, "", cmdutil.InputError(err)
 	}
-	if opts.MaxCost > 0 && !mi.Prices.Known {
+	if st.MaxCost > 0 && !mi.Prices.Known {
 		return nil, mi, "", cmdutil.FlagErrorf("--max-cost needs prices, and %s has none in the pinned catalog", mi.Key)
 	}
 	if !mi.Prices.Known {
 		warn(fmt.Sprintf("%s has no prices in the pinned catalog: its cost is reported as 0", mi.Key))
 	}
-	h, err := newHTTP()
+	timeout, err := time.ParseDuration(cfg.String("llm.timeout"))
 	if err != nil {
-		return nil, mi, "", err
+		return nil, mi, "", cmdutil.InputError(fmt.Errorf("llm.timeout %q: %w", cfg.String("llm.timeout"), err))
 	}
+	cc := *client
+	cc.Timeout = 0 // the per-attempt timeout governs
+	h := llmsynth.HTTP{Client: &cc, Timeout: timeout, MaxRetries: cfg.Int("llm.retries")}
 	var p llmsynth.Provider
 	var url string
 	if prov == "anthropic" {
 		base := cfg.String("llm.anthropic.base-url")
 		key := cfg.String("llm.anthropic.api-key")
-		if key == "" && !opts.DryRun {
+		if key == "" && !st.DryRun {
 			return nil, mi, "", cmdutil.InputError(fmt.Errorf("no Anthropic API key: set ANTHROPIC_API_KEY (or HELIX_LLM_ANTHROPIC_API_KEY, or llm.anthropic.api-key in the config file)"))
 		}
-		p, url = &llmsynth.Anthropic{HTTP: *h, BaseURL: base, APIKey: key}, strings.TrimRight(base, "/")+"/v1/messages"
+		p, url = &llmsynth.Anthropic{HTTP: h, BaseURL: base, APIKey: key}, strings.TrimRight(base, "/")+"/v1/messages"
 	} else {
 		base, key := cfg.String("llm."+prov+".base-url"), cfg.String("llm."+prov+".api-key")
 		if base == "" {
 			base, key = cfg.String("llm.openai.base-url"), cfg.String("llm.openai.api-key")
 		}
-		p, url = &llmsynth.OpenAI{HTTP: *h, BaseURL: base, APIKey: key, Provider: prov}, strings.TrimRight(base, "/")+"/chat/completions"
+		p, url = &llmsynth.OpenAI{HTTP: h, BaseURL: base, APIKey: key, Provider: prov}, strings.TrimRight(base, "/")+"/chat/completions"
 	}
 	maxTokens := cfg.Int("llm.max-tokens")
 	if maxTokens <= 0 {
@@ -96,10 +113,9 @@ func NewSynthesizer(ctx context.Context, cfg *config.Config, pool *pgxpool.Pool,
 	maxTokens = min(maxTokens, mi.Output)
 	s := &llmsynth.Synthesizer{
 		Provider: p, Model: mi.Model, ModelKey: mi.Key, Prices: mi.Prices, MaxTokens: maxTokens, MaxOutput: mi.Output,
-		Types: opts.types, Budget: &llmsynth.Budget{Max: opts.MaxCost}, Params: opts.params(),
-		Filter: synthesis.Filter{Since: opts.since, Limit: opts.Limit},
+		Types: st.Types, Budget: &llmsynth.Budget{Max: st.MaxCost}, Params: st.Params, Filter: st.Filter,
 		Limits: llmsynth.BriefLimits(mi, maxTokens, cfg.Int("llm.max-memories"), cfg.Int("llm.max-memory-chars"), cfg.Int("llm.max-brief-chars")),
-		Now:    opts.F.Now,
+		Now:    now,
 	}
 	return s, mi, url, s.Init()
 }
@@ -127,27 +143,20 @@ func llmRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	newHTTP := func() (*llmsynth.HTTP, error) {
-		c, err := f.HTTPClient()
-		if err != nil {
-			return nil, err
-		}
-		timeout, err := time.ParseDuration(cfg.String("llm.timeout"))
-		if err != nil {
-			return nil, cmdutil.InputError(fmt.Errorf("llm.timeout %q: %w", cfg.String("llm.timeout"), err))
-		}
-		cc := *c
-		cc.Timeout = 0 // the per-attempt timeout below governs
-		return &llmsynth.HTTP{Client: &cc, Timeout: timeout, MaxRetries: cfg.Int("llm.retries")}, nil
+	client, err := f.HTTPClient()
+	if err != nil {
+		return err
 	}
 	warn := func(msg string) { log.Warn(msg) }
-	s, mi, url, err := NewSynthesizer(ctx, cfg, pool, opts, newHTTP, warn)
+	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	s, mi, url, err := NewSynthesizer(ctx, cfg, pool, LLMSettings{Model: opts.Model, ModelUnlisted: opts.ModelUnlisted,
+		MaxCost: opts.MaxCost, Types: opts.types, Params: opts.params(), Filter: filter, DryRun: opts.DryRun}, client, f.Now, warn)
 	if err != nil {
 		return err
 	}
 	users := []uuid.UUID{opts.user}
 	if opts.AllUsers {
-		if users, err = synthesis.Users(ctx, pool, synthesis.Filter{Since: opts.since, Limit: opts.Limit}); err != nil {
+		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,9 +116,19 @@ func citing(c llmtest.Call) llmtest.Reply {
 func TestLLMAllUsersThenRerunCostsNothing(t *testing.T) {
 	t.Parallel()
 	pool := llmDB(t)
-	srv := llmtest.NewAnthropic(t, anthKey, citing)
+	// The first call writes the system prompt to the cache, the others read it.
+	srv := llmtest.NewAnthropic(t, anthKey, func(c llmtest.Call) llmtest.Reply {
+		r := citing(c)
+		u := r.Body.(map[string]any)["usage"].(map[string]any)
+		if c.N == 0 {
+			u["cache_creation_input_tokens"] = 2000
+		} else {
+			u["cache_read_input_tokens"] = 2000
+		}
+		return r
+	})
 	cfg := anthropicConfig(t, srv)
-	out, errOut, err := runLLM(t, pool, cfg, true, "--llm --all-users")
+	out, errOut, err := runLLM(t, pool, cfg, true, "--llm --all-users --concurrency 1")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -125,8 +136,14 @@ func TestLLMAllUsersThenRerunCostsNothing(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if len(srv.Calls()) != 3 || len(rep.Users) != 3 || rep.SpentUSD != 0.006 || rep.Counts["patterns"] != 12 || rep.Counts["dropped_evidence"] != 12 {
+	// claude-haiku-4-5: $1 input, $5 output, $1.25 cache write, $0.10 cache read per million tokens.
+	first, other := (1000*1+200*5+2000*1.25)/1e6, (1000*1+200*5+2000*0.1)/1e6
+	if len(srv.Calls()) != 3 || len(rep.Users) != 3 || math.Abs(rep.SpentUSD-(first+2*other)) > 1e-12 || rep.Counts["patterns"] != 12 ||
+		rep.Counts["dropped_evidence"] != 12 || rep.Counts["cache_write_tokens"] != 2000 || rep.Counts["cache_read_tokens"] != 4000 {
 		t.Fatalf("calls %d, report %+v", len(srv.Calls()), rep)
+	}
+	if rep.Users[0].CostUSD != first || rep.Users[1].CostUSD != other {
+		t.Fatalf("per-user costs %v %v, want %v %v", rep.Users[0].CostUSD, rep.Users[1].CostUSD, first, other)
 	}
 	// Every stored pattern cites only memories of its own user; the invented id is gone.
 	if n := count(t, pool, `SELECT count(*) FROM memory_patterns p WHERE generator = 'helix' AND cardinality(evidence) = 2
@@ -137,8 +154,8 @@ func TestLLMAllUsersThenRerunCostsNothing(t *testing.T) {
 	if n := count(t, pool, `SELECT count(*) FROM memory_patterns WHERE generator IS NULL AND user_id = $1`, ana); n != 1 {
 		t.Fatalf("platform row count %d", n)
 	}
-	if n := count(t, pool, `SELECT count(*) FROM helix_llm_usage WHERE status = 'ok' AND calls = 1 AND cost_usd = 0.002
-		AND input_tokens = 1000 AND output_tokens = 200 AND model = 'anthropic/claude-haiku-4-5' AND job_run_id = $1`, *rep.RunID); n != 3 {
+	if n := count(t, pool, `SELECT count(*) FROM helix_llm_usage WHERE status = 'ok' AND calls = 1 AND cost_usd IN ($2, $3)
+		AND input_tokens = 1000 AND output_tokens = 200 AND model = 'anthropic/claude-haiku-4-5' AND job_run_id = $1`, *rep.RunID, first, other); n != 3 {
 		t.Fatalf("usage rows %d", n)
 	}
 	// Same memories: the briefs hash the same, nothing is sent.
