@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -174,8 +175,13 @@ func TestLLMAllUsersThenRerunCostsNothing(t *testing.T) {
 		WHERE id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY created_at DESC LIMIT 1)`, ben); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, err = runLLM(t, pool, cfg, false, "--llm --all-users --types narrative_themes"); err != nil {
+	out, errOut, err = runLLM(t, pool, cfg, false, "--llm --all-users --types narrative_themes")
+	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
+	}
+	// Off a terminal: one tab-separated row per pattern, no header.
+	if rows := strings.Split(strings.TrimSpace(out), "\n"); len(rows) != 3 || rows[0] != ana+"\tnarrative_themes\t0.80\t2\ta narrative_themes pattern" {
+		t.Fatalf("stdout %q", out)
 	}
 	// --types changes the brief of everyone (the types are in it), so all three are asked, for one type.
 	if len(srv.Calls()) != 6 {
@@ -443,4 +449,28 @@ func TestLLMProviderErrors(t *testing.T) {
 			t.Fatalf("err %v calls %d\n%s", err, len(srv.Calls()), errOut)
 		}
 	})
+}
+
+func TestNewCmdSynthesizeLLMFlags(t *testing.T) {
+	f, _ := cmdtest.Factory(t, false)
+	newCmd := func(runF func(*Options) error) *cobra.Command { return NewCmdSynthesize(f, runF) }
+	o, err := cmdtest.Parse(newCmd, "--llm --user-id "+ana+" --types narrative_themes,emotional_patterns --model openai/gpt-4o-mini --max-cost 2.5 --model-unlisted")
+	if err != nil || !o.LLM || o.Model != "openai/gpt-4o-mini" || o.MaxCost != 2.5 || !o.ModelUnlisted ||
+		strings.Join(o.types, ",") != "emotional_patterns,narrative_themes" {
+		t.Fatalf("err %v, options %+v", err, o)
+	}
+	if o, err = cmdtest.Parse(newCmd, "--llm --all-users"); err != nil || o.Model != llmsynth.DefaultModel || len(o.types) != 4 {
+		t.Fatalf("defaults: err %v, options %+v", err, o)
+	}
+	for argv, want := range map[string]string{
+		"--all-users --types narrative_themes":  "need --llm",
+		"--llm --all-users --types dreams":      "invalid --types",
+		"--llm --all-users --max-cost -1":       "invalid --max-cost",
+		"--llm --all-users --model gpt-4o-mini": "want PROVIDER/MODEL",
+	} {
+		var fe *cmdutil.FlagError
+		if _, err := cmdtest.Parse(newCmd, argv); !errors.As(err, &fe) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want a flag error with %q", argv, err, want)
+		}
+	}
 }
