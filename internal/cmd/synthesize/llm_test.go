@@ -474,3 +474,119 @@ func TestNewCmdSynthesizeLLMFlags(t *testing.T) {
 		}
 	}
 }
+
+// wire builds the same answers in each provider's format.
+type wire struct {
+	name   string
+	server func(t *testing.T, script func(llmtest.Call) llmtest.Reply) (*llmtest.Server, *config.Config)
+	answer func(c llmtest.Call, v any) llmtest.Reply // v: the structured answer
+	cut    func(text string) llmtest.Reply           // an answer stopped by max_tokens
+	model  string
+}
+
+var wires = []wire{
+	{
+		name: "anthropic",
+		server: func(t *testing.T, script func(llmtest.Call) llmtest.Reply) (*llmtest.Server, *config.Config) {
+			s := llmtest.NewAnthropic(t, anthKey, script)
+			return s, anthropicConfig(t, s)
+		},
+		answer: func(c llmtest.Call, v any) llmtest.Reply {
+			return llmtest.Reply{Body: llmtest.AnthropicToolUse("record_patterns", v, callUsage)}
+		},
+		cut: func(text string) llmtest.Reply {
+			return llmtest.Reply{Body: llmtest.AnthropicText(text, "max_tokens", callUsage)}
+		},
+		model: "anthropic/claude-haiku-4-5",
+	},
+	{
+		name: "openai",
+		server: func(t *testing.T, script func(llmtest.Call) llmtest.Reply) (*llmtest.Server, *config.Config) {
+			key := "sk-proj-OPENAIKEYabcdefghijklmnop0123456789"
+			s := llmtest.NewOpenAI(t, key, script)
+			return s, llmConfig(t, "llm:", "  max-tokens: 1000", "  openai:", "    base-url: "+s.URL+"/v1", "    api-key: "+key)
+		},
+		answer: func(c llmtest.Call, v any) llmtest.Reply {
+			b, _ := json.Marshal(v)
+			return llmtest.Reply{Body: llmtest.OpenAIContent(string(b), "stop", callUsage)}
+		},
+		cut: func(text string) llmtest.Reply {
+			return llmtest.Reply{Body: llmtest.OpenAIContent(text, "length", callUsage)}
+		},
+		model: "openai/gpt-4o-mini",
+	},
+}
+
+// TestLLMBothWireFormats runs the answer cases through each provider's wire
+// format: a schema violation repaired on the second call (on Anthropic the
+// repair is a tool_result with is_error, which the server checks follows its
+// tool_use), invented evidence, and a max_tokens stop.
+func TestLLMBothWireFormats(t *testing.T) {
+	t.Parallel()
+	pool := llmDB(t)
+	for _, w := range wires {
+		t.Run(w.name+"/repair", func(t *testing.T) {
+			srv, cfg := w.server(t, func(c llmtest.Call) llmtest.Reply {
+				a := llmtest.Answer(llmtest.RequestedTypes(c), llmtest.ShortIDs(c.Body)[0])
+				if c.N == 0 {
+					a["narrative_themes"].([]any)[0].(map[string]any)["confidence"] = 7 // out of range
+				}
+				return w.answer(c, a)
+			})
+			_, errOut, err := runLLM(t, pool, cfg, false, "--llm --user-id "+ana+" --types narrative_themes --model "+w.model)
+			if err != nil || len(srv.Calls()) != 2 {
+				t.Fatalf("err %v calls %d\n%s", err, len(srv.Calls()), errOut)
+			}
+			repair := string(srv.Calls()[1].Body)
+			if !strings.Contains(repair, "not valid") || !strings.Contains(repair, "maximum") {
+				t.Fatalf("repair request does not say what was wrong: %s", repair)
+			}
+			if w.name == "anthropic" && !strings.Contains(repair, `"type":"tool_result","tool_use_id":"toolu_01"`) {
+				t.Fatalf("anthropic repair is not a tool_result: %s", repair)
+			}
+		})
+		t.Run(w.name+"/invented evidence", func(t *testing.T) {
+			_, cfg := w.server(t, func(c llmtest.Call) llmtest.Reply {
+				a := llmtest.Answer(llmtest.RequestedTypes(c), llmtest.ShortIDs(c.Body)[1], "m4040")
+				// a second theme with only invented evidence: dropped
+				a["narrative_themes"] = append(a["narrative_themes"].([]any), llmtest.Answer([]string{"narrative_themes"}, "m4041")["narrative_themes"].([]any)[0])
+				return w.answer(c, a)
+			})
+			out, errOut, err := runLLM(t, pool, cfg, true, "--llm --user-id "+ben+" --types narrative_themes --model "+w.model)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, errOut)
+			}
+			var rep LLMReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			u := rep.Users[0]
+			if u.StoredPatterns != 1 || u.DroppedEvidence != 2 || u.DroppedPatterns != 1 || len(u.Patterns[0].Evidence) != 1 {
+				t.Fatalf("user %+v", u)
+			}
+			if n := count(t, pool, `SELECT count(*) FROM memory_patterns p JOIN memories m ON m.id = p.evidence[1]::uuid
+				WHERE p.generator = 'helix' AND p.user_id = $1 AND m.user_id = $1 AND p.model = $2`, ben, w.model); n != 1 {
+				t.Fatalf("stored patterns with the user's own evidence: %d", n)
+			}
+		})
+		t.Run(w.name+"/max_tokens", func(t *testing.T) {
+			srv, cfg := w.server(t, func(c llmtest.Call) llmtest.Reply {
+				if c.N == 0 {
+					return w.cut(`{"prospective_self": [{"title": "half`)
+				}
+				return w.answer(c, llmtest.Answer(llmtest.RequestedTypes(c), llmtest.ShortIDs(c.Body)[0]))
+			})
+			if _, errOut, err := runLLM(t, pool, cfg, false, "--llm --user-id "+cy+" --types prospective_self --model "+w.model); err != nil {
+				t.Fatalf("%v\n%s", err, errOut)
+			}
+			calls := srv.Calls()
+			limit := "max_tokens"
+			if w.name == "openai" {
+				limit = "max_completion_tokens"
+			}
+			if len(calls) != 2 || calls[0].Parsed[limit] != 1000.0 || calls[1].Parsed[limit] != 2000.0 {
+				t.Fatalf("calls %d", len(calls))
+			}
+		})
+	}
+}
