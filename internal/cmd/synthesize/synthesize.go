@@ -15,9 +15,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -41,7 +43,15 @@ type Options struct {
 	Concurrency    int
 	Seed           uint64
 
+	// --llm: the platform's four psychological pattern types from a language model.
+	LLM           bool
+	Types         []string
+	Model         string
+	MaxCost       float64
+	ModelUnlisted bool
+
 	user  uuid.UUID
+	types []string
 	since time.Time
 }
 
@@ -50,7 +60,7 @@ func NewCmdSynthesize(f *cmdutil.Factory, runF func(*Options) error) *cobra.Comm
 	d := synthesis.DefaultParams()
 	opts := &Options{IO: f.IOStreams, F: f}
 	cmd := &cobra.Command{
-		Use:   "synthesize (--user-id UUID | --all-users)",
+		Use:   "synthesize (--user-id UUID | --all-users) [--llm]",
 		Short: "Find semantic, temporal and emotional patterns in memories",
 		Long: `Find patterns in a user's memories and write them to memory_synthesis, each
 with the memories it rests on, its evidence (jsonb) and a confidence drawn
@@ -74,11 +84,26 @@ every user.
 user's most recent N memories. --eps 0 picks eps at the elbow of the sorted
 k-distance curve.
 
+--llm asks a language model for the platform's four psychological pattern
+types (emotional_patterns, prospective_self, relational_dynamics,
+narrative_themes) and writes them to memory_patterns. Each user's brief is
+built from the statistical synthesis above and a bounded sample of memories
+quoted by short ids, scrubbed of emails, phone numbers, card numbers, API
+keys and high-entropy strings before it is sent. --model PROVIDER/MODEL must be
+in the pinned model catalog with tool calls (anthropic) or structured output
+(OpenAI-compatible) unless --model-unlisted. --max-cost stops the run before a
+call could take it over budget (exit 3). A user whose brief is unchanged since
+the last answered run costs nothing: the stored patterns stand. --dry-run
+prints the exact scrubbed request bodies and sends nothing. Keys and base URLs
+are settings (llm.anthropic.api-key, llm.openai.base-url, …; see README).
+
 EXAMPLES
   helix synthesize --user-id 11111111-1111-4111-8111-111111111111
   helix synthesize --all-users --since 90d --concurrency 4
   helix synthesize --all-users --full
   helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
+  helix synthesize --llm --user-id $U --model anthropic/claude-haiku-4-5 --dry-run
+  helix synthesize --llm --all-users --types emotional_patterns,narrative_themes --max-cost 5
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -88,6 +113,9 @@ EXAMPLES
 			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.LLM {
+				return llmRun(cmd.Context(), opts)
 			}
 			return synthesizeRun(cmd.Context(), opts)
 		},
@@ -105,6 +133,11 @@ EXAMPLES
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the patterns, write nothing")
 	fl.IntVar(&opts.Concurrency, "concurrency", 2, "users synthesized at once with --all-users")
 	fl.Uint64Var(&opts.Seed, "seed", d.Seed, "random seed (k-means, permutation tests)")
+	fl.BoolVar(&opts.LLM, "llm", false, "find the platform's psychological pattern types with a language model")
+	fl.StringSliceVar(&opts.Types, "types", nil, "with --llm: pattern types to find (default: all four)")
+	fl.StringVar(&opts.Model, "model", llmsynth.DefaultModel, "with --llm: PROVIDER/MODEL from the pinned catalog")
+	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "with --llm: stop before the run could spend more than this many USD (0: no limit)")
+	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")
 	return cmd
 }
 
@@ -146,6 +179,22 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("invalid --limit %d", o.Limit)
 	case o.Concurrency < 1:
 		return cmdutil.FlagErrorf("invalid --concurrency %d: want 1 or more", o.Concurrency)
+	case o.MaxCost < 0:
+		return cmdutil.FlagErrorf("invalid --max-cost %v: want 0 (no limit) or more", o.MaxCost)
+	}
+	if !o.LLM {
+		if len(o.Types) > 0 || o.MaxCost > 0 || o.ModelUnlisted {
+			return cmdutil.FlagErrorf("--types, --max-cost and --model-unlisted need --llm")
+		}
+		return nil
+	}
+	ts, err := llmsynth.ParseTypes(o.Types)
+	if err != nil {
+		return cmdutil.FlagErrorf("invalid --types: %v", err)
+	}
+	o.types = ts
+	if _, _, ok := catalog.ParseKey(o.Model); !ok {
+		return cmdutil.FlagErrorf("invalid --model %q: want PROVIDER/MODEL, e.g. %s", o.Model, llmsynth.DefaultModel)
 	}
 	return nil
 }

@@ -1,0 +1,374 @@
+package synthesize
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/catalog"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/llmsynth"
+	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// LLMReport is the JSON document of `synthesize --llm`.
+type LLMReport struct {
+	RunID           *int64                `json:"run_id"`
+	Model           string                `json:"model"`
+	Listed          bool                  `json:"model_listed"`
+	Prices          llmsynth.Prices       `json:"prices_per_million_tokens"`
+	Types           []string              `json:"pattern_types"`
+	MaxCost         float64               `json:"max_cost_usd"`
+	SpentUSD        float64               `json:"spent_usd"`
+	BudgetExhausted bool                  `json:"budget_exhausted"`
+	Users           []llmsynth.UserResult `json:"users"`
+	Failed          []llmsynth.UserResult `json:"failed"`
+	NotStarted      []uuid.UUID           `json:"not_started"`
+	Counts          map[string]int64      `json:"counts"`
+	DryRun          []DryRunRequest       `json:"dry_run,omitempty"`
+}
+
+// DryRunRequest is one user's request as --dry-run prints it.
+type DryRunRequest struct {
+	UserID      uuid.UUID       `json:"user_id"`
+	BriefSHA256 string          `json:"brief_sha256"`
+	Memories    int             `json:"memories_sent"`
+	Scrubbed    any             `json:"scrubbed"`
+	URL         string          `json:"url"`
+	Body        json.RawMessage `json:"body"`
+}
+
+// LLMSettings are what NewSynthesizer needs besides the configuration: the
+// command's flags, as plain values.
+type LLMSettings struct {
+	Model         string // provider/model
+	ModelUnlisted bool
+	MaxCost       float64 // USD; 0: no limit
+	Types         []string
+	Params        synthesis.Params
+	Filter        synthesis.Filter
+	DryRun        bool // no key needed
+}
+
+// NewSynthesizer resolves the model against the pinned catalog (the embedded
+// one when the database has none) and builds the provider from the settings
+// (llm.*). A queue worker calls it once, then Synthesizer.User per user.
+func NewSynthesizer(ctx context.Context, cfg *config.Config, pool *pgxpool.Pool, st LLMSettings, client *http.Client,
+	now func() time.Time, warn func(string)) (*llmsynth.Synthesizer, llmsynth.ModelInfo, string, error) {
+	prov, _, _ := catalog.ParseKey(st.Model)
+	cat, err := pinnedCatalog(ctx, pool, prov, warn)
+	if err != nil {
+		return nil, llmsynth.ModelInfo{}, "", err
+	}
+	mi, err := llmsynth.Resolve(cat, st.Model, st.ModelUnlisted)
+	if err != nil {
+		return nil, mi, "", cmdutil.InputError(err)
+	}
+	if st.MaxCost > 0 && !mi.Prices.Known {
+		return nil, mi, "", cmdutil.FlagErrorf("--max-cost needs prices, and %s has none in the pinned catalog", mi.Key)
+	}
+	if !mi.Prices.Known {
+		warn(fmt.Sprintf("%s has no prices in the pinned catalog: its cost is reported as 0", mi.Key))
+	}
+	timeout, err := time.ParseDuration(cfg.String("llm.timeout"))
+	if err != nil {
+		return nil, mi, "", cmdutil.InputError(fmt.Errorf("llm.timeout %q: %w", cfg.String("llm.timeout"), err))
+	}
+	cc := *client
+	cc.Timeout = 0 // the per-attempt timeout governs
+	h := llmsynth.HTTP{Client: &cc, Timeout: timeout, MaxRetries: cfg.Int("llm.retries")}
+	var p llmsynth.Provider
+	var url string
+	if prov == "anthropic" {
+		base := cfg.String("llm.anthropic.base-url")
+		key := cfg.String("llm.anthropic.api-key")
+		if key == "" && !st.DryRun {
+			return nil, mi, "", cmdutil.InputError(fmt.Errorf("no Anthropic API key: set ANTHROPIC_API_KEY (or HELIX_LLM_ANTHROPIC_API_KEY, or llm.anthropic.api-key in the config file)"))
+		}
+		p, url = &llmsynth.Anthropic{HTTP: h, BaseURL: base, APIKey: key}, strings.TrimRight(base, "/")+"/v1/messages"
+	} else {
+		base, key := cfg.String("llm."+prov+".base-url"), cfg.String("llm."+prov+".api-key")
+		if base == "" {
+			base, key = cfg.String("llm.openai.base-url"), cfg.String("llm.openai.api-key")
+		}
+		p, url = &llmsynth.OpenAI{HTTP: h, BaseURL: base, APIKey: key, Provider: prov}, strings.TrimRight(base, "/")+"/chat/completions"
+	}
+	maxTokens := cfg.Int("llm.max-tokens")
+	if maxTokens <= 0 {
+		return nil, mi, "", cmdutil.InputError(fmt.Errorf("llm.max-tokens %d: want 1 or more", maxTokens))
+	}
+	maxTokens = min(maxTokens, mi.Output)
+	s := &llmsynth.Synthesizer{
+		Provider: p, Model: mi.Model, ModelKey: mi.Key, Prices: mi.Prices, MaxTokens: maxTokens, MaxOutput: mi.Output,
+		Types: st.Types, Budget: &llmsynth.Budget{Max: st.MaxCost}, Params: st.Params, Filter: st.Filter,
+		Limits: llmsynth.BriefLimits(mi, maxTokens, cfg.Int("llm.max-memories"), cfg.Int("llm.max-memory-chars"), cfg.Int("llm.max-brief-chars")),
+		Now:    now,
+	}
+	return s, mi, url, s.Init()
+}
+
+func pinnedCatalog(ctx context.Context, pool *pgxpool.Pool, provider string, warn func(string)) (catalog.Catalog, error) {
+	snap, err := catalog.Pinned(ctx, pool)
+	if errors.Is(err, catalog.ErrNoSnapshot) {
+		warn("no pinned model catalog in the database ('helix catalog fetch' pins one): using the " + catalog.FallbackSource)
+		return catalog.Fallback()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the pinned catalog: %w", err)
+	}
+	return catalog.Load(ctx, pool, snap.ID, provider)
+}
+
+func llmRun(ctx context.Context, opts *Options) error {
+	f := opts.F
+	log := f.Logger()
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	client, err := f.HTTPClient()
+	if err != nil {
+		return err
+	}
+	warn := func(msg string) { log.Warn(msg) }
+	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	s, mi, url, err := NewSynthesizer(ctx, cfg, pool, LLMSettings{Model: opts.Model, ModelUnlisted: opts.ModelUnlisted,
+		MaxCost: opts.MaxCost, Types: opts.types, Params: opts.params(), Filter: filter, DryRun: opts.DryRun}, client, f.Now, warn)
+	if err != nil {
+		return err
+	}
+	users := []uuid.UUID{opts.user}
+	if opts.AllUsers {
+		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
+			return err
+		}
+	}
+	rep := &LLMReport{Model: mi.Key, Listed: mi.Listed, Prices: mi.Prices, Types: opts.types, MaxCost: opts.MaxCost,
+		Users: []llmsynth.UserResult{}, Failed: []llmsynth.UserResult{}, NotStarted: []uuid.UUID{}}
+	if opts.DryRun {
+		return llmDryRun(ctx, pool, opts, s, url, users, rep)
+	}
+
+	lock, err := db.TryLock(ctx, pool, "synthesize-llm")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Release(ctx) }()
+	run, err := db.StartRun(ctx, pool, "synthesize-llm", map[string]any{"model": mi.Key, "types": opts.types,
+		"users": len(users), "all_users": opts.AllUsers, "max_cost": opts.MaxCost, "since": opts.Since, "limit": opts.Limit}, f.Now())
+	if err != nil {
+		return err
+	}
+	rep.RunID = &run.ID
+
+	var bar *progress.Reporter
+	if opts.AllUsers {
+		bar = progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), log, "synthesize --llm", len(users))
+	}
+	results, errs, fatal, budgetErr := llmWork(ctx, pool, opts, s, users, run.ID, bar)
+	bar.Finish()
+
+	counts := map[string]int64{"users": int64(len(users))}
+	var failed []string
+	for i, r := range results {
+		switch {
+		case errs[i] == nil && r.UserID == uuid.Nil:
+			rep.NotStarted = append(rep.NotStarted, users[i])
+			continue
+		case errs[i] != nil && errors.Is(errs[i], llmsynth.ErrBudget):
+			rep.NotStarted = append(rep.NotStarted, users[i])
+			continue
+		case errs[i] != nil:
+			r.Error = errs[i].Error()
+			rep.Failed = append(rep.Failed, r)
+			failed = append(failed, users[i].String()+": "+r.Error)
+		default:
+			rep.Users = append(rep.Users, r)
+			counts["done"]++
+			counts["patterns"] += int64(r.StoredPatterns)
+			if r.Reused {
+				counts["reused"]++
+			}
+		}
+		counts["calls"] += int64(r.Calls)
+		counts["input_tokens"] += r.Usage.Input
+		counts["output_tokens"] += r.Usage.Output
+		counts["cache_read_tokens"] += r.Usage.CacheRead
+		counts["cache_write_tokens"] += r.Usage.CacheWrite
+		counts["dropped_evidence"] += int64(r.DroppedEvidence)
+		counts["dropped_patterns"] += int64(r.DroppedPatterns)
+		counts["scrubbed"] += int64(r.Scrubbed.Total())
+	}
+	counts["failed"] = int64(len(failed))
+	counts["not_started"] = int64(len(rep.NotStarted))
+	rep.Counts = counts
+	rep.SpentUSD = s.Budget.Spent()
+	rep.BudgetExhausted = budgetErr != nil
+
+	var runErr error
+	status := db.RunOK
+	switch {
+	case ctx.Err() != nil:
+		runErr, status = ctx.Err(), db.RunInterrupted
+	case fatal != nil:
+		runErr, status = fatal, db.RunFailed
+	case budgetErr != nil:
+		msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users, spent $%.6f: %v", opts.MaxCost, counts["done"], len(users), rep.SpentUSD, budgetErr)
+		runErr, status = &cmdutil.PartialError{Failed: append(failed, msg), Total: len(users)}, db.RunPartial
+	case len(failed) > 0:
+		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+	}
+	jobCounts := map[string]any{"spent_usd": rep.SpentUSD}
+	for k, v := range counts {
+		jobCounts[k] = v
+	}
+	if ferr := run.Finish(ctx, pool, status, jobCounts, runErr); ferr != nil {
+		log.Error("record job run", "err", ferr)
+	}
+	if status == db.RunInterrupted {
+		return runErr
+	}
+	if perr := writeLLM(opts, rep); perr != nil {
+		return perr
+	}
+	return runErr
+}
+
+// llmWork runs users through s with opts.Concurrency workers. It stops
+// handing out users at the first budget stop or fatal error (a rejected key,
+// a provider unavailable after its retries): those would fail every user alike.
+func llmWork(ctx context.Context, pool *pgxpool.Pool, opts *Options, s *llmsynth.Synthesizer, users []uuid.UUID, runID int64,
+	bar *progress.Reporter) (results []llmsynth.UserResult, errs []error, fatal, budget error) {
+	results = make([]llmsynth.UserResult, len(users))
+	errs = make([]error, len(users))
+	var mu sync.Mutex
+	stop := false
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(opts.Concurrency, max(len(users), 1)) {
+		wg.Go(func() {
+			for i := range jobs {
+				mu.Lock()
+				halt := stop
+				mu.Unlock()
+				if halt {
+					continue // handed out before the stop: not started
+				}
+				r, err := s.User(ctx, pool, users[i], &runID)
+				if ctx.Err() != nil && err != nil {
+					continue // interrupted, not failed
+				}
+				mu.Lock()
+				results[i], errs[i] = r, err
+				var api *llmsynth.APIError
+				switch {
+				case err == nil:
+				case errors.Is(err, llmsynth.ErrBudget):
+					stop = true
+					if budget == nil {
+						budget = err
+					}
+				case errors.As(err, &api) && api.Auth():
+					stop = true
+					if fatal == nil {
+						fatal = cmdutil.InputError(err)
+					}
+				case errors.Is(err, llmsynth.ErrUnavailable):
+					stop = true
+					if fatal == nil {
+						fatal = cmdutil.UnavailableError(err)
+					}
+				}
+				mu.Unlock()
+				bar.Step(users[i].String(), err != nil)
+			}
+		})
+	}
+	for i := range users {
+		mu.Lock()
+		halt := stop
+		mu.Unlock()
+		if halt || ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return results, errs, fatal, budget
+}
+
+func llmDryRun(ctx context.Context, pool *pgxpool.Pool, opts *Options, s *llmsynth.Synthesizer, url string, users []uuid.UUID, rep *LLMReport) error {
+	for _, u := range users {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := s.Prepare(ctx, pool, u)
+		if err != nil {
+			return fmt.Errorf("user %s: %w", u, err)
+		}
+		body, err := s.Provider.Body(p.Request)
+		if err != nil {
+			return err
+		}
+		rep.DryRun = append(rep.DryRun, DryRunRequest{UserID: u, BriefSHA256: p.Brief.SHA256, Memories: p.Brief.Memories,
+			Scrubbed: p.Brief.Scrubbed, URL: url, Body: body})
+		if !opts.F.Global.JSON() {
+			cmdutil.Fprintf(opts.IO.ErrOut, "dry run: user %s: POST %s (%d memories, %d scrubbed, brief %s)\n",
+				u, url, p.Brief.Memories, p.Brief.Scrubbed.Total(), p.Brief.SHA256[:12])
+			if _, err := opts.IO.Out.Write(append(body, '\n')); err != nil {
+				return err
+			}
+		}
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, rep)
+	}
+	return nil
+}
+
+func writeLLM(opts *Options, rep *LLMReport) error {
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, rep)
+	}
+	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
+	tp.Header("USER", "TYPE", "CONFIDENCE", "EVIDENCE", "TITLE")
+	rows := 0
+	for _, u := range rep.Users {
+		for _, p := range u.Patterns {
+			tp.Row(u.UserID.String(), p.Type, fmt.Sprintf("%.2f", p.Confidence), strconv.Itoa(len(p.Evidence)), p.Title)
+			rows++
+		}
+	}
+	if rows > 0 {
+		if err := tp.Render(); err != nil {
+			return err
+		}
+	}
+	c := rep.Counts
+	limit := ""
+	if rep.MaxCost > 0 {
+		limit = fmt.Sprintf(" of --max-cost $%.6f", rep.MaxCost)
+	}
+	cmdutil.Fprintf(opts.IO.ErrOut, "%s: %d of %d users done (%d reused), %d patterns, %d calls, %d input + %d output + %d cache-read + %d cache-write tokens, spent $%.6f%s\n",
+		rep.Model, c["done"], c["users"], c["reused"], c["patterns"], c["calls"], c["input_tokens"], c["output_tokens"],
+		c["cache_read_tokens"], c["cache_write_tokens"], rep.SpentUSD, limit)
+	return nil
+}

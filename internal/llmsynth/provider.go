@@ -1,0 +1,251 @@
+package llmsynth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message is one turn of the conversation after the system prompt.
+type Message struct {
+	Role string // user or assistant
+	Text string
+	// ToolUseID and ToolInput carry an Anthropic tool_use turn (assistant) or
+	// the tool_result that answers it (user, IsError) on a repair round-trip.
+	ToolUseID string
+	ToolInput json.RawMessage
+	IsError   bool
+}
+
+// Request is one call: a system prompt shared by every user (cached where
+// the provider can), the conversation, and the schema the answer must match.
+type Request struct {
+	Model      string
+	System     string
+	Messages   []Message
+	SchemaName string
+	Schema     map[string]any // sent to the provider; validated again locally
+	MaxTokens  int
+}
+
+// Usage is what a call consumed, in tokens. Input excludes cached tokens.
+type Usage struct {
+	Input      int64 `json:"input_tokens"`
+	Output     int64 `json:"output_tokens"`
+	CacheRead  int64 `json:"cache_read_tokens"`
+	CacheWrite int64 `json:"cache_write_tokens"`
+}
+
+// Add sums two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.Input + o.Input, u.Output + o.Output, u.CacheRead + o.CacheRead, u.CacheWrite + o.CacheWrite}
+}
+
+// Stop reasons, normalised across providers.
+const (
+	StopEnd       = "end"
+	StopMaxTokens = "max_tokens"
+	StopOther     = "other"
+)
+
+// Response is a provider's answer.
+type Response struct {
+	JSON       json.RawMessage // the structured answer: tool input or message content
+	ToolUseID  string          // Anthropic: the tool_use block's id, for a repair turn
+	StopReason string          // StopEnd, StopMaxTokens or StopOther
+	RawStop    string          // the provider's own word for it
+	Usage      Usage
+	RequestID  string
+}
+
+// Provider sends one request.
+type Provider interface {
+	Name() string
+	Complete(ctx context.Context, req Request) (*Response, error)
+	// Body is the exact JSON Complete would send, for --dry-run.
+	Body(req Request) ([]byte, error)
+}
+
+// APIError is an error answer from a provider. Its text never holds the API
+// key: the body is redacted before it is kept.
+type APIError struct {
+	Provider  string
+	Status    int
+	Type      string
+	Message   string
+	RequestID string
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: HTTP %d", e.Provider, e.Status)
+	if e.Type != "" {
+		fmt.Fprintf(&b, " %s", e.Type)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " (request %s)", e.RequestID)
+	}
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		b.WriteString(": check the API key setting")
+	}
+	return b.String()
+}
+
+// Retryable reports whether trying again later may succeed: 429, 529
+// (Anthropic's overloaded_error) and other 5xx.
+func (e *APIError) Retryable() bool {
+	return e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// Auth reports a rejected key.
+func (e *APIError) Auth() bool {
+	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
+}
+
+// ErrUnavailable wraps failures after every retry.
+var ErrUnavailable = errors.New("provider unavailable")
+
+// HTTP is what both providers share: a client, per-attempt timeout and retries.
+type HTTP struct {
+	Client     *http.Client
+	Timeout    time.Duration // per attempt; 0: none beyond ctx
+	MaxRetries int           // after the first attempt
+	Backoff    time.Duration // first wait; doubles, with jitter
+	// Sleep waits between attempts; tests replace it to record the waits.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (h *HTTP) sleep(ctx context.Context, d time.Duration) error {
+	if h.Sleep != nil {
+		return h.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+const maxBody = 16 << 20
+
+// do sends the request build makes, retrying 429, 529/5xx and network errors
+// after the server's retry-after or with exponential backoff. redact scrubs
+// the key out of anything that becomes an error.
+func (h *HTTP) do(ctx context.Context, provider string, build func() (*http.Request, error),
+	decodeErr func(status int, hdr http.Header, body []byte) *APIError, redact func(string) string) ([]byte, http.Header, error) {
+	backoff := h.Backoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	for attempt := 0; ; attempt++ {
+		body, hdr, wait, err := h.once(ctx, build, decodeErr)
+		if err == nil {
+			return body, hdr, nil
+		}
+		var api *APIError
+		if errors.As(err, &api) {
+			api.Message = redact(api.Message)
+			if !api.Retryable() {
+				return nil, nil, api
+			}
+		} else {
+			err = errors.New(redact(err.Error()))
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if attempt >= h.MaxRetries {
+			if api == nil { // an APIError names its provider already
+				err = fmt.Errorf("%s: %w", provider, err)
+			}
+			return nil, nil, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, err, attempt+1)
+		}
+		if wait <= 0 {
+			wait = backoff/2 + rand.N(backoff/2+1)
+			backoff = min(2*backoff, time.Minute)
+		}
+		if err := h.sleep(ctx, min(wait, 5*time.Minute)); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+func (h *HTTP) once(ctx context.Context, build func() (*http.Request, error), decodeErr func(int, http.Header, []byte) *APIError) ([]byte, http.Header, time.Duration, error) {
+	if h.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
+		defer cancel()
+	}
+	req, err := build()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	client := h.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return body, resp.Header, 0, nil
+	}
+	return nil, nil, retryAfter(resp.Header.Get("Retry-After")), decodeErr(resp.StatusCode, resp.Header, body)
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
+}
+
+// redactor returns a func that replaces key (and any prefix of it longer
+// than 8 characters a server might echo) with "[redacted]".
+func redactor(key string) func(string) string {
+	return func(s string) string {
+		if key == "" {
+			return s
+		}
+		s = strings.ReplaceAll(s, key, "[redacted]")
+		if len(key) > 12 {
+			s = strings.ReplaceAll(s, key[:12], "[redacted]")
+		}
+		return s
+	}
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
