@@ -254,26 +254,18 @@ func TestUserEmbedsOnceAndRecordsModel(t *testing.T) {
 	pool := pgtest.New(t)
 	var ms []memories.Memory
 	for i := range 25 {
-		ms = append(ms, mem(ana, i, fmt.Sprintf("memory number %d about gardens, key sk-abcdef%d", i, i), nil))
+		ms = append(ms, mem(ana, i, fmt.Sprintf("memory number %d about gardens, key sk-proj-Ab3dEf9hIj2lMn0pQr5tUv%04d", i, i), nil))
 	}
 	ms = append(ms, mem(ben, 0, "another user's memory", nil))
 	insert(t, pool, ms)
 	s := &server{dim: 8}
 	c, _ := newClient(t, s)
-	var calls atomic.Int64
-	o := Options{Model: "test-embed", Batch: BatchOptions{BatchSize: 10, Concurrency: 2}, Scrub: func(s string) (string, int) {
-		calls.Add(1)
-		i := strings.Index(s, "sk-")
-		if i < 0 {
-			return s, 0
-		}
-		return s[:i] + "[REDACTED]", 1
-	}}
+	o := Options{Model: "test-embed", Batch: BatchOptions{BatchSize: 10, Concurrency: 2}}
 	res, err := User(ctx, pool, c, ana, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pending != 25 || res.Embedded != 25 || res.Dimension != 8 || res.Requests != 3 || res.Scrubbed != 25 {
+	if res.Pending != 25 || res.Embedded != 25 || res.Dimension != 8 || res.Requests != 3 || res.Scrubbed.Keys != 25 {
 		t.Fatalf("result %+v", res)
 	}
 	for _, in := range s.seen {

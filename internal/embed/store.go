@@ -8,28 +8,24 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/scrub"
 )
-
-// Scrubber removes secrets from text before it leaves the machine and says
-// how many it removed.
-type Scrubber func(s string) (clean string, removed int)
 
 // Options of one user's run.
 type Options struct {
 	Model   string
 	Reembed bool // also replace embeddings helix did not record (e.g. the platform's)
 	Batch   BatchOptions
-	Scrub   Scrubber
 }
 
 // Result counts one user's run.
 type Result struct {
-	UserID       uuid.UUID `json:"user_id"`
-	Pending      int       `json:"pending"`       // rows that needed an embedding
-	Embedded     int       `json:"embedded"`      // rows written
-	SkippedEmpty int       `json:"skipped_empty"` // rows without text: nothing to embed
-	Scrubbed     int       `json:"scrubbed"`      // secrets removed before sending
-	Dimension    int       `json:"dimension,omitempty"`
+	UserID       uuid.UUID    `json:"user_id"`
+	Pending      int          `json:"pending"`       // rows that needed an embedding
+	Embedded     int          `json:"embedded"`      // rows written
+	SkippedEmpty int          `json:"skipped_empty"` // rows without text: nothing to embed
+	Scrubbed     scrub.Counts `json:"scrubbed"`      // secrets removed before sending
+	Dimension    int          `json:"dimension,omitempty"`
 	Stats
 }
 
@@ -73,6 +69,14 @@ func UsersPending(ctx context.Context, q db.Querier, model string, reembed bool)
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+}
+
+// CountPending counts the rows with text that users have to embed.
+func CountPending(ctx context.Context, q db.Querier, users []uuid.UUID, model string, reembed bool) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM memories WHERE user_id = ANY($1) AND `+pending+`
+		AND content IS NOT NULL AND btrim(content) <> ''`, users, model, reembed).Scan(&n)
+	return n, err
 }
 
 // User embeds one user's pending rows and writes them in one transaction:
@@ -126,12 +130,10 @@ func User(ctx context.Context, q db.Querier, e Embedder, user uuid.UUID, o Optio
 
 	texts := make([]string, len(cands))
 	for i, c := range cands {
-		texts[i] = c.content
-		if o.Scrub != nil {
-			var k int
-			texts[i], k = o.Scrub(c.content)
-			res.Scrubbed += k
-		}
+		// Secrets never leave the machine: the same scrubber as synthesize --llm.
+		var k scrub.Counts
+		texts[i], k = scrub.Text(c.content)
+		res.Scrubbed = res.Scrubbed.Add(k)
 	}
 	vecs, st, err := All(ctx, e, texts, bo)
 	res.Stats = st
