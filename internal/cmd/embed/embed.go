@@ -162,12 +162,12 @@ func NewClient(cfg *config.Config, hc *http.Client, model string) *embed.Client 
 
 // Report is the command's JSON document.
 type Report struct {
-	RunID  *int64          `json:"run_id"`
-	Model  string          `json:"model"`
-	Users  []embed.Result  `json:"users"`
-	Counts map[string]int  `json:"counts"`
-	Failed []FailedUser    `json:"failed"`
-	Took   float64         `json:"seconds"`
+	RunID  *int64         `json:"run_id"`
+	Model  string         `json:"model"`
+	Users  []embed.Result `json:"users"`
+	Counts map[string]int `json:"counts"`
+	Failed []FailedUser   `json:"failed"`
+	Took   float64        `json:"seconds"`
 }
 
 // FailedUser is a user whose run failed.
