@@ -27,7 +27,11 @@ CREATE TABLE helix_memory_search (
     tsv       tsvector NOT NULL
 );
 SELECT helix_secure_table('helix_memory_search', 'user_id');
-CREATE INDEX helix_memory_search_tsv_idx ON helix_memory_search USING gin (tsv);
+-- fastupdate off: with the default pending list, rows inserted since the last
+-- vacuum are scanned linearly by every search (measured: 29 ms instead of
+-- 0.2 ms for one word over 100,000 fresh memories). Apps insert memories one
+-- at a time, so paying the index update at insert costs them little.
+CREATE INDEX helix_memory_search_tsv_idx ON helix_memory_search USING gin (tsv) WITH (fastupdate = off);
 CREATE INDEX helix_memory_search_user_idx ON helix_memory_search (user_id);
 
 -- +goose StatementBegin

@@ -31,23 +31,34 @@ CREATE TEMP TABLE f (i serial, t text);
 INSERT INTO memories (user_id, type, content, created_at)
 SELECT '$U', 'episodic', f.t || ' (' || g || ')', now() - g * interval '1 minute'
 FROM generate_series(1, $n) g JOIN f ON f.i = 1 + g % (SELECT count(*) FROM f);
-ANALYZE memories; ANALYZE helix_memory_search;
+VACUUM ANALYZE memories; VACUUM ANALYZE helix_memory_search;
 SQL
 echo "$(psql -Atq "$dburl" -c "SELECT count(*) FROM helix_memory_search WHERE user_id = '$U'") indexed memories for one user; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 queries=(computer love "science fiction" "the meaning of life" politics food "good programmer" medicine "money and happiness" war dog "time flies" "linux kernel" god music sports "human nature" "women and men" truth "a long day at work")
 now() { date +%s%N; }
 stats() { sort -n | awk '{a[NR]=$1} END {printf "median %6.1f ms   p95 %6.1f ms   (min %.1f, max %.1f)\n", a[int((NR+1)/2)]/1e6, a[int(NR*0.95+0.999)]/1e6, a[1]/1e6, a[NR]/1e6}'; }
 for i in 1 2 3; do "$dir/helix" memory search "warm up" --user-id $U --mode text >/dev/null 2>&1; done
-for measure in helix-text psql-floor; do
+for measure in helix-text psql-floor helix-text psql-floor; do
   for r in $(seq "$runs"); do
     q=${queries[$(( r % ${#queries[@]} ))]}
     t0=$(now)
     if [ $measure = helix-text ]; then
       "$dir/helix" memory search "$q" --user-id $U --mode text --limit 10 -o json >/dev/null 2>&1
     else
-      psql -Atq "$dburl" -v q="$q" -c "SELECT s.memory_id, ts_rank(s.tsv, q, 1) r, m.content FROM helix_memory_search s JOIN memories m ON m.id = s.memory_id, websearch_to_tsquery('english', :'q') q WHERE s.user_id = '$U' AND s.tsv @@ q ORDER BY r DESC LIMIT 10" >/dev/null
+      echo "SELECT s.memory_id, ts_rank(s.tsv, q, 1) r FROM helix_memory_search s, websearch_to_tsquery('english', :'q') q WHERE s.user_id = '$U' AND s.tsv @@ q ORDER BY r DESC LIMIT 10" |
+        psql -Atq "$dburl" -v q="$q" >/dev/null
     fi
     echo $(( $(now) - t0 ))
   done | { printf '%-11s ' $measure; stats; }
 done
-echo "note: the floor ANDs the query's words (websearch_to_tsquery); helix ORs them, so it ranks more rows"
+if [ -n "${EXPLAIN:-}" ]; then
+  for q in "${queries[@]}"; do
+    printf '%-22s ' "$q"
+    psql -Atq "$dburl" -v q="$q" <<SQL | grep -E 'Execution Time|rows=' | head -1
+EXPLAIN (ANALYZE, TIMING OFF) SELECT s.memory_id, ts_rank(s.tsv, tq.q, 1) r
+FROM helix_memory_search s, (SELECT string_agg(quote_literal(l), ' | ')::tsquery q FROM unnest(tsvector_to_array(to_tsvector('english', :'q'))) l) tq
+WHERE s.user_id = '$U' AND s.tsv @@ tq.q ORDER BY r DESC, s.memory_id LIMIT 10;
+SQL
+  done
+fi
+echo "note: the floor ANDs the query's words (websearch_to_tsquery) and reads no content; helix ORs them (ranks more rows) and reads the results' rows"
