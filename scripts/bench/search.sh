@@ -38,18 +38,20 @@ queries=(computer love "science fiction" "the meaning of life" politics food "go
 now() { date +%s%N; }
 stats() { sort -n | awk '{a[NR]=$1} END {printf "median %6.1f ms   p95 %6.1f ms   (min %.1f, max %.1f)\n", a[int((NR+1)/2)]/1e6, a[int(NR*0.95+0.999)]/1e6, a[1]/1e6, a[NR]/1e6}'; }
 for i in 1 2 3; do "$dir/helix" memory search "warm up" --user-id $U --mode text >/dev/null 2>&1; done
-for measure in helix-text psql-floor helix-text psql-floor; do
+for measure in helix-text psql-floor psql-select1 helix-text psql-floor psql-select1; do
   for r in $(seq "$runs"); do
     q=${queries[$(( r % ${#queries[@]} ))]}
     t0=$(now)
-    if [ $measure = helix-text ]; then
+    if [ $measure = psql-select1 ]; then
+      psql -Atq "$dburl" -c "SELECT 1" >/dev/null
+    elif [ $measure = helix-text ]; then
       "$dir/helix" memory search "$q" --user-id $U --mode text --limit 10 -o json >/dev/null 2>&1
     else
       echo "SELECT s.memory_id, ts_rank(s.tsv, q, 1) r FROM helix_memory_search s, websearch_to_tsquery('english', :'q') q WHERE s.user_id = '$U' AND s.tsv @@ q ORDER BY r DESC LIMIT 10" |
         psql -Atq "$dburl" -v q="$q" >/dev/null
     fi
     echo $(( $(now) - t0 ))
-  done | { printf '%-11s ' $measure; stats; }
+  done | { printf '%-12s ' $measure; stats; }
 done
 if [ -n "${EXPLAIN:-}" ]; then
   for q in "${queries[@]}"; do
@@ -61,4 +63,5 @@ WHERE s.user_id = '$U' AND s.tsv @@ tq.q ORDER BY r DESC, s.memory_id LIMIT 10;
 SQL
   done
 fi
+echo "psql-select1 is psql starting, connecting and running SELECT 1: the part of the floor that is not the query"
 echo "note: the floor ANDs the query's words (websearch_to_tsquery) and reads no content; helix ORs them (ranks more rows) and reads the results' rows"
