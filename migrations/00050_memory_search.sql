@@ -66,5 +66,6 @@ DROP TRIGGER helix_memory_search_sync ON memories;
 DROP FUNCTION helix_memory_search_sync();
 DROP TABLE helix_memory_search;
 DROP TABLE helix_search_settings;
+DELETE FROM helix_tables WHERE name IN ('helix_memory_search', 'helix_search_settings');
 -- The columns on the platform's table stay: dropping them would lose which
 -- model made each embedding.

@@ -312,14 +312,16 @@ func fill(ctx context.Context, q db.Querier, user uuid.UUID, rs []Result) error 
 	defer rows.Close()
 	for rows.Next() {
 		var id uuid.UUID
-		var typ string
-		var content *string
+		var typ, content *string // both nullable in the platform's table
 		var created time.Time
 		if err := rows.Scan(&id, &typ, &content, &created); err != nil {
 			return err
 		}
 		r := &rs[at[id]]
-		r.Type, r.Content, r.CreatedAt = typ, content, created.UTC()
+		r.Content, r.CreatedAt = content, created.UTC()
+		if typ != nil {
+			r.Type = *typ
+		}
 	}
 	return rows.Err()
 }
