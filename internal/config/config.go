@@ -56,7 +56,6 @@ var Keys = []Key{
 	{Name: "voice.retries", Default: 4, Help: "retries of a transcription request after 429, 5xx or a network error"},
 	{Name: "embed.base-url", Help: "OpenAI-compatible embeddings server up to /v1 (OpenAI, Ollama http://localhost:11434/v1, vLLM, LM Studio…); empty with no embed.api-key: no provider, memory search is text only"},
 	{Name: "embed.api-key", Help: "API key of the embeddings server (empty for a local one); with no embed.base-url it means https://api.openai.com/v1", Secret: true, Env: []string{"OPENAI_API_KEY"}},
-	{Name: "embed.model", Default: "text-embedding-3-small", Help: "embedding model, recorded in memories.embedding_model"},
 	{Name: "embed.dimensions", Default: 0, Help: "ask the model for this many dimensions (text-embedding-3-*; 0: the model's own)"},
 	{Name: "embed.timeout", Default: "2m", Help: "timeout of one embeddings request"},
 	{Name: "embed.retries", Default: 5, Help: "retries of an embeddings request after 429, 5xx or a network error"},
@@ -217,6 +216,9 @@ func IsSecret(key string) bool {
 	}
 	k := strings.ToLower(key)
 	for _, w := range []string{"key", "token", "secret", "password"} {
+		if w == "token" && strings.HasSuffix(k, "tokens") {
+			continue // a count of tokens (embed.batch-tokens), not a token
+		}
 		if strings.Contains(k, w) {
 			return true
 		}

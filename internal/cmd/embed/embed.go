@@ -105,7 +105,7 @@ EXAMPLES
 	fl := cmd.Flags()
 	fl.StringVar(&opts.UserID, "user-id", "", "embed this user's memories (UUID)")
 	fl.BoolVar(&opts.AllUsers, "all-users", false, "embed every user's memories, one user after another")
-	fl.StringVar(&opts.Model, "model", "", "embedding model (default embed.model, text-embedding-3-small)")
+	fl.StringVar(&opts.Model, "model", DefaultModel, "embedding model, recorded per row; memory search uses the same key (embed.model)")
 	fl.BoolVar(&opts.Reembed, "reembed", false, "also replace embeddings whose model is not recorded")
 	fl.IntVar(&opts.BatchSize, "batch-size", 128, "inputs per request")
 	fl.IntVar(&opts.BatchTokens, "batch-tokens", 100000, "estimated tokens per request")
@@ -142,6 +142,19 @@ func (o *Options) validate() error {
 // ErrNoProvider: nothing to send the text to.
 var ErrNoProvider = errors.New("no embeddings provider configured: set embed.base-url (HELIX_EMBED_BASE_URL, e.g. http://localhost:11434/v1 for Ollama) or embed.api-key (OPENAI_API_KEY) for OpenAI")
 
+// DefaultModel is embed.model's default: OpenAI's 1,536-dimension model, the
+// width of the platform's vector(1536) column.
+const DefaultModel = "text-embedding-3-small"
+
+// Model is the configured embedding model (embed.model, the key of
+// `helix embed --model`), for commands without that flag.
+func Model(cfg *config.Config) string {
+	if m := cfg.String("embed.model"); m != "" {
+		return m
+	}
+	return DefaultModel
+}
+
 // NewClient builds the configured provider's client, or returns nil when
 // neither embed.base-url nor embed.api-key is set. model "" means embed.model.
 func NewClient(cfg *config.Config, hc *http.Client, model string) *embed.Client {
@@ -153,7 +166,7 @@ func NewClient(cfg *config.Config, hc *http.Client, model string) *embed.Client 
 		base = "https://api.openai.com/v1"
 	}
 	if model == "" {
-		model = cfg.String("embed.model")
+		model = Model(cfg)
 	}
 	timeout, _ := time.ParseDuration(cfg.String("embed.timeout"))
 	return &embed.Client{BaseURL: base, APIKey: key, Model: model, Dimensions: cfg.Int("embed.dimensions"),

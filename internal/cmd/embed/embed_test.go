@@ -103,7 +103,6 @@ func TestEmbedCommand(t *testing.T) {
 	t.Setenv("HELIX_EMBED_BASE_URL", provider(t, &requests))
 	t.Setenv("HELIX_EMBED_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("HELIX_EMBED_MODEL", "mini")
 	pool := pgtest.New(t)
 	user := uuid.MustParse(ana)
 	var ms []memories.Memory
@@ -113,7 +112,7 @@ func TestEmbedCommand(t *testing.T) {
 	if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, err := run(t, pool, true, "--all-users --batch-size 16")
+	out, errOut, err := run(t, pool, true, "--all-users --batch-size 16 --model mini")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -130,7 +129,7 @@ func TestEmbedCommand(t *testing.T) {
 		}
 	}
 	before := requests.Load()
-	out, errOut, err = run(t, pool, false, "--user-id "+ana)
+	out, errOut, err = run(t, pool, false, "--user-id "+ana+" --model mini")
 	if err != nil || requests.Load() != before || out != "" || !strings.Contains(errOut, "embedded 0 memories") {
 		t.Fatalf("re-run: %v, %d requests, out %q err %q", err, requests.Load()-before, out, errOut)
 	}

@@ -116,7 +116,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	var e search.Embedder
-	model := cfg.String("embed.model")
+	model := embedCmd.Model(cfg)
 	if opts.Mode != search.Text {
 		hc, err := opts.HTTPClient()
 		if err != nil {
