@@ -142,3 +142,26 @@ func TestTextOnlyClustersByTopic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTextOnly times the text space of 5,000 memories without
+// embeddings: TF-IDF, LSA to 100 components and the matrix k-means reads.
+func BenchmarkTextOnly(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	vocab := make([]string, 20000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("word%d", i)
+	}
+	docs := make([][]string, 5000)
+	for i := range docs {
+		for range 15 {
+			docs[i] = append(docs[i], vocab[(i%20)*1000+rng.IntN(1000)])
+		}
+	}
+	base := make([]int, len(docs))
+	for i := range base {
+		base[i] = i
+	}
+	for b.Loop() {
+		lsaMatrix(docs, base, 1)
+	}
+}

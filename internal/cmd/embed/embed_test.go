@@ -84,8 +84,12 @@ func provider(t *testing.T, requests *atomic.Int64) string {
 }
 
 func run(t *testing.T, pool *pgxpool.Pool, asJSON bool, argv string) (string, string, error) {
+	return runTTY(t, pool, false, asJSON, argv)
+}
+
+func runTTY(t *testing.T, pool *pgxpool.Pool, tty, asJSON bool, argv string) (string, string, error) {
 	t.Helper()
-	f, s := cmdtest.Factory(t, false)
+	f, s := cmdtest.Factory(t, tty)
 	cmdtest.WithDB(f, pool)
 	if asJSON {
 		f.Global.Output = "json"
@@ -127,6 +131,15 @@ func TestEmbedCommand(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Fatalf("stderr line not JSON: %q", l)
 		}
+	}
+	// a terminal gets a bar and an aligned table
+	if _, err := pool.Exec(context.Background(), `UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE content IN ('fact 1', 'fact 2')`); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err = runTTY(t, pool, true, false, "--user-id "+ana+" --model mini")
+	if err != nil || !strings.Contains(errOut, "\rembed [==============================] 2/2") ||
+		!strings.HasPrefix(out, "USER ") || !strings.Contains(out, ana+"  2 ") || !strings.Contains(errOut, "embedded 2 memories of 1 users with mini in 1 requests") {
+		t.Fatalf("tty: %v\nstdout %q\nstderr %q", err, out, errOut)
 	}
 	before := requests.Load()
 	out, errOut, err = run(t, pool, false, "--user-id "+ana+" --model mini")
