@@ -56,7 +56,7 @@ done
 if [ -n "${EXPLAIN:-}" ]; then
   for q in "${queries[@]}"; do
     printf '%-22s ' "$q"
-    psql -Atq "$dburl" -v q="$q" <<SQL | grep -E 'Execution Time|rows=' | head -1
+    psql -Atq "$dburl" -v q="$q" <<SQL | grep 'Execution Time'
 EXPLAIN (ANALYZE, TIMING OFF) SELECT s.memory_id, ts_rank(s.tsv, tq.q, 1) r
 FROM helix_memory_search s, (SELECT string_agg(quote_literal(l), ' | ')::tsquery q FROM unnest(tsvector_to_array(to_tsvector('english', :'q'))) l) tq
 WHERE s.user_id = '$U' AND s.tsv @@ tq.q ORDER BY r DESC, s.memory_id LIMIT 10;
