@@ -21,15 +21,15 @@ const AnnotationReportsSettings = "helix:reports-settings"
 var argumentFlags = set(
 	"all", "all-users", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
 	"entity-type", "env", "exclude", "executions", "force", "full", "include", "input", "limit", "llm", "log",
-	"min-context", "model-unlisted", "name", "out", "params", "reason", "run-now", "server", "since", "state",
-	"take", "to", "types", "user-id", "version", "yes",
+	"min-context", "mode", "model-unlisted", "name", "out", "params", "reason", "reembed", "run-now", "server",
+	"since", "state", "take", "to", "types", "user-id", "version", "yes",
 )
 
 // settingFlags are settings wherever they appear.
 var settingFlags = set(
-	"algorithm", "allow-private", "batch", "chunk-size", "concurrency", "cron", "detect-language",
+	"algorithm", "allow-private", "batch", "batch-size", "batch-tokens", "chunk-size", "concurrency", "cron", "detect-language",
 	"diarize", "eps", "fetch-timeout", "forget-below", "highpass", "jitter", "language", "log-format",
-	"log-level", "max-bytes", "max-cost", "max-size", "memory", "min-cluster-size", "min-confidence", "model",
+	"log-level", "max-bytes", "max-cost", "max-input-tokens", "max-size", "memory", "min-cluster-size", "min-confidence", "model",
 	"normalize", "output", "output-limit", "provider", "retries", "retry-wait", "seed",
 	"shutdown-timeout", "smart-format", "source", "store-audio", "timeout", "timezone",
 	"tool-timeout", "trim-silence", "utterances",
@@ -37,7 +37,8 @@ var settingFlags = set(
 
 // argumentKeys are flags (by configuration key) that are arguments although
 // their name is a setting elsewhere: catalog show's filters.
-var argumentKeys = set("catalog.show.model", "catalog.show.provider")
+// memory reindex's --language rebuilds the index: a change made on purpose.
+var argumentKeys = set("catalog.show.model", "catalog.show.provider", "memory.reindex.language")
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

@@ -75,6 +75,11 @@ var Keys = []Key{
 	{Name: "llm.max-memories", Default: 120, Help: "most memories quoted in one user's brief"},
 	{Name: "llm.max-memory-chars", Default: 600, Help: "longest memory text quoted in a brief (characters)"},
 	{Name: "llm.max-brief-chars", Default: 120000, Help: "longest brief (characters); the model's context may make it shorter"},
+	{Name: "embed.base-url", Help: "OpenAI-compatible embeddings server up to /v1 (OpenAI, Ollama http://localhost:11434/v1, vLLM, LM Studio…); empty with no embed.api-key: no provider, memory search is text only"},
+	{Name: "embed.api-key", Help: "API key of the embeddings server (empty for a local one); with no embed.base-url it means https://api.openai.com/v1", Secret: true, Env: []string{"OPENAI_API_KEY"}},
+	{Name: "embed.dimensions", Default: 0, Help: "ask the model for this many dimensions (text-embedding-3-*; 0: the model's own)"},
+	{Name: "embed.timeout", Default: "2m", Help: "timeout of one embeddings request", Kind: "duration"},
+	{Name: "embed.retries", Default: 5, Help: "retries of an embeddings request after 429, 5xx or a network error"},
 	{Name: "manifest.max-memory", Default: "4GiB", Help: "largest memory limit a tool manifest may request (0: no maximum)"},
 	{Name: "manifest.max-cpu", Default: "4", Help: "largest CPU limit a tool manifest may request, in cores or millicores (0: no maximum)"},
 	{Name: "manifest.max-storage", Default: "10GiB", Help: "largest storage quota a tool manifest may request (0: no maximum)"},
@@ -339,6 +344,9 @@ func IsSecret(key string) bool {
 	}
 	k := strings.ToLower(key)
 	for _, w := range []string{"key", "token", "secret", "password"} {
+		if w == "token" && strings.HasSuffix(k, "tokens") {
+			continue // a count of tokens (embed.batch-tokens), not a token
+		}
 		if strings.Contains(k, w) {
 			return true
 		}

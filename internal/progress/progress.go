@@ -56,16 +56,20 @@ func New(w io.Writer, mode Mode, log *slog.Logger, label string, total int) *Rep
 }
 
 // Step records one finished item; failed marks it as failed.
-func (r *Reporter) Step(item string, failed bool) {
+func (r *Reporter) Step(item string, failed bool) { r.StepN(item, 1, failed) }
+
+// StepN records n items finished together (a batch): one redraw, one JSON line.
+func (r *Reporter) StepN(item string, n int, failed bool) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.done++
+	before := r.done
+	r.done += n
 	r.total = max(r.total, r.done) // an estimated total may fall short
 	if failed {
-		r.failed++
+		r.failed += n
 	}
 	switch r.mode {
 	case Bar:
@@ -92,7 +96,7 @@ func (r *Reporter) Step(item string, failed bool) {
 		}})
 		fmt.Fprintf(r.w, "%s\n", b)
 	case Log:
-		if r.log != nil && (r.done%r.every == 0 || r.done == r.total) {
+		if r.log != nil && (r.done/r.every != before/r.every || r.done == r.total) {
 			r.log.Info("progress", "job", r.label, "done", r.done, "total", r.total, "failed", r.failed)
 		}
 	}

@@ -35,27 +35,21 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 		}
 	}
 	text := newTextVectors(docs, hashDim)
-	buf := make([]float32, hashDim)
 	base := withEmb
-	if len(withEmb) < max(p.MinClusterSize, 2) {
+	if textSpace(len(withEmb), n, p) {
 		base, without = append(withEmb, without...), nil
 		dim = 0
 	}
 	var mat *cluster.Matrix
-	if x := contiguous(ms, base, dim); x != nil {
+	space := map[string]any{"space": "embedding", "dimensions": dim}
+	if dim == 0 {
+		mat, space = lsaMatrix(docs, base, p.Seed)
+	} else if x := contiguous(ms, base, dim); x != nil {
 		mat = cluster.InPlace(x, len(base), dim)
 	} else {
-		d := dim
-		if d == 0 {
-			d = hashDim
-		}
-		mat = cluster.NewEmpty(len(base), d)
+		mat = cluster.NewEmpty(len(base), dim)
 		for r, i := range base {
-			if dim > 0 {
-				mat.SetRow(r, ms[i].Embedding)
-			} else {
-				mat.SetRow(r, text.vector(i, buf))
-			}
+			mat.SetRow(r, ms[i].Embedding)
 		}
 	}
 	res, err := runClustering(ctx, mat, p)
@@ -125,9 +119,7 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 			"algorithm":           p.Algorithm,
 			"params":              res.params,
 		}
-		if dim == 0 {
-			ev["text_vectors_only"] = true
-		}
+		ev["space"] = space
 		if len(vals) > 0 {
 			ev["mean_valence"] = round(mean, 4)
 		}

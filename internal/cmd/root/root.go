@@ -12,8 +12,10 @@ import (
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
+	embedCmd "github.com/helixhq/helix/internal/cmd/embed"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
+	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
@@ -69,6 +71,8 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 	for _, c := range []*cobra.Command{
 		// jobs
 		synthesizeCmd.NewCmdSynthesize(f, nil),
+		embedCmd.NewCmdEmbed(f, nil),
+		memoryCmd.NewCmdMemory(f),
 		decayCmd.NewCmdDecay(f),
 		syncCmd.NewCmdSync(f),
 		catalogCmd.NewCmdCatalog(f),

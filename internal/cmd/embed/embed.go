@@ -1,0 +1,326 @@
+// Package embed implements `helix embed`: fill memories' missing embeddings
+// through an OpenAI-compatible embeddings server.
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// Options are the inputs of `embed`.
+type Options struct {
+	IO         *iostreams.IOStreams
+	JSON       bool
+	Config     func() (*config.Config, error)
+	DB         func(ctx context.Context) (*pgxpool.Pool, error)
+	HTTPClient func() (*http.Client, error)
+	Logger     func() *slog.Logger
+	Now        func() time.Time
+	// Sleep replaces the wait between retries (tests).
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	UserID         string
+	AllUsers       bool
+	Model          string
+	Reembed        bool
+	BatchSize      int
+	BatchTokens    int
+	MaxInputTokens int
+	Concurrency    int
+
+	user uuid.UUID
+}
+
+// NewCmdEmbed builds `helix embed`.
+func NewCmdEmbed(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "embed (--user-id UUID | --all-users)",
+		Short: "Fill memories' missing embeddings through an embeddings server",
+		Long: `Embed the memories that have no embedding, and those helix recorded as made
+by another model, through any server that speaks OpenAI's POST /v1/embeddings
+(OpenAI, Ollama, vLLM, LM Studio, a gateway to Voyage…). Each row records the
+model (memories.embedding_model) and dimension (memories.embedding_dim) that
+made it. --reembed also replaces embeddings whose maker is not recorded (the
+platform's own). A re-run finds nothing to do and sends nothing.
+
+Content is scrubbed before it is sent (API keys, tokens, emails, phone and
+card numbers, other high-entropy strings), with the scrubber synthesize --llm
+uses. Memories without text are skipped and counted.
+
+Requests carry at most --batch-size inputs and --batch-tokens estimated
+tokens (one per three bytes, an over-estimate for English), --concurrency at
+a time. 429, 5xx and network errors are retried (embed.retries) with
+exponential backoff, or after the server's Retry-After. An input estimated
+above --max-input-tokens is cut to that length before it is sent; if the
+server still answers 400 that an input is too long, its batch is split in two
+and resent, and a single input is cut to half its length until accepted: its
+embedding then stands for the start of the text (counted as truncated).
+
+Each user is written in one transaction after all of the user's inputs are
+embedded: a failure or an interruption writes nothing for that user. The
+dimension must agree with the column (pgvector's vector(n)) or, for real[],
+with the dimension most of the user's remaining embeddings have; the first
+answer that disagrees stops the user with a clear error.
+
+The provider comes from the config file or the environment, never flags:
+embed.base-url (HELIX_EMBED_BASE_URL), embed.api-key (HELIX_EMBED_API_KEY or
+OPENAI_API_KEY), embed.dimensions, embed.timeout, embed.retries.
+
+EXAMPLES
+  HELIX_EMBED_BASE_URL=http://localhost:11434/v1 helix embed --user-id 6f1c… --model nomic-embed-text
+  OPENAI_API_KEY=sk-… helix embed --all-users --concurrency 8
+  helix embed --user-id 6f1c… --reembed --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.JSON = f.Global.JSON()
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return embedRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.UserID, "user-id", "", "embed this user's memories (UUID)")
+	fl.BoolVar(&opts.AllUsers, "all-users", false, "embed every user's memories, one user after another")
+	fl.StringVar(&opts.Model, "model", DefaultModel, "embedding model, recorded per row; memory search uses the same key (embed.model)")
+	fl.BoolVar(&opts.Reembed, "reembed", false, "also replace embeddings whose model is not recorded")
+	fl.IntVar(&opts.BatchSize, "batch-size", 128, "inputs per request")
+	fl.IntVar(&opts.BatchTokens, "batch-tokens", 100000, "estimated tokens per request")
+	fl.IntVar(&opts.MaxInputTokens, "max-input-tokens", 8191, "cut an input estimated longer than this before sending it")
+	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight")
+	return cmd
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.UserID == "" && !o.AllUsers:
+		return cmdutil.FlagErrorf("give --user-id UUID or --all-users")
+	case o.UserID != "" && o.AllUsers:
+		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
+	case o.BatchSize < 1 || o.BatchSize > 2048:
+		return cmdutil.FlagErrorf("invalid --batch-size %d: use 1 to 2048 (OpenAI's limit per request)", o.BatchSize)
+	case o.BatchTokens < 1:
+		return cmdutil.FlagErrorf("invalid --batch-tokens %d", o.BatchTokens)
+	case o.MaxInputTokens < 1:
+		return cmdutil.FlagErrorf("invalid --max-input-tokens %d", o.MaxInputTokens)
+	case o.Concurrency < 1 || o.Concurrency > 64:
+		return cmdutil.FlagErrorf("invalid --concurrency %d: use 1 to 64", o.Concurrency)
+	}
+	if o.UserID != "" {
+		u, err := uuid.Parse(o.UserID)
+		if err != nil {
+			return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", o.UserID)
+		}
+		o.user = u
+	}
+	return nil
+}
+
+// ErrNoProvider: nothing to send the text to.
+var ErrNoProvider = errors.New("no embeddings provider configured: set embed.base-url (HELIX_EMBED_BASE_URL, e.g. http://localhost:11434/v1 for Ollama) or embed.api-key (OPENAI_API_KEY) for OpenAI")
+
+// DefaultModel is embed.model's default: OpenAI's 1,536-dimension model, the
+// width of the platform's vector(1536) column.
+const DefaultModel = "text-embedding-3-small"
+
+// Model is the configured embedding model (embed.model, the key of
+// `helix embed --model`), for commands without that flag.
+func Model(cfg *config.Config) string {
+	if m := cfg.String("embed.model"); m != "" {
+		return m
+	}
+	return DefaultModel
+}
+
+// NewClient builds the configured provider's client, or returns nil when
+// neither embed.base-url nor embed.api-key is set. model "" means embed.model.
+func NewClient(cfg *config.Config, hc *http.Client, model string) *embed.Client {
+	base, key := cfg.String("embed.base-url"), cfg.String("embed.api-key")
+	if base == "" && key == "" {
+		return nil
+	}
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	if model == "" {
+		model = Model(cfg)
+	}
+	timeout, _ := time.ParseDuration(cfg.String("embed.timeout"))
+	return &embed.Client{BaseURL: base, APIKey: key, Model: model, Dimensions: cfg.Int("embed.dimensions"),
+		HTTP: hc, Timeout: timeout, MaxRetries: cfg.Int("embed.retries")}
+}
+
+// Report is the command's JSON document.
+type Report struct {
+	RunID  *int64         `json:"run_id"`
+	Model  string         `json:"model"`
+	Users  []embed.Result `json:"users"`
+	Counts map[string]int `json:"counts"`
+	Failed []FailedUser   `json:"failed"`
+	Took   float64        `json:"seconds"`
+}
+
+// FailedUser is a user whose run failed.
+type FailedUser struct {
+	UserID uuid.UUID `json:"user_id"`
+	Error  string    `json:"error"`
+}
+
+func embedRun(ctx context.Context, opts *Options) error {
+	start := time.Now()
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	hc, err := opts.HTTPClient()
+	if err != nil {
+		return err
+	}
+	client := NewClient(cfg, hc, opts.Model)
+	if client == nil {
+		return cmdutil.InputError(ErrNoProvider)
+	}
+	client.Sleep = opts.Sleep
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return err
+	}
+	lock, err := db.TryLock(ctx, pool, "embed")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Release(ctx) }()
+
+	users := []uuid.UUID{opts.user}
+	if opts.AllUsers {
+		if users, err = embed.UsersPending(ctx, pool, client.Model, opts.Reembed); err != nil {
+			return err
+		}
+	}
+	total, err := embed.CountPending(ctx, pool, users, client.Model, opts.Reembed)
+	if err != nil {
+		return err
+	}
+	run, err := db.StartRun(ctx, pool, "embed", map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers,
+		"model": client.Model, "reembed": opts.Reembed, "users": len(users)}, opts.Now())
+	if err != nil {
+		return err
+	}
+	log := opts.Logger()
+	bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "embed", total)
+	eo := embed.Options{Model: client.Model, Reembed: opts.Reembed, Batch: embed.BatchOptions{
+		BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens, MaxInputTokens: opts.MaxInputTokens,
+		Concurrency: opts.Concurrency, OnBatch: func(n int) { bar.StepN("batch", n, false) },
+	}}
+	rep := &Report{RunID: &run.ID, Model: client.Model, Users: []embed.Result{}, Failed: []FailedUser{}}
+	counts := map[string]int{"users": len(users)}
+	var failed []string
+	var firstErr error
+	for _, u := range users {
+		if ctx.Err() != nil {
+			break
+		}
+		res, err := embed.User(ctx, pool, client, u, eo)
+		counts["requests"] += res.Requests
+		counts["tokens"] += res.Tokens
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			failed = append(failed, u.String()+": "+err.Error())
+			rep.Failed = append(rep.Failed, FailedUser{UserID: u, Error: err.Error()})
+			continue
+		}
+		rep.Users = append(rep.Users, res)
+		counts["pending"] += res.Pending
+		counts["embedded"] += res.Embedded
+		counts["truncated"] += res.Truncated
+		counts["skipped_empty"] += res.SkippedEmpty
+		counts["scrubbed"] += res.Scrubbed.Total()
+	}
+	bar.Finish()
+	counts["failed"] = len(failed)
+	rep.Counts = counts
+	rep.Took = time.Since(start).Seconds()
+
+	var runErr error
+	status := db.RunOK
+	switch {
+	case ctx.Err() != nil:
+		runErr, status = ctx.Err(), db.RunInterrupted
+	case len(failed) > 0 && !opts.AllUsers:
+		runErr, status = classify(fmt.Errorf("embed %s: %w", users[0], firstErr)), db.RunFailed
+	case len(failed) > 0:
+		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+	}
+	if ferr := run.Finish(context.WithoutCancel(ctx), pool, status, counts, runErr); ferr != nil {
+		log.Error("record job run", "err", ferr)
+	}
+	if status == db.RunInterrupted || status == db.RunFailed {
+		return runErr
+	}
+	if err := write(opts, rep); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// classify maps a provider that could not be reached to exit 4.
+func classify(err error) error {
+	if errors.Is(err, embed.ErrUnavailable) {
+		return cmdutil.UnavailableError(err)
+	}
+	return err
+}
+
+func write(opts *Options, rep *Report) error {
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, rep)
+	}
+	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
+	tp.Header("USER", "PENDING", "EMBEDDED", "DIMENSION", "REQUESTS", "TRUNCATED", "SKIPPED_EMPTY", "SCRUBBED")
+	rows := 0
+	for _, u := range rep.Users {
+		if u.Pending == 0 && u.SkippedEmpty == 0 {
+			continue // nothing to do: the summary line says so
+		}
+		rows++
+		tp.Row(u.UserID.String(), strconv.Itoa(u.Pending), strconv.Itoa(u.Embedded), strconv.Itoa(u.Dimension),
+			strconv.Itoa(u.Requests), strconv.Itoa(u.Truncated), strconv.Itoa(u.SkippedEmpty), strconv.Itoa(u.Scrubbed.Total()))
+	}
+	if rows > 0 {
+		if err := tp.Render(); err != nil {
+			return err
+		}
+	}
+	c := rep.Counts
+	cmdutil.Fprintf(opts.IO.ErrOut, "embedded %d memories of %d users with %s in %d requests (%.1fs)\n",
+		c["embedded"], c["users"]-c["failed"], rep.Model, c["requests"], rep.Took)
+	return nil
+}

@@ -1,0 +1,165 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/memories"
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+const ana = "11111111-1111-4111-8111-111111111111"
+
+func TestNewCmdEmbedFlags(t *testing.T) {
+	tests := []struct {
+		argv, wantErr string
+		check         func(*Options) bool
+	}{
+		{argv: "--user-id " + ana, check: func(o *Options) bool {
+			return o.user.String() == ana && o.BatchSize == 128 && o.Concurrency == 4 && o.MaxInputTokens == 8191 && !o.Reembed
+		}},
+		{argv: "--all-users --model nomic-embed-text --reembed --batch-size 16 --batch-tokens 4000 --concurrency 2", check: func(o *Options) bool {
+			return o.AllUsers && o.Model == "nomic-embed-text" && o.Reembed && o.BatchSize == 16 && o.BatchTokens == 4000 && o.Concurrency == 2
+		}},
+		{argv: "", wantErr: "give --user-id UUID or --all-users"},
+		{argv: "--user-id " + ana + " --all-users", wantErr: "cannot be used together"},
+		{argv: "--user-id x", wantErr: "invalid --user-id"},
+		{argv: "--all-users --batch-size 5000", wantErr: "invalid --batch-size"},
+		{argv: "--all-users --concurrency 0", wantErr: "invalid --concurrency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.argv, func(t *testing.T) {
+			f, _ := cmdtest.Factory(t, false)
+			got, err := cmdtest.Parse(func(runF func(*Options) error) *cobra.Command { return NewCmdEmbed(f, runF) }, tt.argv)
+			if tt.wantErr != "" {
+				var fe *cmdutil.FlagError
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &fe) {
+					t.Fatalf("error %v, want a flag error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !tt.check(got) {
+				t.Fatalf("err %v, options %+v", err, got)
+			}
+		})
+	}
+}
+
+// provider speaks /v1/embeddings with 4-dimensional vectors.
+func provider(t *testing.T, requests *atomic.Int64) string {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "mini" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":{"message":"bad request","type":"invalid_request_error"}}`))
+			return
+		}
+		var data []map[string]any
+		for i, in := range req.Input {
+			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": []float32{float32(len(in)), 1, 0, 0.5}})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model, "usage": map[string]int{"prompt_tokens": 3, "total_tokens": 3}})
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/v1"
+}
+
+func run(t *testing.T, pool *pgxpool.Pool, asJSON bool, argv string) (string, string, error) {
+	return runTTY(t, pool, false, asJSON, argv)
+}
+
+func runTTY(t *testing.T, pool *pgxpool.Pool, tty, asJSON bool, argv string) (string, string, error) {
+	t.Helper()
+	f, s := cmdtest.Factory(t, tty)
+	cmdtest.WithDB(f, pool)
+	if asJSON {
+		f.Global.Output = "json"
+	}
+	cmd := NewCmdEmbed(f, nil)
+	cmd.SetArgs(strings.Fields(argv))
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.ExecuteContext(context.Background())
+	return s.Out.String(), s.Err.String(), err
+}
+
+func TestEmbedCommand(t *testing.T) {
+	var requests atomic.Int64
+	t.Setenv("HELIX_EMBED_BASE_URL", provider(t, &requests))
+	t.Setenv("HELIX_EMBED_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	pool := pgtest.New(t)
+	user := uuid.MustParse(ana)
+	var ms []memories.Memory
+	for i := range 40 {
+		ms = append(ms, memories.Memory{ID: uuid.New(), UserID: user, Type: "semantic", Content: fmt.Sprintf("fact %d", i), CreatedAt: time.Now()})
+	}
+	if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, pool, true, "--all-users --batch-size 16 --model mini")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Model != "mini" || rep.Counts["embedded"] != 40 || rep.Counts["requests"] != 3 || len(rep.Users) != 1 || rep.Users[0].Dimension != 4 {
+		t.Fatalf("report %s", out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("stderr line not JSON: %q", l)
+		}
+	}
+	// a terminal gets a bar and an aligned table
+	if _, err := pool.Exec(context.Background(), `UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE content IN ('fact 1', 'fact 2')`); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err = runTTY(t, pool, true, false, "--user-id "+ana+" --model mini")
+	if err != nil || !strings.Contains(errOut, "\rembed [==============================] 2/2") ||
+		!strings.HasPrefix(out, "USER ") || !strings.Contains(out, ana+"  2 ") || !strings.Contains(errOut, "embedded 2 memories of 1 users with mini in 1 requests") {
+		t.Fatalf("tty: %v\nstdout %q\nstderr %q", err, out, errOut)
+	}
+	before := requests.Load()
+	out, errOut, err = run(t, pool, false, "--user-id "+ana+" --model mini")
+	if err != nil || requests.Load() != before || out != "" || !strings.Contains(errOut, "embedded 0 memories") {
+		t.Fatalf("re-run: %v, %d requests, out %q err %q", err, requests.Load()-before, out, errOut)
+	}
+}
+
+func TestEmbedWithoutProvider(t *testing.T) {
+	t.Setenv("HELIX_EMBED_BASE_URL", "")
+	t.Setenv("HELIX_EMBED_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	f, _ := cmdtest.Factory(t, false)
+	cmd := NewCmdEmbed(f, nil)
+	cmd.SetArgs([]string{"--user-id", ana})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.Execute()
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "no embeddings provider") {
+		t.Fatalf("err %v: want exit 2, no provider", err)
+	}
+}

@@ -1,0 +1,189 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	embedCmd "github.com/helixhq/helix/internal/cmd/embed"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/search"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// SearchOptions are the inputs of `memory search`.
+type SearchOptions struct {
+	IO         *iostreams.IOStreams
+	JSON       bool
+	Config     func() (*config.Config, error)
+	DB         func(ctx context.Context) (*pgxpool.Pool, error)
+	HTTPClient func() (*http.Client, error)
+	Logger     func() *slog.Logger
+
+	Query  string
+	UserID string
+	Limit  int
+	Mode   string
+
+	user uuid.UUID
+}
+
+// NewCmdSearch builds `helix memory search`.
+func NewCmdSearch(f *cmdutil.Factory, runF func(*SearchOptions) error) *cobra.Command {
+	opts := &SearchOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger}
+	cmd := &cobra.Command{
+		Use:   "search QUERY --user-id UUID",
+		Short: "Find a user's memories by full text, by embedding, or both",
+		Long: `Find a user's memories for QUERY.
+
+  text    PostgreSQL full-text search: the query's words, stemmed in the index's
+          language (helix memory reindex --language), any of them matching,
+          ranked by ts_rank normalised by length. Uses the GIN index of
+          helix_memory_search, which a trigger keeps in step with memories.
+  vector  the query is embedded by the configured provider (embed.base-url,
+          embed.model: the same as helix embed) and compared by cosine
+          similarity with the user's embeddings made by that model (or of
+          unrecorded origin) and of the same dimension; the others are
+          skipped and counted. Brute force over the user's rows for real[],
+          pgvector's <=> for a vector column.
+  hybrid  both, fused by reciprocal rank fusion (score = sum of 1/(60+rank)
+          over the sides that found the memory; each side ranks its top
+          max(100, 4×limit)). The default. With no provider configured it is
+          text only; if the provider fails it falls back to text with a warning.
+
+With --output json every result carries its fused score and each side's rank
+and score (ts_rank, cosine similarity). No results is not an error (exit 0).
+
+EXAMPLES
+  helix memory search "sourdough starter" --user-id 6f1c…
+  helix memory search "when did I feel anxious about work" --user-id 6f1c… --mode vector --limit 5
+  helix memory search "dentist" --user-id 6f1c… --mode text -o json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = args[0]
+			opts.JSON = f.Global.JSON()
+			u, err := uuid.Parse(opts.UserID)
+			if err != nil {
+				return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", opts.UserID)
+			}
+			opts.user = u
+			switch {
+			case strings.TrimSpace(opts.Query) == "":
+				return cmdutil.FlagErrorf("the query is empty")
+			case opts.Limit < 1 || opts.Limit > 1000:
+				return cmdutil.FlagErrorf("invalid --limit %d: use 1 to 1000", opts.Limit)
+			case opts.Mode != search.Hybrid && opts.Mode != search.Text && opts.Mode != search.Vector:
+				return cmdutil.FlagErrorf("invalid --mode %q: use hybrid, text or vector", opts.Mode)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return searchRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.UserID, "user-id", "", "the user whose memories to search (UUID, required)")
+	fl.IntVar(&opts.Limit, "limit", 10, "most results")
+	fl.StringVar(&opts.Mode, "mode", search.Hybrid, "hybrid, text or vector")
+	_ = cmd.MarkFlagRequired("user-id")
+	return cmd
+}
+
+// queryEmbedder adapts the embeddings client to search.Embedder.
+type queryEmbedder struct{ c *embed.Client }
+
+func (q queryEmbedder) Embed(ctx context.Context, in []string) ([][]float32, error) {
+	v, _, err := q.c.Embed(ctx, in)
+	return v, err
+}
+
+func searchRun(ctx context.Context, opts *SearchOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	var e search.Embedder
+	model := embedCmd.Model(cfg)
+	if opts.Mode != search.Text {
+		hc, err := opts.HTTPClient()
+		if err != nil {
+			return err
+		}
+		if c := embedCmd.NewClient(cfg, hc, ""); c != nil {
+			e = queryEmbedder{c}
+		} else if opts.Mode == search.Vector {
+			return cmdutil.InputError(search.ErrNoProvider)
+		}
+	}
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return err
+	}
+	p := search.Params{User: opts.user, Query: opts.Query, Mode: opts.Mode, Limit: opts.Limit, Model: model}
+	rep, err := search.Search(ctx, pool, e, p)
+	if err != nil && opts.Mode == search.Hybrid && e != nil && ctx.Err() == nil && isProviderErr(err) {
+		opts.Logger().Warn("embeddings provider failed: text results only", "err", err)
+		rep, err = search.Search(ctx, pool, nil, p)
+	}
+	if err != nil {
+		if errors.Is(err, embed.ErrUnavailable) {
+			return cmdutil.UnavailableError(err)
+		}
+		return err
+	}
+	if rep.SkippedOtherModel+rep.SkippedDimension > 0 {
+		opts.Logger().Info("vector search skipped embeddings", "other_model", rep.SkippedOtherModel, "other_dimension", rep.SkippedDimension)
+	}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, rep)
+	}
+	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
+	tp.Header("RANK", "SCORE", "TEXT", "VECTOR", "CREATED", "ID", "CONTENT")
+	for i, r := range rep.Results {
+		side := func(s *search.Side) string {
+			if s == nil {
+				return "-"
+			}
+			return fmt.Sprintf("#%d %.3f", s.Rank, s.Score)
+		}
+		content := ""
+		if r.Content != nil {
+			content = oneLine(*r.Content, 80)
+		}
+		tp.Row(strconv.Itoa(i+1), fmt.Sprintf("%.4f", r.Score), side(r.Text), side(r.Vector),
+			cmdutil.FormatTime(r.CreatedAt), r.ID.String(), content)
+	}
+	if len(rep.Results) > 0 {
+		if err := tp.Render(); err != nil {
+			return err
+		}
+	}
+	cmdutil.Fprintf(opts.IO.ErrOut, "%d results (%s)\n", len(rep.Results), rep.Mode)
+	return nil
+}
+
+func isProviderErr(err error) bool {
+	var api *embed.APIError
+	return errors.Is(err, embed.ErrUnavailable) || errors.As(err, &api) || strings.Contains(err.Error(), "embed the query")
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

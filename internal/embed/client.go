@@ -1,0 +1,283 @@
+// Package embed turns memories' text into embeddings through any server that
+// speaks OpenAI's POST /v1/embeddings, and writes them back with the model and
+// dimension that made them.
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrUnavailable wraps failures that may pass: the server could not be reached
+// or kept answering 429/5xx after every retry.
+var ErrUnavailable = errors.New("embedding provider unavailable")
+
+// APIError is an error answer of the server.
+type APIError struct {
+	Status  int
+	Message string
+	Type    string
+	Code    string
+}
+
+func (e *APIError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Status)
+	}
+	return fmt.Sprintf("embeddings: HTTP %d: %s", e.Status, msg)
+}
+
+// Retryable reports whether the same request may succeed later.
+func (e *APIError) Retryable() bool { return e.Status == http.StatusTooManyRequests || e.Status >= 500 }
+
+// tooLong matches what OpenAI, vLLM, Ollama, LM Studio and LiteLLM say when an
+// input exceeds the model's context.
+var tooLong = regexp.MustCompile(`(?i)context length|context_length|too long|too many tokens|maximum.{0,40}tokens|exceeds? .{0,30}(length|limit|tokens)|input length`)
+
+// TooLong reports whether the server rejected the request because an input is
+// longer than the model takes.
+func (e *APIError) TooLong() bool {
+	return (e.Status == http.StatusBadRequest || e.Status == http.StatusRequestEntityTooLarge) &&
+		(e.Status == http.StatusRequestEntityTooLarge || tooLong.MatchString(e.Message) || e.Code == "context_length_exceeded")
+}
+
+// Client calls one embeddings server.
+type Client struct {
+	BaseURL    string // up to and including /v1
+	APIKey     string // sent as a bearer token when set
+	Model      string
+	Dimensions int // sent as "dimensions" when > 0 (text-embedding-3-*)
+	HTTP       *http.Client
+	Timeout    time.Duration // of one request
+	MaxRetries int
+	Backoff    time.Duration // first backoff; doubles up to MaxBackoff
+	MaxBackoff time.Duration
+	// Sleep waits between attempts; tests replace it to record the waits.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Usage is what the server reports it counted.
+type Usage struct {
+	PromptTokens int `json:"prompt_tokens"`
+	TotalTokens  int `json:"total_tokens"`
+}
+
+type request struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+	Dimensions     int      `json:"dimensions,omitempty"`
+}
+
+// Response is the body of a successful answer.
+type Response struct {
+	Object string `json:"object"`
+	Data   []struct {
+		Object    string    `json:"object"`
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"data"`
+	Model string `json:"model"`
+	Usage Usage  `json:"usage"`
+}
+
+// maxBody caps an answer: 2,048 inputs × 3,072 floats as JSON stay below it.
+const maxBody = 256 << 20
+
+// ParseResponse decodes an answer to a request of n inputs and returns the
+// vectors in input order. Every input must have exactly one vector, all of one
+// dimension, with finite values.
+func ParseResponse(body []byte, n int) ([][]float32, Usage, error) {
+	var r Response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, Usage{}, fmt.Errorf("embeddings: decode answer: %v", err)
+	}
+	if len(r.Data) != n {
+		return nil, Usage{}, fmt.Errorf("embeddings: %d vectors for %d inputs", len(r.Data), n)
+	}
+	out := make([][]float32, n)
+	dim := -1
+	for _, d := range r.Data {
+		if d.Index < 0 || d.Index >= n || out[d.Index] != nil {
+			return nil, Usage{}, fmt.Errorf("embeddings: bad or repeated index %d in the answer", d.Index)
+		}
+		if len(d.Embedding) == 0 {
+			return nil, Usage{}, fmt.Errorf("embeddings: empty vector at index %d", d.Index)
+		}
+		if dim >= 0 && len(d.Embedding) != dim {
+			return nil, Usage{}, &DimensionError{Got: len(d.Embedding), Want: dim, Against: "the other vectors of the same answer"}
+		}
+		dim = len(d.Embedding)
+		out[d.Index] = d.Embedding
+	}
+	return out, r.Usage, nil
+}
+
+// Embed sends inputs in one request, retrying 429, 5xx and network errors
+// with exponential backoff or after the Retry-After the server asks for.
+func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, Usage, error) {
+	body, err := json.Marshal(request{Model: c.Model, Input: inputs, EncodingFormat: "float", Dimensions: c.Dimensions})
+	if err != nil {
+		return nil, Usage{}, err
+	}
+	backoff := c.Backoff
+	if backoff <= 0 {
+		backoff = 500 * time.Millisecond
+	}
+	maxBackoff := c.MaxBackoff
+	if maxBackoff <= 0 {
+		maxBackoff = 30 * time.Second
+	}
+	for attempt := 0; ; attempt++ {
+		raw, wait, err := c.once(ctx, body)
+		if err == nil {
+			return ParseResponse(raw, len(inputs))
+		}
+		var api *APIError
+		if errors.As(err, &api) && !api.Retryable() {
+			return nil, Usage{}, err
+		}
+		if ctx.Err() != nil {
+			return nil, Usage{}, ctx.Err()
+		}
+		if attempt >= c.MaxRetries {
+			return nil, Usage{}, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, err, attempt+1)
+		}
+		if wait <= 0 {
+			wait = backoff/2 + rand.N(backoff/2+1)
+			backoff = min(2*backoff, maxBackoff)
+		}
+		if err := c.sleep(ctx, min(wait, 5*time.Minute)); err != nil {
+			return nil, Usage{}, err
+		}
+	}
+}
+
+func (c *Client) sleep(ctx context.Context, d time.Duration) error {
+	if c.Sleep != nil {
+		return c.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (c *Client) once(ctx context.Context, body []byte) ([]byte, time.Duration, error) {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/embeddings", bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, 0, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return raw, 0, nil
+	}
+	return nil, retryAfter(resp.Header.Get("Retry-After")), decodeError(resp.StatusCode, raw)
+}
+
+// decodeError reads OpenAI's {"error": {"message", "type", "code"}}, and the
+// {"error": "text"} or {"detail": ...} that other servers answer with.
+func decodeError(status int, body []byte) *APIError {
+	e := &APIError{Status: status}
+	var wire struct {
+		Error  json.RawMessage `json:"error"`
+		Detail json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &wire) == nil {
+		var obj struct {
+			Message string          `json:"message"`
+			Type    string          `json:"type"`
+			Code    json.RawMessage `json:"code"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(wire.Error, &obj) == nil && obj.Message != "":
+			e.Message, e.Type = obj.Message, obj.Type
+			if json.Unmarshal(obj.Code, &s) == nil {
+				e.Code = s
+			}
+		case json.Unmarshal(wire.Error, &s) == nil:
+			e.Message = s
+		case json.Unmarshal(wire.Detail, &s) == nil:
+			e.Message = s
+		case len(wire.Detail) > 0:
+			e.Message = string(wire.Detail)
+		}
+	}
+	if e.Message == "" {
+		e.Message = snippet(body)
+	}
+	return e
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// DimensionError is a vector whose length disagrees with the column, with
+// the user's other embeddings or with the rest of the answer.
+type DimensionError struct {
+	Got, Want int
+	Against   string
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("the embedding model returned %d dimensions but %s has %d: nothing was written; "+
+		"choose a model (or embed.dimensions) that gives %d, or re-embed all of the user's memories with --reembed",
+		e.Got, e.Against, e.Want, e.Want)
+}

@@ -1,0 +1,343 @@
+// Package search finds a user's memories for a query: full-text ranking in
+// PostgreSQL, cosine similarity of embeddings, and the two fused by
+// reciprocal rank fusion.
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Modes.
+const (
+	Hybrid = "hybrid"
+	Text   = "text"
+	Vector = "vector"
+)
+
+// RRFK is reciprocal rank fusion's constant (Cormack, Clarke & Büttcher 2009):
+// a memory at rank r on a side adds 1/(RRFK+r) to its score.
+const RRFK = 60
+
+// Embedder embeds the query; nil means no provider is configured.
+type Embedder interface {
+	Embed(ctx context.Context, inputs []string) ([][]float32, error)
+}
+
+// Side is one ranking's view of a result.
+type Side struct {
+	Rank  int     `json:"rank"`  // 1-based
+	Score float64 `json:"score"` // ts_rank for text, cosine similarity for vector
+}
+
+// Result is one memory found.
+type Result struct {
+	ID        uuid.UUID `json:"id"`
+	Score     float64   `json:"score"` // RRF over the sides that ranked it
+	Text      *Side     `json:"text,omitempty"`
+	Vector    *Side     `json:"vector,omitempty"`
+	Type      string    `json:"type"`
+	Content   *string   `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Params of one search.
+type Params struct {
+	User  uuid.UUID
+	Query string
+	Mode  string
+	Limit int
+	Model string // the embedding model: rows recorded as made by another are skipped
+	// Depth is how many memories each side ranks before fusion (0: max(100, 4×Limit)).
+	Depth int
+}
+
+// Report is what a search found and how.
+type Report struct {
+	Query   string   `json:"query"`
+	UserID  string   `json:"user_id"`
+	Mode    string   `json:"mode"`
+	Results []Result `json:"results"`
+	// Vector side: rows skipped because another model or dimension made them.
+	SkippedOtherModel int    `json:"skipped_other_model,omitempty"`
+	SkippedDimension  int    `json:"skipped_dimension,omitempty"`
+	VectorMethod      string `json:"vector_method,omitempty"` // "go" (brute force) or "pgvector"
+	Language          string `json:"language,omitempty"`
+}
+
+// ErrNoProvider is a vector search without an embeddings provider.
+var ErrNoProvider = errors.New("vector search needs an embeddings provider: set embed.base-url (HELIX_EMBED_BASE_URL) or use --mode text")
+
+type hit struct {
+	id    uuid.UUID
+	score float64
+}
+
+// Search runs p.Mode. In hybrid mode with e nil, only the text side runs.
+func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, error) {
+	if p.Limit <= 0 {
+		p.Limit = 10
+	}
+	depth := p.Depth
+	if depth <= 0 {
+		depth = max(100, 4*p.Limit)
+	}
+	if p.Mode == Text {
+		depth = p.Limit
+	}
+	rep := &Report{Query: p.Query, UserID: p.User.String(), Mode: p.Mode, Results: []Result{}}
+	var text, vec []hit
+	var err error
+	if p.Mode == Text || p.Mode == Hybrid {
+		if text, rep.Language, err = textHits(ctx, q, p.User, p.Query, depth); err != nil {
+			return nil, fmt.Errorf("full-text search: %w", err)
+		}
+	}
+	if p.Mode == Vector || (p.Mode == Hybrid && e != nil) {
+		if e == nil {
+			return nil, ErrNoProvider
+		}
+		vs, err := e.Embed(ctx, []string{p.Query})
+		if err != nil {
+			return nil, fmt.Errorf("embed the query: %w", err)
+		}
+		if vec, err = vectorHits(ctx, q, p, vs[0], depth, rep); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+	}
+	if p.Mode == Hybrid && e == nil {
+		rep.Mode = Text
+	}
+	fused := Fuse(p.Limit, text, vec)
+	if err := fill(ctx, q, p.User, fused); err != nil {
+		return nil, err
+	}
+	rep.Results = fused
+	return rep, nil
+}
+
+// Fuse ranks by reciprocal rank fusion over the given rankings (each best
+// first) and keeps the top limit; ties go to the better best rank, then id.
+func Fuse(limit int, text, vector []hit) []Result {
+	byID := map[uuid.UUID]*Result{}
+	var order []*Result
+	add := func(hs []hit, set func(r *Result, s *Side)) {
+		for i, h := range hs {
+			r := byID[h.id]
+			if r == nil {
+				r = &Result{ID: h.id}
+				byID[h.id] = r
+				order = append(order, r)
+			}
+			set(r, &Side{Rank: i + 1, Score: h.score})
+			r.Score += 1 / float64(RRFK+i+1)
+		}
+	}
+	add(text, func(r *Result, s *Side) { r.Text = s })
+	add(vector, func(r *Result, s *Side) { r.Vector = s })
+	best := func(r *Result) int {
+		b := math.MaxInt
+		if r.Text != nil {
+			b = r.Text.Rank
+		}
+		if r.Vector != nil {
+			b = min(b, r.Vector.Rank)
+		}
+		return b
+	}
+	slices.SortStableFunc(order, func(a, b *Result) int {
+		switch {
+		case a.Score != b.Score:
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		case best(a) != best(b):
+			return best(a) - best(b)
+		}
+		return slices.Compare(a.ID[:], b.ID[:])
+	})
+	out := make([]Result, 0, min(limit, len(order)))
+	for _, r := range order[:min(limit, len(order))] {
+		r.Score = math.Round(r.Score*1e6) / 1e6
+		out = append(out, *r)
+	}
+	return out
+}
+
+// textHits ranks by ts_rank over the trigger-kept side table. The query's
+// words are ORed (any word may match; more matches rank higher), so a
+// question in natural language finds memories that share only some of its
+// words. Each word is stemmed in the table's language.
+func textHits(ctx context.Context, q db.Querier, user uuid.UUID, query string, n int) ([]hit, string, error) {
+	var lang string
+	if err := q.QueryRow(ctx, `SELECT language::text FROM helix_search_settings`).Scan(&lang); err != nil {
+		return nil, "", err
+	}
+	rows, err := q.Query(ctx, `SELECT s.memory_id, ts_rank(s.tsv, tq.q, 1) r
+		FROM helix_memory_search s,
+		     (SELECT string_agg(quote_literal(l), ' | ')::tsquery q
+		      FROM unnest(tsvector_to_array(to_tsvector($4::regconfig, $2))) l) tq
+		WHERE s.user_id = $1 AND s.tsv @@ tq.q
+		ORDER BY r DESC, s.memory_id LIMIT $3`, user, query, n, lang)
+	if err != nil {
+		return nil, lang, err
+	}
+	hs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (hit, error) {
+		var h hit
+		var s float32
+		err := r.Scan(&h.id, &s)
+		h.score = math.Round(float64(s)*1e6) / 1e6
+		return h, err
+	})
+	return hs, lang, err
+}
+
+// vectorHits ranks the user's embeddings by cosine similarity to v. With
+// pgvector's vector column the database orders by <=>; otherwise (real[])
+// every row of the user is scored here, which at a user's scale (10⁴–10⁵
+// rows) is a few milliseconds of arithmetic after the read.
+func vectorHits(ctx context.Context, q db.Querier, p Params, v []float32, n int, rep *Report) ([]hit, error) {
+	var typ string
+	if err := q.QueryRow(ctx, `SELECT t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+		WHERE a.attrelid = 'memories'::regclass AND a.attname = 'embedding'`).Scan(&typ); err != nil {
+		return nil, err
+	}
+	if err := q.QueryRow(ctx, `SELECT count(*) FILTER (WHERE embedding_model IS NOT NULL AND embedding_model <> $2),
+			count(*) FILTER (WHERE (embedding_model IS NULL OR embedding_model = $2) AND embedding_dim IS NOT NULL AND embedding_dim <> $3)
+		FROM memories WHERE user_id = $1 AND embedding IS NOT NULL`, p.User, p.Model, len(v)).Scan(&rep.SkippedOtherModel, &rep.SkippedDimension); err != nil {
+		return nil, err
+	}
+	if typ == "vector" {
+		// Not exercised here (pgvector is not installable on the test
+		// machines): the same filter, ordered by the index-aware operator.
+		rep.VectorMethod = "pgvector"
+		rows, err := q.Query(ctx, `SELECT id, 1 - (embedding <=> $3::real[]::vector) FROM memories
+			WHERE user_id = $1 AND embedding IS NOT NULL AND (embedding_model IS NULL OR embedding_model = $2)
+			  AND vector_dims(embedding) = $4
+			ORDER BY embedding <=> $3::real[]::vector LIMIT $5`, p.User, p.Model, v, len(v), n)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(r pgx.CollectableRow) (hit, error) {
+			var h hit
+			err := r.Scan(&h.id, &h.score)
+			return h, err
+		})
+	}
+	rep.VectorMethod = "go"
+	qn := norm(v)
+	if qn == 0 {
+		return nil, errors.New("the provider returned a zero vector for the query")
+	}
+	rows, err := q.Query(ctx, `SELECT id, embedding::real[] FROM memories
+		WHERE user_id = $1 AND embedding IS NOT NULL AND (embedding_model IS NULL OR embedding_model = $2)
+		  AND (embedding_dim IS NULL OR embedding_dim = $3)`, p.User, p.Model, len(v))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hs []hit
+	var id uuid.UUID
+	var emb []float32
+	for rows.Next() {
+		if err := rows.Scan(&id, &emb); err != nil {
+			return nil, err
+		}
+		if len(emb) != len(v) {
+			rep.SkippedDimension++ // the platform's rows of another dimension
+			continue
+		}
+		var dot float64
+		for i, x := range emb {
+			dot += float64(x) * float64(v[i])
+		}
+		en := norm(emb)
+		if en == 0 {
+			continue
+		}
+		hs = append(hs, hit{id: id, score: dot / (en * qn)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(hs, func(a, b hit) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.id[:], b.id[:])
+	})
+	hs = hs[:min(n, len(hs))]
+	for i := range hs {
+		hs[i].score = math.Round(hs[i].score*1e6) / 1e6
+	}
+	return hs, nil
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// fill reads the results' rows in one query.
+func fill(ctx context.Context, q db.Querier, user uuid.UUID, rs []Result) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(rs))
+	at := map[uuid.UUID]int{}
+	for i, r := range rs {
+		ids[i] = r.ID
+		at[r.ID] = i
+	}
+	rows, err := q.Query(ctx, `SELECT id, type, content, created_at FROM memories WHERE user_id = $1 AND id = ANY($2)`, user, ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var typ, content *string // both nullable in the platform's table
+		var created time.Time
+		if err := rows.Scan(&id, &typ, &content, &created); err != nil {
+			return err
+		}
+		r := &rs[at[id]]
+		r.Content, r.CreatedAt = content, created.UTC()
+		if typ != nil {
+			r.Type = *typ
+		}
+	}
+	return rows.Err()
+}
+
+// Reindex sets the text search configuration and rebuilds every memory's
+// tsvector in it, in one transaction.
+func Reindex(ctx context.Context, q db.Querier, language string) (int, error) {
+	var n int
+	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE helix_search_settings SET language = $1::regconfig`, language); err != nil {
+			return fmt.Errorf("text search configuration %q: %w (list them with: SELECT cfgname FROM pg_ts_config)", language, err)
+		}
+		tag, err := tx.Exec(ctx, `UPDATE helix_memory_search s SET tsv = to_tsvector($1::regconfig, m.content)
+			FROM memories m WHERE m.id = s.memory_id`, language)
+		n = int(tag.RowsAffected())
+		return err
+	})
+	return n, err
+}
