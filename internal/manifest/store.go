@@ -63,7 +63,7 @@ func (e *ConflictError) Error() string {
 	if e.Twice {
 		return fmt.Sprintf("%s@%s comes twice in this import (also from %s): import one of them, or rename", e.Name, e.Version, e.Source)
 	}
-	return fmt.Sprintf("%s@%s is already recorded with different content (from %s): give the new manifest a new version", e.Name, e.Version, e.Source)
+	return fmt.Sprintf("%s@%s is already recorded with different content (from %s): give the new manifest a new version, or import its OpenAPI document under another --namespace", e.Name, e.Version, e.Source)
 }
 
 // NotFoundError is a tool (version) that is not recorded.
