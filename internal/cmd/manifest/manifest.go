@@ -165,7 +165,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	lo := manifest.LoadOptions{
 		OpenAPI: manifest.OpenAPIOptions{Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server, Timeout: opts.ToolTimeout,
 			Namespace: opts.Namespace, Budget: opts.ExpansionBudget},
-		Maxima:  max,
+		Maxima: max,
 	}
 	client := opts.Client(opts.AllowPrivate, opts.FetchTimeout)
 	res := &Result{DryRun: opts.DryRun}
