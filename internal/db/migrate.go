@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -17,13 +18,20 @@ import (
 // Migrator applies helix's embedded migrations. It wraps goose's Provider
 // with a session lock, so two helix processes never migrate at once.
 type Migrator struct {
-	db *sql.DB
-	p  *goose.Provider
+	db   *sql.DB
+	p    *goose.Provider
+	fsys fs.FS
 }
 
 // NewMigrator builds a migrator over pool. Close it when done.
 func NewMigrator(pool *pgxpool.Pool) (*Migrator, error) {
-	return newMigrator(stdlib.OpenDBFromPool(pool), migrations.FS)
+	return NewMigratorFS(pool, migrations.FS)
+}
+
+// NewMigratorFS builds a migrator over pool for the migrations in fsys (tests
+// replay the migrations an earlier helix shipped).
+func NewMigratorFS(pool *pgxpool.Pool, fsys fs.FS) (*Migrator, error) {
+	return newMigrator(stdlib.OpenDBFromPool(pool), fsys)
 }
 
 func newMigrator(sqlDB *sql.DB, fsys fs.FS) (*Migrator, error) {
@@ -36,7 +44,7 @@ func newMigrator(sqlDB *sql.DB, fsys fs.FS) (*Migrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	return &Migrator{db: sqlDB, p: p}, nil
+	return &Migrator{db: sqlDB, p: p, fsys: fsys}, nil
 }
 
 // MigrationStatus is one migration and whether it is applied.
@@ -81,6 +89,45 @@ func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
 		out = append(out, ms)
 	}
 	return out, nil
+}
+
+// PlannedMigration is a pending migration and the SQL its Up section runs.
+type PlannedMigration struct {
+	Version int64  `json:"version"`
+	Name    string `json:"name"`
+	SQL     string `json:"sql"`
+}
+
+// Plan returns the pending migrations, in the order Up would apply them, with
+// the SQL each would run; it changes nothing.
+func (m *Migrator) Plan(ctx context.Context) ([]PlannedMigration, error) {
+	st, err := m.p.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var plan []PlannedMigration
+	for _, s := range st {
+		if s.State == goose.StateApplied {
+			continue
+		}
+		b, err := fs.ReadFile(m.fsys, baseName(s.Source.Path))
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, PlannedMigration{Version: s.Source.Version, Name: baseName(s.Source.Path), SQL: upSection(string(b))})
+	}
+	return plan, nil
+}
+
+// upSection is the part of a goose SQL file between "-- +goose Up" and "-- +goose Down".
+func upSection(s string) string {
+	if i := strings.Index(s, "-- +goose Up"); i >= 0 {
+		s = s[i+len("-- +goose Up"):]
+	}
+	if i := strings.Index(s, "-- +goose Down"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s) + "\n"
 }
 
 // Pending counts migrations not yet applied.

@@ -82,7 +82,7 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 			params = string(s.Params)
 		}
 		err = tx.QueryRow(ctx, `
-INSERT INTO skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes)
+INSERT INTO helix_skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes)
 VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
 RETURNING id, created_at`,
 			s.Name, s.Version, string(s.Engine), s.Code, s.SHA256, params, s.Capabilities,
@@ -103,7 +103,7 @@ RETURNING id, created_at`,
 func nextVersion(ctx context.Context, q db.Querier, name string) (string, error) {
 	var n int64
 	err := q.QueryRow(ctx, `
-SELECT coalesce(max(version::bigint), 0) FROM skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$'`, name).Scan(&n)
+SELECT coalesce(max(version::bigint), 0) FROM helix_skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$'`, name).Scan(&n)
 	return strconv.FormatInt(n+1, 10), err
 }
 
@@ -148,9 +148,9 @@ func getMeta(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 func get(ctx context.Context, q db.Querier, r Ref, columns string) (*Skill, error) {
 	var row pgx.Row
 	if r.Version == "" {
-		row = q.QueryRow(ctx, `SELECT `+columns+` FROM skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
+		row = q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
 	} else {
-		row = q.QueryRow(ctx, `SELECT `+columns+` FROM skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
+		row = q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
 	}
 	s, err := scanSkill(row)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -203,7 +203,7 @@ func List(ctx context.Context, q db.Querier, all bool) ([]Summary, error) {
 SELECT name, version, engine, sha256, length(code), capabilities, params IS NOT NULL, created_at,
        count(*) OVER (PARTITION BY name)::int,
        row_number() OVER (PARTITION BY name ORDER BY created_at DESC, id DESC) AS rn
-FROM skills ORDER BY name, created_at DESC, id DESC`)
+FROM helix_skills ORDER BY name, created_at DESC, id DESC`)
 	if err != nil {
 		return nil, err
 	}
