@@ -18,9 +18,20 @@ import (
 func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
 	errs := make([]error, len(tools))
 	sc := newSchemaChecker()
-	inParallel(len(tools), func(i int) { errs[i] = sc.check(tools[i].Parameters) })
+	rerrs := make([]error, len(tools))
+	inParallel(len(tools), func(i int) {
+		errs[i] = sc.check(tools[i].Parameters)
+		if tools[i].Returns != nil {
+			rerrs[i] = sc.check(tools[i].Returns)
+		}
+	})
 	kept := tools[:0]
 	for i, m := range tools {
+		if rerrs[i] != nil {
+			// The tool still runs; only its responses go unchecked.
+			m.Returns = nil
+			m.Notes = append(m.Notes, "response schema left out: it does not compile as JSON Schema: "+firstLine(rerrs[i].Error()))
+		}
 		if errs[i] != nil {
 			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
 			continue

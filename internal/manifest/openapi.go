@@ -714,6 +714,7 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	} else {
 		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
 	}
+	m.Returns = b.returns(op, in)
 	m.Permissions.Timeout = b.o.Timeout
 	m.Credentials = b.credentials(op)
 	return m, nil
@@ -766,6 +767,13 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 			sm["description"] = d
 		}
 		sm["x-helix-in"] = where
+		// Serialization, when the document says (the defaults need no record).
+		if st := str(p["style"]); st != "" {
+			sm["x-helix-style"] = st
+		}
+		if ex, ok := p["explode"].(bool); ok {
+			sm["x-helix-explode"] = ex
+		}
 		prop := name
 		if _, clash := props[prop]; clash || prop == "body" {
 			prop = where + "." + name
@@ -804,6 +812,33 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 		out["required"] = toAny(required)
 	}
 	return out, ct, append(notes, in.notes...)
+}
+
+// returns is the JSON schema of the operation's success response (200, 201,
+// any other 2xx, 2XX, then default), expanded by in; nil when none is declared.
+func (b *builder) returns(op map[string]any, in *inliner) any {
+	rs, _ := op["responses"].(map[string]any)
+	codes := make([]string, 0, len(rs))
+	for c := range rs {
+		if len(c) == 3 && c[0] == '2' {
+			codes = append(codes, c)
+		}
+	}
+	sort.Strings(codes) // 200 before 201 before 2XX
+	codes = append(codes, "default")
+	for _, c := range codes {
+		r, ok := b.deref(rs[c]).(map[string]any)
+		if !ok {
+			continue
+		}
+		content, _ := r["content"].(map[string]any)
+		ct, mt := pickMedia(content)
+		if mt == nil || !strings.Contains(ct, "json") || mt["schema"] == nil {
+			return nil // the success response is not JSON, or says nothing of its shape
+		}
+		return in.schema(mt["schema"])
+	}
+	return nil
 }
 
 func (b *builder) server(op, item map[string]any) string {
