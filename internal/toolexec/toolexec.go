@@ -101,11 +101,11 @@ type Result struct {
 // HTTP, which every HTTP tool needs.
 type Runner struct {
 	HTTP      *HTTPRunner
-	Skills    SkillRunner     // nil: skill tools fail with a RuntimeError
+	Skills    SkillRunner      // nil: skill tools fail with a RuntimeError
 	Container *ContainerRunner // nil: container tools fail with a RuntimeError
 	// ContainerErr says why Container is nil (FindRuntime's error), for the record.
 	ContainerErr error
-	Now       func() time.Time
+	Now          func() time.Time
 }
 
 // SkillRunner runs a tool whose entrypoint is a helix skill.
