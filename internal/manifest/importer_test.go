@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -170,5 +171,29 @@ func TestPetstoresSideBySide(t *testing.T) {
 	var n int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM tool_manifests WHERE name IN ('swagger_petstore.listPets', 'petstore_v2.listPets')`).Scan(&n); err != nil || n != 2 {
 		t.Errorf("both listPets: %d %v", n, err)
+	}
+}
+
+// The encoder that reuses shared schema parts writes exactly what
+// encoding/json does: digests of tools recorded before it are unchanged.
+func TestSharedEncodingIsJSONMarshal(t *testing.T) {
+	for _, f := range []string{openAIFile, "oai-v3.0-petstore-expanded.yaml", "tools/recursive.yaml"} {
+		l, err := parseFile(t, f, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range l.Candidates {
+			if c.Manifest.sh == nil {
+				t.Fatalf("%s: no shared parts", c.Manifest.Name)
+			}
+			got, err := encode(c.Manifest, c.Manifest.sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(c.Manifest)
+			if string(got) != string(want) {
+				t.Fatalf("%s: encodings differ:\n%.300s\n%.300s", c.Manifest.Name, got, want)
+			}
+		}
 	}
 }

@@ -40,7 +40,8 @@ type Manifest struct {
 	Tags        []string       `json:"tags,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`
 
-	opPointer string // the OpenAPI operation it was built from
+	opPointer string  // the OpenAPI operation it was built from
+	sh        *shared // schema parts shared with the other tools of its document
 }
 
 // Entrypoint says how the tool runs: exactly one field is set.

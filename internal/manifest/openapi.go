@@ -114,7 +114,7 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 	if budget <= 0 {
 		budget = DefaultBudget(len(d.Data))
 	}
-	b := &builder{d: d, root: root, o: o, ctx: ctx, left: budget, budget: budget}
+	b := &builder{d: d, root: root, o: o, ctx: ctx, left: budget, budget: budget, sh: newShared()}
 	tools, err := b.tools(res)
 	if err != nil {
 		return nil, err
@@ -511,6 +511,14 @@ type builder struct {
 	left, budget int  // expansion budget: values the tools may still expand to
 	warnedServer bool // the scheme-relative server warning is given once
 	res          *OpenAPIResult
+
+	// Expansions of references that cut nothing, shared by every tool of the
+	// document (never modified once made): the operations of a large API use
+	// the same components over and over, and each tool holding its own copy
+	// was most of an import's memory.
+	done  map[string]any
+	sizes map[string]int // values in each expansion in done
+	sh    *shared        // the maps of done, with their encodings and hashes
 }
 
 // deadlineError says the import ran out of time, or was interrupted.
@@ -595,11 +603,11 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 			if b.left < 0 {
 				return nil, &BudgetError{Source: b.d.Source, Budget: b.budget, Tools: len(out)}
 			}
-			m.Name, m.Version, m.Author, m.Tags, m.opPointer = name, version, author, tags, ptr
+			m.Name, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, version, author, tags, ptr, b.sh
 			out = append(out, m)
 		}
 	}
-	return compile(out, res), nil
+	return compile(out, res, b.sh), nil
 }
 
 // namespaceOf makes an API title a tool-name prefix: "Swagger Petstore" →
@@ -960,9 +968,7 @@ type inliner struct {
 	b     *builder
 	stack []string
 	notes []string
-	done  map[string]any // refs expanded without cutting anything: shared, not copied again
-	sizes map[string]int // values in each expansion in done
-	size  int            // values in the expansion so far
+	size  int // values in the expansion so far
 	cut   bool
 }
 
@@ -1015,12 +1021,13 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		}
 	}
 	if in.size > maxExpanded {
+		in.cut = true // a truncated expansion is this tool's, not to be shared
 		in.notes = appendOnce(in.notes, fmt.Sprintf("schema expansion stopped after %d values: deeper references accept any value", maxExpanded))
 		return map[string]any{"$comment": "expansion limit reached at " + r}
 	}
-	v, ok := in.done[r]
+	v, ok := in.b.done[r]
 	if ok {
-		in.size += in.sizes[r]
+		in.size += in.b.sizes[r]
 	} else {
 		t, ok := Resolve(in.b.root, r)
 		if !ok {
@@ -1031,10 +1038,11 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		in.cut = false
 		v = in.schema(t)
 		if !in.cut {
-			if in.done == nil {
-				in.done, in.sizes = map[string]any{}, map[string]int{}
+			if in.b.done == nil {
+				in.b.done, in.b.sizes = map[string]any{}, map[string]int{}
 			}
-			in.done[r], in.sizes[r] = v, in.size-start
+			in.b.done[r], in.b.sizes[r] = v, in.size-start
+			in.b.sh.add(v)
 		}
 		in.cut = in.cut || outerCut
 		in.stack = in.stack[:len(in.stack)-1]

@@ -63,7 +63,7 @@ func newImport(t *testing.T, tty bool, targets ...string) (*ImportOptions, cmdte
 	t.Helper()
 	f, s := cmdtest.Factory(t, tty)
 	return &ImportOptions{IO: f.IOStreams, F: f, Client: netguard.Client, Targets: targets, By: "tester",
-		FetchTimeout: 5 * time.Second, MaxSize: "32MiB", ToolTimeout: "30s", Deadline: time.Minute}, s
+		FetchTimeout: 5 * time.Second, MaxSize: "32MiB", ToolTimeout: "30s", Deadline: time.Minute, MemoryLimit: "0"}, s
 }
 
 func TestImportRun(t *testing.T) {
