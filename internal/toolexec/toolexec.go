@@ -156,6 +156,9 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 		var sr *Result
 		if sr, runErr = r.Skills.RunSkill(ctx, m.Entrypoint.Skill, o.Input, o.UserID, lim); sr != nil {
 			res.Status, res.Output, res.Error, res.BytesReceived = sr.Status, sr.Output, sr.Error, sr.BytesReceived
+			if sr.Status == StatusOK && m.Returns != nil {
+				res.SchemaErrors = checkResponse(m.Returns, sr.Output)
+			}
 		}
 		res.BytesSent = int64(len(o.Input))
 	case res.Kind == "container":
