@@ -21,15 +21,15 @@ const AnnotationReportsSettings = "helix:reports-settings"
 var argumentFlags = set(
 	"all", "all-users", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
 	"entity-type", "env", "exclude", "executions", "force", "include", "input", "limit", "log",
-	"min-context", "name", "out", "params", "reason", "run-now", "server", "since", "state",
+	"min-context", "name", "namespace", "out", "params", "reason", "run-now", "server", "since", "state",
 	"take", "to", "user-id", "version", "yes",
 )
 
 // settingFlags are settings wherever they appear.
 var settingFlags = set(
-	"algorithm", "allow-private", "batch", "chunk-size", "concurrency", "cron", "detect-language",
-	"diarize", "eps", "fetch-timeout", "forget-below", "highpass", "jitter", "language", "log-format",
-	"log-level", "max-bytes", "max-size", "memory", "min-cluster-size", "min-confidence", "model",
+	"algorithm", "allow-private", "batch", "chunk-size", "concurrency", "cron", "deadline", "detect-language",
+	"diarize", "eps", "expansion-budget", "fetch-timeout", "forget-below", "highpass", "jitter", "language", "log-format",
+	"log-level", "max-bytes", "max-response", "max-size", "memory", "memory-limit", "min-cluster-size", "min-confidence", "model",
 	"normalize", "output", "output-limit", "provider", "retries", "retry-wait", "seed",
 	"shutdown-timeout", "smart-format", "source", "store-audio", "timeout", "timezone",
 	"tool-timeout", "trim-silence", "utterances",
