@@ -19,11 +19,10 @@ import (
 // import's work. Keys are the maps' identities; the maps are never modified
 // once shared, and the builder keeps them alive as long as the tools.
 type shared struct {
-	mu    sync.RWMutex
-	is    map[unsafe.Pointer]bool
-	json  map[unsafe.Pointer][]byte
-	hash  map[unsafe.Pointer]walkMemo
-	valid map[unsafe.Pointer]bool // with a schemaChecker: known to compile
+	mu   sync.RWMutex
+	is   map[unsafe.Pointer]bool
+	json map[unsafe.Pointer][]byte
+	hash map[unsafe.Pointer]walkMemo
 }
 
 // walkMemo is a shared subschema's schemaWalk outcome.
