@@ -3,8 +3,10 @@ package voice
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -19,7 +21,8 @@ import (
 type ConvertOptions struct {
 	IO      *iostreams.IOStreams
 	JSON    bool
-	In, Out string
+	In, Out string // "-": standard input, standard output
+	Force   bool   // overwrite an existing OUT
 	Process processFlags
 }
 
@@ -27,10 +30,13 @@ type ConvertOptions struct {
 func NewCmdConvert(f *cmdutil.Factory, runF func(*ConvertOptions) error) *cobra.Command {
 	opts := &ConvertOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
-		Use:   "convert IN OUT.wav",
+		Use:   "convert IN|- OUT.wav|-",
 		Short: "Convert a recording to 16 kHz mono 16-bit WAV",
 		Long: `Convert a recording to 16 kHz mono 16-bit PCM WAV, the input speech-to-text
-services want. No provider is called and nothing is stored.
+services want. No provider is called and nothing is stored. "-" reads the
+recording from standard input or writes the WAV to standard output (the
+report then goes to standard error). An existing OUT is not overwritten
+without --force.
 
 ` + formatsHelp + `
 
@@ -38,6 +44,7 @@ EXAMPLES
   helix voice convert memo.webm memo.wav
   helix voice convert call.m4a call.wav --normalize loudness --trim-silence
   helix voice convert take.flac take.wav --output json
+  curl -s https://example.com/memo.ogg | helix voice convert - - > memo.wav
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.ExactArgs(2),
@@ -53,6 +60,7 @@ EXAMPLES
 			return convertRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite OUT when it exists")
 	opts.Process.bind(cmd)
 	return cmd
 }
@@ -70,13 +78,33 @@ func convertRun(ctx context.Context, opts *ConvertOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(opts.In); err != nil {
+	in := opts.In
+	if in == "-" {
+		// decoders seek (MP4 boxes, WAV chunks): the recording lands in a file first
+		if in, err = spool(opts.IO.In); err != nil {
+			return err
+		}
+		defer os.Remove(in)
+	} else if _, err := os.Stat(in); err != nil {
 		return cmdutil.InputError(err)
 	}
+	toStdout := opts.Out == "-"
+	if !toStdout && !opts.Force {
+		if _, err := os.Stat(opts.Out); err == nil {
+			return cmdutil.InputError(fmt.Errorf("%s exists: pass --force to overwrite it", opts.Out))
+		}
+	}
 	// write next to the target and rename, so a failed conversion leaves no half file
-	tmp, err := os.CreateTemp(filepath.Dir(opts.Out), ".helix-convert-*.wav")
+	dir := filepath.Dir(opts.Out)
+	if toStdout {
+		dir = ""
+	}
+	tmp, err := os.CreateTemp(dir, ".helix-convert-*.wav")
 	if err != nil {
 		return err
+	}
+	if toStdout {
+		defer os.Remove(tmp.Name())
 	}
 	defer func() {
 		if err != nil {
@@ -92,7 +120,7 @@ func convertRun(ctx context.Context, opts *ConvertOptions) (err error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return voice.Open(opts.In)
+		return voice.Open(in)
 	}, po, w)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -110,17 +138,57 @@ func convertRun(ctx context.Context, opts *ConvertOptions) (err error) {
 	if _, err := tmp.WriteAt(voice.WAVHeader(res.Samples), 0); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), opts.Out); err != nil {
-		return err
+	report := opts.IO.Out
+	if toStdout {
+		// the WAV is the result on stdout; the report goes to stderr
+		report = opts.IO.ErrOut
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.Copy(opts.IO.Out, tmp); err != nil {
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+	} else {
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp.Name(), opts.Out); err != nil {
+			return err
+		}
 	}
 	out := ConvertResult{In: opts.In, Out: opts.Out, Result: res, OutDuration: float64(res.Samples) / voice.TargetRate}
 	if opts.JSON {
-		return cmdutil.WriteJSON(opts.IO.Out, out)
+		if toStdout {
+			b, err := json.Marshal(out) // one line: stderr carries JSON objects a line each
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(report, "%s\n", b)
+			return err
+		}
+		return cmdutil.WriteJSON(report, out)
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s: %s, %d Hz, %d ch, %.2f s → %s: 16000 Hz mono 16-bit, %.2f s\n",
+	_, err = fmt.Fprintf(report, "%s: %s, %d Hz, %d ch, %.2f s → %s: 16000 Hz mono 16-bit, %.2f s\n",
 		opts.In, res.Format, res.Rate, res.Channels, res.Duration, opts.Out, out.OutDuration)
 	return err
+}
+
+// spool copies standard input to a temporary file and returns its name.
+func spool(r io.Reader) (string, error) {
+	f, err := os.CreateTemp("", ".helix-convert-in-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	return f.Name(), nil
 }

@@ -238,7 +238,8 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 }
 
 // outcome maps the failures to an exit status: all done → nil; some failed →
-// partial (3); all failed → input (2) when every file was bad, unavailable (4)
+// partial (3); all failed → input (2) when every file was bad or refused by
+// the provider (a wrong key or request: retrying cannot help), unavailable (4)
 // when the provider or database could not be reached, else failed (1).
 func outcome(ctx context.Context, failed []string, kinds map[string]int, total int) error {
 	switch {
@@ -248,7 +249,7 @@ func outcome(ctx context.Context, failed []string, kinds map[string]int, total i
 		return nil
 	case len(failed) < total:
 		return &cmdutil.PartialError{Failed: failed, Total: total}
-	case kinds[voice.FailInput] == total:
+	case kinds[voice.FailInput]+kinds[voice.FailProvider] == total:
 		return cmdutil.InputError(errors.New(strings.Join(failed, "; ")))
 	case kinds[voice.FailUnavailable] > 0:
 		return cmdutil.UnavailableError(errors.New(strings.Join(failed, "; ")))

@@ -76,6 +76,45 @@ func TestConvertRun(t *testing.T) {
 	}
 }
 
+// TestConvertPipesAndOverwrite: "-" reads standard input and writes standard
+// output (the report then goes to stderr, as one JSON line with -o json), and
+// an existing output file is kept unless --force.
+func TestConvertPipesAndOverwrite(t *testing.T) {
+	f, s := cmdtest.Factory(t, false)
+	b, err := os.ReadFile(fixture("speech.flac"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.In.Write(b)
+	opts := &ConvertOptions{IO: f.IOStreams, JSON: true, In: "-", Out: "-", Process: processFlags{Normalize: "none"}}
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var rep ConvertResult
+	if out := s.Out.Bytes(); string(out[:4]) != "RIFF" || len(out) != 44+2*52069 {
+		t.Errorf("stdout is not the 16 kHz WAV: %d bytes", len(out))
+	}
+	if err := json.Unmarshal(s.Err.Bytes(), &rep); err != nil || rep.Format != "flac" || strings.Count(s.Err.String(), "\n") != 1 {
+		t.Errorf("stderr report: %v %q", err, s.Err)
+	}
+
+	out := filepath.Join(t.TempDir(), "kept.wav")
+	os.WriteFile(out, []byte("keep me"), 0o644)
+	opts = &ConvertOptions{IO: f.IOStreams, In: fixture("speech.flac"), Out: out, Process: processFlags{Normalize: "none"}}
+	err = convertRun(context.Background(), opts)
+	var ee *cmdutil.ExitError
+	if kept, _ := os.ReadFile(out); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || string(kept) != "keep me" {
+		t.Errorf("existing output without --force: %v, file now %q", err, kept)
+	}
+	opts.Force = true
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b[:4]) != "RIFF" {
+		t.Errorf("--force did not overwrite %s", out)
+	}
+}
+
 func TestConvertJSONAndDamagedInput(t *testing.T) {
 	f, s := cmdtest.Factory(t, false)
 	dir := t.TempDir()
@@ -271,5 +310,25 @@ func TestTranscribeJSONAndAllBad(t *testing.T) {
 	}
 	if !strings.Contains(s.Err.String(), `{"progress":`) {
 		t.Errorf("stderr: %s", s.Err)
+	}
+}
+
+// TestTranscribeAllRefused: when the provider refuses every file (a wrong
+// key; the fake answers 400, which helix treats as it does a 401), retrying
+// cannot help: the run is bad input, exit 2, not 1.
+func TestTranscribeAllRefused(t *testing.T) {
+	srv, requests := fakeDeepgram(t)
+	t.Setenv("DEEPGRAM_API_KEY", "not-the-key")
+	t.Setenv("HELIX_VOICE_DEEPGRAM_BASE_URL", srv.URL)
+	pool := pgtest.New(t)
+	f, _ := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	opts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+		Files: []string{fixture("speech-s16-22k.wav"), fixture("speech.flac")}, UserID: uuid.NewString(), Provider: "deepgram",
+		Concurrency: 2, Process: processFlags{Normalize: "none"}}
+	err := transcribeRun(context.Background(), opts)
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || requests.Load() != 2 {
+		t.Errorf("every file refused: %v after %d requests, want exit 2 after 2", err, requests.Load())
 	}
 }
