@@ -166,6 +166,9 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 		if len(via) >= 10 {
 			return &refusedError{msg: "stopped after 10 redirects"}
 		}
+		if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+			return &refusedError{msg: "redirect to a " + r.URL.Scheme + " URL refused: only http and https"}
+		}
 		if !hostAllowed(m.Permissions.Network, r.URL) {
 			return &refusedError{msg: fmt.Sprintf("redirect to %s refused: not among the tool's allowed hosts (%s)", r.URL.Host, hostList(m.Permissions.Network))}
 		}
