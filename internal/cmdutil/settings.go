@@ -21,15 +21,16 @@ const AnnotationReportsSettings = "helix:reports-settings"
 var argumentFlags = set(
 	"all", "all-users", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
 	"entity-type", "env", "exclude", "executions", "force", "full", "include", "input", "limit", "llm", "log",
-	"min-context", "mode", "model-unlisted", "name", "out", "params", "reason", "reembed", "run-now", "server",
-	"since", "state", "take", "to", "types", "user-id", "version", "yes",
+	"min-context", "mode", "model-unlisted", "name", "namespace", "out", "params", "reason", "reembed", "run-now",
+	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
 )
 
 // settingFlags are settings wherever they appear.
 var settingFlags = set(
-	"algorithm", "allow-private", "batch", "batch-size", "batch-tokens", "chunk-size", "concurrency", "cron", "detect-language",
-	"diarize", "eps", "fetch-timeout", "forget-below", "highpass", "jitter", "language", "log-format",
-	"log-level", "max-bytes", "max-cost", "max-input-tokens", "max-size", "memory", "min-cluster-size", "min-confidence", "model",
+	"algorithm", "allow-private", "batch", "batch-size", "batch-tokens", "chunk-size", "concurrency", "cron",
+	"deadline", "detect-language", "diarize", "eps", "expansion-budget", "fetch-timeout", "forget-below", "highpass",
+	"jitter", "language", "log-format", "log-level", "max-bytes", "max-cost", "max-input-tokens", "max-response",
+	"max-size", "memory", "memory-limit", "min-cluster-size", "min-confidence", "model",
 	"normalize", "output", "output-limit", "provider", "retries", "retry-wait", "seed",
 	"shutdown-timeout", "smart-format", "source", "store-audio", "timeout", "timezone",
 	"tool-timeout", "trim-silence", "utterances",

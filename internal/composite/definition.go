@@ -52,8 +52,10 @@ type Definition struct {
 
 // Step is one step of a workflow.
 type Step struct {
-	ID       string
-	Skill    string
+	ID    string
+	Skill string
+	// Tool is an approved tool (NAME[@VERSION]) the step runs instead of a skill.
+	Tool     string
 	Input    *Template
 	When     *Condition
 	OnError  OnError
@@ -413,7 +415,7 @@ func (p *parser) definition(n *yaml.Node, d *Definition) {
 	}
 }
 
-var stepFields = []string{"id", "skill", "input", "when", "on_error", "parallel", "timeout"}
+var stepFields = []string{"id", "skill", "tool", "input", "when", "on_error", "parallel", "timeout"}
 
 func (p *parser) step(n *yaml.Node, i int, seen map[string]*Step) *Step {
 	where := fmt.Sprintf("steps[%d]", i)
@@ -440,10 +442,19 @@ func (p *parser) step(n *yaml.Node, i int, seen map[string]*Step) *Step {
 		}
 		st.ID = s
 	}
-	if v := f["skill"]; v == nil {
-		p.add(n, where, "missing required field \"skill\"")
-	} else if s, ok := p.str(v, join(where, "skill")); ok {
-		st.Skill, st.skillLine, st.skillCol = s, v.Line, v.Column
+	switch sk, tl := f["skill"], f["tool"]; {
+	case sk == nil && tl == nil:
+		p.add(n, where, "missing required field \"skill\" (or \"tool\")")
+	case sk != nil && tl != nil:
+		p.add(tl, join(where, "tool"), "a step runs a skill or a tool, not both")
+	case sk != nil:
+		if s, ok := p.str(sk, join(where, "skill")); ok {
+			st.Skill, st.skillLine, st.skillCol = s, sk.Line, sk.Column
+		}
+	default:
+		if s, ok := p.str(tl, join(where, "tool")); ok {
+			st.Tool, st.skillLine, st.skillCol = s, tl.Line, tl.Column
+		}
 	}
 	if v := f["parallel"]; v != nil {
 		st.Parallel = p.boolean(v, join(where, "parallel"))

@@ -44,6 +44,8 @@ type Executor interface {
 type ExecRequest struct {
 	// Skill is NAME, NAME@VERSION or the absolute path of a skill file.
 	Skill string
+	// Tool, instead of Skill, is an approved tool NAME or NAME@VERSION.
+	Tool  string
 	Input json.RawMessage
 	// CompositeExecutionID links the skill's execution record to the run; 0 = not recorded.
 	CompositeExecutionID int64
@@ -92,7 +94,8 @@ type Record struct {
 // StepRecord is one step's result.
 type StepRecord struct {
 	ID              string          `json:"id"`
-	Skill           string          `json:"skill"`
+	Skill           string          `json:"skill,omitempty"`
+	Tool            string          `json:"tool,omitempty"`
 	Status          string          `json:"status"`
 	Attempts        int             `json:"attempts"`
 	StartedAt       *time.Time      `json:"started_at,omitempty"`
@@ -142,7 +145,7 @@ func Run(ctx context.Context, d *Definition, input json.RawMessage, o RunOptions
 		Status: StatusRunning, StartedAt: start.UTC(), Input: input, Output: null}
 	rec.Steps = make([]StepRecord, len(d.Steps))
 	for i, st := range d.Steps {
-		rec.Steps[i] = StepRecord{ID: st.ID, Skill: st.Skill, Status: StatusCancelled, Output: null, Reason: "the run ended before this step"}
+		rec.Steps[i] = StepRecord{ID: st.ID, Skill: st.Skill, Tool: st.Tool, Status: StatusCancelled, Output: null, Reason: "the run ended before this step"}
 	}
 	defer func() { rec.DurationMS = ms(time.Since(start)) }()
 
@@ -315,7 +318,7 @@ func (e *stepError) Error() string { return "step " + e.id + ": " + e.err }
 // step runs one step with its condition and error policy.
 func (r *runner) step(ctx context.Context, st *Step) error {
 	where := "step " + st.ID
-	sr := StepRecord{ID: st.ID, Skill: st.Skill, Output: null}
+	sr := StepRecord{ID: st.ID, Skill: st.Skill, Tool: st.Tool, Output: null}
 	skip := func(reason string) error {
 		sr.Status, sr.Reason = StatusSkipped, reason
 		r.finish(st.index, sr, nil)
@@ -462,8 +465,11 @@ func (r *runner) exec(ctx context.Context, st *Step, in json.RawMessage) (execOu
 		defer cancel()
 	}
 	o := execOutcome{started: time.Now()}
-	res, err := r.o.Executor.Exec(actx, ExecRequest{Skill: r.d.SkillPath(st.Skill), Input: in,
-		CompositeExecutionID: r.o.ID, UserID: r.o.UserID})
+	req := ExecRequest{Skill: r.d.SkillPath(st.Skill), Input: in, CompositeExecutionID: r.o.ID, UserID: r.o.UserID}
+	if st.Tool != "" {
+		req.Skill, req.Tool = "", st.Tool
+	}
+	res, err := r.o.Executor.Exec(actx, req)
 	o.took = time.Since(o.started)
 	o.ExecResult = res
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 type Skills struct {
 	X *skill.Executor
 	Q db.Querier
+	// Tools runs the steps that name a tool; nil: such steps cannot run.
+	Tools ToolRunner
 
 	mu     sync.Mutex
 	loaded map[string]*skill.Skill // a skill is read once per run, even when retried
@@ -63,8 +65,22 @@ func (s *Skills) load(ctx context.Context, ref string) (*skill.Skill, error) {
 	return sk, nil
 }
 
+// CheckTool implements ToolChecker.
+func (s *Skills) CheckTool(ctx context.Context, ref string) error {
+	if s.Tools == nil {
+		return fmt.Errorf("%w: tool %s: no tool runner", ErrUnknownTool, ref)
+	}
+	return s.Tools.CheckTool(ctx, ref)
+}
+
 // Exec implements Executor.
 func (s *Skills) Exec(ctx context.Context, req ExecRequest) (ExecResult, error) {
+	if req.Tool != "" {
+		if s.Tools == nil {
+			return ExecResult{}, fmt.Errorf("%w: tool %s: no tool runner", ErrUnknownTool, req.Tool)
+		}
+		return s.Tools.RunTool(ctx, req)
+	}
 	sk, err := s.load(ctx, req.Skill)
 	if err != nil {
 		return ExecResult{}, err

@@ -11,11 +11,42 @@ import (
 // ErrUnknownSkill is wrapped by Executor.Check when the skill does not exist.
 var ErrUnknownSkill = errors.New("unknown skill")
 
+// ErrUnknownTool is wrapped by ToolChecker.CheckTool when the tool does not
+// exist or is not approved.
+var ErrUnknownTool = errors.New("tool cannot run")
+
+// ToolChecker tells whether a step's tool may run (is approved).
+type ToolChecker interface {
+	CheckTool(ctx context.Context, tool string) error
+}
+
+// ToolRunner runs a step's tool (internal/toolexec provides it): each
+// execution is audited in tool_executions, linked to the composite run.
+type ToolRunner interface {
+	ToolChecker
+	RunTool(ctx context.Context, req ExecRequest) (ExecResult, error)
+}
+
 // checkSkills reports every step whose skill cannot run: a missing file, or
 // a registry name the executor does not know.
 func checkSkills(ctx context.Context, d *Definition, ex Checker) ([]Problem, error) {
 	var probs []Problem
 	for i, st := range d.Steps {
+		if st.Tool != "" {
+			where := fmt.Sprintf("steps[%d] (%s).tool", i, st.ID)
+			tc, ok := ex.(ToolChecker)
+			if !ok {
+				probs = append(probs, Problem{File: d.File, Line: st.skillLine, Col: st.skillCol, Where: where, Message: "tool steps need a tool runner"})
+				continue
+			}
+			if err := tc.CheckTool(ctx, st.Tool); err != nil {
+				if !errors.Is(err, ErrUnknownTool) {
+					return nil, err
+				}
+				probs = append(probs, Problem{File: d.File, Line: st.skillLine, Col: st.skillCol, Where: where, Message: err.Error()})
+			}
+			continue
+		}
 		if st.Skill == "" {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -206,4 +207,96 @@ func BenchmarkKinOpenAPILoad5MB(b *testing.B) {
 		}
 		_ = d.Validate(ctx, openapi3.EnableMultiError())
 	}
+}
+
+var (
+	hugeOnce sync.Once
+	hugeDoc  []byte
+)
+
+// hugeOpenAPI builds a JSON OpenAPI document of at least 20 MB and 10,000
+// operations, the size of the largest published descriptions (one seen had
+// 11,422 operations in 20 MB): the OpenAI description, then renamed copies
+// of its paths referring to the original components, with or without their
+// x-oaiMeta examples so that the document keeps about 2 KB per operation.
+func hugeOpenAPI(b testing.TB) []byte {
+	hugeOnce.Do(func() {
+		d, err := Decode("openai", readTestdata(b, openAIFile))
+		if err != nil {
+			b.Fatal(err)
+		}
+		root := d.Tree.(map[string]any)
+		paths := root["paths"].(map[string]any)
+		whole, _ := json.Marshal(root)
+		size, ops := len(whole), countOps(paths)
+		keys := make([]string, 0, len(paths))
+		for p := range paths {
+			keys = append(keys, p)
+		}
+		sort.Strings(keys)
+		for i := 2; ops < 10_000 || size < 20<<20; i++ {
+			suffix := "_h" + strconv.Itoa(i)
+			keepMeta := size < 2100*ops
+			for _, p := range keys {
+				c := rename(map[string]any{"paths": map[string]any{p: paths[p]}}, suffix, "/h"+strconv.Itoa(i)).(map[string]any)
+				for np, item := range c["paths"].(map[string]any) {
+					item = restoreRefs(item, suffix)
+					if !keepMeta {
+						stripMeta(item)
+					}
+					js, _ := json.Marshal(item)
+					size += len(js) + len(np) + 4
+					ops += countOps(map[string]any{np: item})
+					paths[np] = item
+				}
+			}
+		}
+		if hugeDoc, err = json.Marshal(root); err != nil {
+			b.Fatal(err)
+		}
+	})
+	return hugeDoc
+}
+
+func countOps(paths map[string]any) int {
+	n := 0
+	for _, it := range paths {
+		if item, ok := it.(map[string]any); ok {
+			for _, m := range methods {
+				if _, ok := item[m]; ok {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// stripMeta drops the operations' x-oaiMeta (their long code examples).
+func stripMeta(item any) {
+	if m, ok := item.(map[string]any); ok {
+		for _, v := range m {
+			if op, ok := v.(map[string]any); ok {
+				delete(op, "x-oaiMeta")
+			}
+		}
+	}
+}
+
+// TestWriteHugeBenchDocument writes the 20 MB, 10,000-operation document to
+// HELIX_BENCH_OPENAPI_HUGE_OUT for scripts/bench/manifest.sh; without it, it is skipped.
+func TestWriteHugeBenchDocument(t *testing.T) {
+	out := os.Getenv("HELIX_BENCH_OPENAPI_HUGE_OUT")
+	if out == "" {
+		t.Skip("HELIX_BENCH_OPENAPI_HUGE_OUT not set")
+	}
+	doc := hugeOpenAPI(t)
+	if err := os.WriteFile(out, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes, %d operations", len(doc), countOps(v["paths"].(map[string]any)))
 }

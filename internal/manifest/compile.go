@@ -15,12 +15,24 @@ import (
 // Compiling is most of an import's own work: the tools compile in parallel,
 // and through one schemaChecker, which compiles each distinct schema once and
 // skips the subschemas it has already seen compile.
-func compile(tools []*Manifest, res *OpenAPIResult) []*Manifest {
+func compile(tools []*Manifest, res *OpenAPIResult, sh *shared) []*Manifest {
 	errs := make([]error, len(tools))
 	sc := newSchemaChecker()
-	inParallel(len(tools), func(i int) { errs[i] = sc.check(tools[i].Parameters) })
+	sc.sh = sh
+	rerrs := make([]error, len(tools))
+	inParallel(len(tools), func(i int) {
+		errs[i] = sc.check(tools[i].Parameters)
+		if tools[i].Returns != nil {
+			rerrs[i] = sc.check(tools[i].Returns)
+		}
+	})
 	kept := tools[:0]
 	for i, m := range tools {
+		if rerrs[i] != nil {
+			// The tool still runs; only its responses go unchecked.
+			m.Returns = nil
+			m.Notes = append(m.Notes, "response schema left out: it does not compile as JSON Schema: "+firstLine(rerrs[i].Error()))
+		}
 		if errs[i] != nil {
 			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
 			continue
@@ -64,6 +76,7 @@ type schemaChecker struct {
 	seen  map[[sha256.Size]byte]*compiled // whole schemas
 	valid map[[sha256.Size]byte]bool      // subschemas known to compile
 	walks sync.Pool                       // of *schemaWalk, for their buffers
+	sh    *shared                         // nil, or the document's shared schemas, whose hashes are kept
 }
 
 // compiled is the outcome of compiling one distinct schema.
@@ -118,6 +131,7 @@ func (sc *schemaChecker) walk(valid map[[sha256.Size]byte]bool) *schemaWalk {
 	if w == nil {
 		w = &schemaWalk{}
 	}
+	w.sh = sc.sh
 	w.valid, w.subs, w.placed = valid, w.subs[:0], false
 	return w
 }
@@ -130,6 +144,7 @@ type schemaWalk struct {
 	placed bool                       // a keyword whose meaning depends on the place was met
 	bufs   [][]byte                   // one encoding buffer per depth, kept for the next walk
 	depth  int
+	sh     *shared // hashes of shared subschemas, reused when hashing only
 }
 
 // Classes of keywords.
@@ -162,13 +177,38 @@ func keyword(k string) int {
 // to compile (the caller holds a read lock on it).
 func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 	m, ok := v.(map[string]any)
-	if !ok { // true, false, or something the compiler will refuse
+	if ok && w.valid == nil && w.sh.isShared(m) {
+		k := mapKey(m)
+		w.sh.mu.RLock()
+		memo, seen := w.sh.hash[k]
+		w.sh.mu.RUnlock()
+		if seen {
+			w.placed = w.placed || memo.placed
+			return memo.h, nil
+		}
+		outer := w.placed
+		w.placed = false
+		h, _ := w.schemaMap(m)
+		w.sh.mu.Lock()
+		w.sh.hash[k] = walkMemo{h: h, placed: w.placed}
+		w.sh.mu.Unlock()
+		w.placed = w.placed || outer
+		return h, nil
+	}
+	if ok {
+		return w.schemaMap(m)
+	}
+	{ // true, false, or something the compiler will refuse
 		b := w.data(nil, v)
 		if w.valid == nil {
 			return sha256.Sum256(b), nil
 		}
 		return sha256.Sum256(b), jsonValue(v)
 	}
+}
+
+// schemaMap is schema for an object.
+func (w *schemaWalk) schemaMap(m map[string]any) ([sha256.Size]byte, any) {
 	depth := w.depth
 	w.depth++
 	if depth == len(w.bufs) {

@@ -88,8 +88,8 @@ func TestToolsThatDoNotCompileAreLeftOut(t *testing.T) {
 	for _, c := range l.Candidates {
 		names = append(names, c.Manifest.Name)
 	}
-	if strings.Join(names, " ") != "a c" {
-		t.Errorf("tools %v, want a c", names)
+	if strings.Join(names, " ") != "t.a t.c" {
+		t.Errorf("tools %v, want t.a t.c", names)
 	}
 	var left *Warning
 	for i, w := range l.Warnings {

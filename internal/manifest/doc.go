@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -308,6 +309,15 @@ func Resolve(tree any, ref string) (any, bool) {
 	cur := tree
 	if p == "" {
 		return cur, true
+	}
+	// RFC 6901 §6: a pointer in a URI fragment is percent-encoded
+	// ("#/components/schemas/%7Bid%7D"); decode it before splitting.
+	if strings.Contains(p, "%") {
+		dec, err := url.PathUnescape(p)
+		if err != nil {
+			return nil, false
+		}
+		p = dec
 	}
 	if !strings.HasPrefix(p, "/") {
 		return nil, false

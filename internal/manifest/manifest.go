@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/dlclark/regexp2/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -40,7 +42,8 @@ type Manifest struct {
 	Tags        []string       `json:"tags,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`
 
-	opPointer string // the OpenAPI operation it was built from
+	opPointer string  // the OpenAPI operation it was built from
+	sh        *shared // schema parts shared with the other tools of its document
 }
 
 // Entrypoint says how the tool runs: exactly one field is set.
@@ -250,15 +253,83 @@ func manifestSchema() (*jsonschema.Schema, error) {
 	return schema, schemaErr
 }
 
-// CompileSchema checks that s compiles as a JSON Schema 2020-12 document.
-func CompileSchema(s any) error {
+// NewCompiler is a JSON Schema 2020-12 compiler whose "pattern" and
+// "patternProperties" are ECMA-262 regular expressions, as JSON Schema says
+// (lookahead, \p{…} classes, repeat counts over 1000), not Go's RE2 syntax.
+func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("tool.json", s); err != nil {
-		return err
+	c.UseRegexpEngine(ecmaRegexp)
+	return c
+}
+
+// ecmaRegexp compiles an ECMA-262 pattern with regexp2, whose backtracking is
+// bounded per match so that a pathological pattern cannot stall validation.
+func ecmaRegexp(s string) (jsonschema.Regexp, error) {
+	re, err := regexp2.Compile(s, regexp2.ECMAScript|regexp2.Unicode)
+	if err != nil {
+		return nil, err
 	}
-	_, err := c.Compile("tool.json")
+	re.MatchTimeout = time.Second
+	return ecmaRE{re}, nil
+}
+
+type ecmaRE struct{ re *regexp2.Regexp }
+
+func (r ecmaRE) String() string { return r.re.String() }
+
+// MatchString reports a match; a match that times out counts as none.
+func (r ecmaRE) MatchString(s string) bool {
+	ok, err := r.re.MatchString(s)
+	return ok && err == nil
+}
+
+// schemaURL names the schema being compiled; messages never show it.
+const schemaURL = "urn:helix:schema"
+
+// CompileSchema checks that s compiles as a JSON Schema 2020-12 document.
+func CompileSchema(s any) error {
+	_, err := Compile(s)
 	return err
+}
+
+// Compile compiles s as a JSON Schema 2020-12 document. Its error names the
+// offending keyword by JSON pointer, not a made-up file.
+func Compile(s any) (*jsonschema.Schema, error) {
+	c := NewCompiler()
+	if err := c.AddResource(schemaURL, s); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, schemaCompileError(err)
+	}
+	return sch, nil
+}
+
+// schemaCompileError rewrites the library's "<url> is not valid against
+// metaschema" into the deepest finding with its pointer.
+func schemaCompileError(err error) error {
+	var sve *jsonschema.SchemaValidationError
+	if !errors.As(err, &sve) {
+		return errors.New(strings.ReplaceAll(err.Error(), schemaURL, "schema"))
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(sve.Err, &ve) {
+		return sve.Err
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	ptr := ""
+	for _, t := range leaf.InstanceLocation {
+		ptr += "/" + Escape(t)
+	}
+	if ptr == "" {
+		ptr = "/"
+	}
+	return fmt.Errorf("at %s: %s", ptr, leaf.ErrorKind.LocalizedString(printer))
 }
 
 var printer = message.NewPrinter(language.English)
@@ -471,4 +542,10 @@ func ParseMaxima(memory, cpu, storage, timeout string) (Maxima, error) {
 		}
 	}
 	return m, nil
+}
+
+// DecodeInput decodes a JSON document as the schema validator expects it
+// (numbers kept exact).
+func DecodeInput(b []byte) (any, error) {
+	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }

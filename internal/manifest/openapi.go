@@ -25,6 +25,34 @@ type OpenAPIOptions struct {
 	Server  string   // overrides the document's server URL
 	BaseURL string   // where the document was fetched from, to resolve a relative server URL
 	Timeout string   // permissions.timeout of every tool ("" for none)
+	// Namespace prefixes every tool name ("ns.operationId") so that two APIs
+	// with the same operationIds (every pet store has listPets) can be
+	// recorded side by side. "" takes it from info.title; "none" means no prefix.
+	Namespace string
+	// Budget bounds the schema values all the document's tools may expand
+	// to ($refs inlined); 0 is DefaultBudget(size of the document).
+	Budget int
+}
+
+// NoNamespace is the OpenAPIOptions.Namespace that keeps bare operationIds.
+const NoNamespace = "none"
+
+// DefaultBudget is the expansion budget of a document of size bytes. Real
+// documents expand far less than their size (the OpenAI description, 3 MB,
+// to 68,000 values for its 288 operations); a few kilobytes of exponentially
+// fanned-out $refs would expand to billions.
+func DefaultBudget(size int) int { return 100_000 + 10*size }
+
+// BudgetError is a document whose $refs expand to more than the budget.
+type BudgetError struct {
+	Source string
+	Budget int
+	Tools  int // tools built before the budget ran out
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("%s: the operations' schemas expand ($refs inlined) to more than %d values after %d tools: "+
+		"import fewer operations with --include/--exclude, or raise --expansion-budget", e.Source, e.Budget, e.Tools)
 }
 
 // OpenAPIResult is what a document yields.
@@ -82,11 +110,20 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 		kinc <- kinOut{ws, err}
 	}()
 
-	b := &builder{d: d, root: root, o: o}
+	budget := o.Budget
+	if budget <= 0 {
+		budget = DefaultBudget(len(d.Data))
+	}
+	b := &builder{d: d, root: root, o: o, ctx: ctx, left: budget, budget: budget, sh: newShared()}
 	tools, err := b.tools(res)
-	k := <-kinc
 	if err != nil {
 		return nil, err
+	}
+	var k kinOut
+	select {
+	case k = <-kinc:
+	case <-ctx.Done():
+		return nil, deadlineError(d, ctx)
 	}
 	if k.err != nil {
 		return nil, &Error{Source: d.Source, Msg: k.err.Error()}
@@ -262,7 +299,8 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load OpenAPI document: %w", err)
 	}
-	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation())
+	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
+		openapi3.SetRegexCompiler(kinRegexp))
 	if verr == nil {
 		return nil, nil
 	}
@@ -290,6 +328,15 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 		ws = append(ws, w)
 	}
 	return ws, nil
+}
+
+// kinRegexp gives kin-openapi the ECMA-262 engine the tools' schemas are compiled with.
+func kinRegexp(expr string) (openapi3.RegexMatcher, error) {
+	re, err := ecmaRegexp(expr)
+	if err != nil {
+		return nil, err
+	}
+	return re.(ecmaRE), nil
 }
 
 // pruneForKin drops what tools are not built from (response bodies, and the
@@ -358,6 +405,9 @@ func pruneForKin(root map[string]any) map[string]any {
 	var queue []string
 	visit := func(ref string) bool {
 		if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
+			if dec, err := url.PathUnescape(name); err == nil {
+				name = dec // RFC 6901 §6, as Resolve does
+			}
 			name = unescape(strings.SplitN(name, "/", 2)[0])
 			if _, seen := keep[name]; !seen {
 				if s, ok := schemas[name]; ok {
@@ -456,6 +506,28 @@ type builder struct {
 	d    *Document
 	root map[string]any
 	o    OpenAPIOptions
+	ctx  context.Context
+
+	left, budget int  // expansion budget: values the tools may still expand to
+	warnedServer bool // the scheme-relative server warning is given once
+	res          *OpenAPIResult
+
+	// Expansions of references that cut nothing, shared by every tool of the
+	// document (never modified once made): the operations of a large API use
+	// the same components over and over, and each tool holding its own copy
+	// was most of an import's memory.
+	done  map[string]any
+	sizes map[string]int // values in each expansion in done
+	sh    *shared        // the maps of done, with their encodings and hashes
+}
+
+// deadlineError says the import ran out of time, or was interrupted.
+func deadlineError(d *Document, ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Source: d.Source, Msg: "import deadline reached: the document is too large or too intricate to convert in time " +
+			"(import fewer operations with --include/--exclude, or raise --deadline)"}
+	}
+	return ctx.Err()
 }
 
 func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
@@ -468,8 +540,15 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 		res.Warnings = append(res.Warnings, Warning{Pointer: "/paths", Message: "the document has " + what + ": no tools to import"})
 		return nil, nil
 	}
+	b.res = res
 	version := b.version(res)
 	info, _ := b.root["info"].(map[string]any)
+	ns := b.o.Namespace
+	if ns == "" {
+		ns = namespaceOf(str(info["title"]))
+	} else if ns == NoNamespace {
+		ns = ""
+	}
 	author := ""
 	if c, ok := info["contact"].(map[string]any); ok {
 		author = strings.TrimSpace(str(c["name"]) + " " + angle(str(c["email"])))
@@ -498,7 +577,16 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				res.Skipped = append(res.Skipped, strings.ToUpper(method)+" "+p)
 				continue
 			}
+			if err := b.ctx.Err(); err != nil {
+				return nil, deadlineError(b.d, b.ctx)
+			}
 			name := toolName(opID, method, p)
+			if ns != "" {
+				name = ns + "." + name
+				if len(name) > 128 {
+					name = name[:128]
+				}
+			}
 			if prev, dup := names[name]; dup {
 				n := 2
 				for names[name+"_"+strconv.Itoa(n)] != "" {
@@ -512,11 +600,42 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.Name, m.Version, m.Author, m.Tags, m.opPointer = name, version, author, tags, ptr
+			if b.left < 0 {
+				return nil, &BudgetError{Source: b.d.Source, Budget: b.budget, Tools: len(out)}
+			}
+			m.Name, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, version, author, tags, ptr, b.sh
 			out = append(out, m)
 		}
 	}
-	return compile(out, res), nil
+	return compile(out, res, b.sh), nil
+}
+
+// namespaceOf makes an API title a tool-name prefix: "Swagger Petstore" →
+// "swagger_petstore". An empty title gives no namespace.
+func namespaceOf(title string) string {
+	n := strings.ToLower(strings.Trim(nonName.ReplaceAllString(strings.TrimSpace(title), "_"), "_.-"))
+	n = strings.ReplaceAll(n, ".", "_") // the dot separates namespace and operation
+	if n == "" {
+		return ""
+	}
+	if !(n[0] >= 'a' && n[0] <= 'z') {
+		n = "api_" + n
+	}
+	if len(n) > 64 {
+		n = strings.TrimRight(n[:64], "_-")
+	}
+	return n
+}
+
+// ValidNamespace checks a --namespace.
+func ValidNamespace(ns string) error {
+	if ns == "" || ns == NoNamespace {
+		return nil
+	}
+	if len(ns) > 64 || !(ns[0] >= 'a' && ns[0] <= 'z' || ns[0] >= 'A' && ns[0] <= 'Z') || nonName.MatchString(ns) || strings.Contains(ns, ".") {
+		return fmt.Errorf("namespace %q: use up to 64 letters, digits, '_' or '-', starting with a letter", ns)
+	}
+	return nil
 }
 
 func firstLine(s string) string {
@@ -591,7 +710,9 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	if m.Description == "" {
 		m.Description = strings.ToUpper(method) + " " + path
 	}
-	schema, ct, notes := b.parameters(item, op, &inliner{b: b})
+	in := &inliner{b: b}
+	schema, ct, notes := b.parameters(item, op, in)
+	b.left -= in.size
 	m.Parameters = schema
 	m.Notes = append(m.Notes, notes...)
 	server := b.server(op, item)
@@ -601,6 +722,7 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	} else {
 		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
 	}
+	m.Returns = b.returns(op, in)
 	m.Permissions.Timeout = b.o.Timeout
 	m.Credentials = b.credentials(op)
 	return m, nil
@@ -653,6 +775,13 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 			sm["description"] = d
 		}
 		sm["x-helix-in"] = where
+		// Serialization, when the document says (the defaults need no record).
+		if st := str(p["style"]); st != "" {
+			sm["x-helix-style"] = st
+		}
+		if ex, ok := p["explode"].(bool); ok {
+			sm["x-helix-explode"] = ex
+		}
 		prop := name
 		if _, clash := props[prop]; clash || prop == "body" {
 			prop = where + "." + name
@@ -693,6 +822,33 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 	return out, ct, append(notes, in.notes...)
 }
 
+// returns is the JSON schema of the operation's success response (200, 201,
+// any other 2xx, 2XX, then default), expanded by in; nil when none is declared.
+func (b *builder) returns(op map[string]any, in *inliner) any {
+	rs, _ := op["responses"].(map[string]any)
+	codes := make([]string, 0, len(rs))
+	for c := range rs {
+		if len(c) == 3 && c[0] == '2' {
+			codes = append(codes, c)
+		}
+	}
+	sort.Strings(codes) // 200 before 201 before 2XX
+	codes = append(codes, "default")
+	for _, c := range codes {
+		r, ok := b.deref(rs[c]).(map[string]any)
+		if !ok {
+			continue
+		}
+		content, _ := r["content"].(map[string]any)
+		ct, mt := pickMedia(content)
+		if mt == nil || !strings.Contains(ct, "json") || mt["schema"] == nil {
+			return nil // the success response is not JSON, or says nothing of its shape
+		}
+		return in.schema(mt["schema"])
+	}
+	return nil
+}
+
 func (b *builder) server(op, item map[string]any) string {
 	if b.o.Server != "" {
 		return b.o.Server
@@ -712,12 +868,20 @@ func (b *builder) server(op, item map[string]any) string {
 			}
 		}
 	}
+	schemeless := strings.HasPrefix(u, "//")
 	if b.o.BaseURL != "" {
 		if base, err := url.Parse(b.o.BaseURL); err == nil {
 			if ref, err := url.Parse(u); err == nil {
 				u = base.ResolveReference(ref).String()
 			}
 		}
+	} else if schemeless {
+		u = "https:" + u
+	}
+	if schemeless && !b.warnedServer && b.res != nil {
+		// Left by Swagger 2.0 conversions that had a host but no schemes.
+		b.warnedServer = true
+		b.res.Warnings = append(b.res.Warnings, Warning{Pointer: "/servers", Message: fmt.Sprintf("scheme-relative server URL %q resolved to %s", str(s["url"]), u)})
 	}
 	return u
 }
@@ -804,9 +968,7 @@ type inliner struct {
 	b     *builder
 	stack []string
 	notes []string
-	done  map[string]any // refs expanded without cutting anything: shared, not copied again
-	sizes map[string]int // values in each expansion in done
-	size  int            // values in the expansion so far
+	size  int // values in the expansion so far
 	cut   bool
 }
 
@@ -859,12 +1021,13 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		}
 	}
 	if in.size > maxExpanded {
+		in.cut = true // a truncated expansion is this tool's, not to be shared
 		in.notes = appendOnce(in.notes, fmt.Sprintf("schema expansion stopped after %d values: deeper references accept any value", maxExpanded))
 		return map[string]any{"$comment": "expansion limit reached at " + r}
 	}
-	v, ok := in.done[r]
+	v, ok := in.b.done[r]
 	if ok {
-		in.size += in.sizes[r]
+		in.size += in.b.sizes[r]
 	} else {
 		t, ok := Resolve(in.b.root, r)
 		if !ok {
@@ -875,10 +1038,11 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		in.cut = false
 		v = in.schema(t)
 		if !in.cut {
-			if in.done == nil {
-				in.done, in.sizes = map[string]any{}, map[string]int{}
+			if in.b.done == nil {
+				in.b.done, in.b.sizes = map[string]any{}, map[string]int{}
 			}
-			in.done[r], in.sizes[r] = v, in.size-start
+			in.b.done[r], in.b.sizes[r] = v, in.size-start
+			in.b.sh.add(v)
 		}
 		in.cut = in.cut || outerCut
 		in.stack = in.stack[:len(in.stack)-1]

@@ -63,7 +63,7 @@ func (e *ConflictError) Error() string {
 	if e.Twice {
 		return fmt.Sprintf("%s@%s comes twice in this import (also from %s): import one of them, or rename", e.Name, e.Version, e.Source)
 	}
-	return fmt.Sprintf("%s@%s is already recorded with different content (from %s): give the new manifest a new version", e.Name, e.Version, e.Source)
+	return fmt.Sprintf("%s@%s is already recorded with different content (from %s): give the new manifest a new version, or import its OpenAPI document under another --namespace", e.Name, e.Version, e.Source)
 }
 
 // NotFoundError is a tool (version) that is not recorded.
@@ -82,7 +82,7 @@ func (e *StateError) Error() string {
 
 // Digest is the sha256 of a manifest's canonical JSON.
 func Digest(m *Manifest) (string, []byte, error) {
-	b, err := json.Marshal(m)
+	b, err := encode(m, m.sh)
 	if err != nil {
 		return "", nil, err
 	}
@@ -104,6 +104,11 @@ func digestAll(cands []Candidate) []digested {
 	inParallel(len(cands), func(i int) {
 		d := &out[i]
 		d.sha, d.doc, d.err = Digest(cands[i].Manifest)
+		if cands[i].Manifest.sh != nil {
+			// Encoded again, cheaply, row by row while COPY sends them:
+			// holding every tool's JSON at once was most of the memory.
+			d.doc = nil
+		}
 	})
 	return out
 }
@@ -208,12 +213,25 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		if err != nil {
 			return err
 		}
-		manifests := make([][]any, len(rows))
-		for i, r := range rows {
+		next := 0
+		manifestRows := pgx.CopyFromFunc(func() ([]any, error) {
+			if next == len(rows) {
+				return nil, nil
+			}
+			r := rows[next]
 			m := r.c.Manifest
-			manifests[i] = []any{ids[i], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(r.doc), r.state, o.Now, o.Now}
-		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at"}, pgx.CopyFromRows(manifests)); err != nil {
+			doc := r.doc
+			if doc == nil {
+				var err error
+				if doc, err = encode(m, m.sh); err != nil {
+					return nil, err
+				}
+			}
+			row := []any{ids[next], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(doc), r.state, o.Now, o.Now}
+			next++
+			return row, nil
+		})
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at"}, manifestRows); err != nil {
 			return err
 		}
 		var perms, audit [][]any

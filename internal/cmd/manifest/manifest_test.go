@@ -63,7 +63,7 @@ func newImport(t *testing.T, tty bool, targets ...string) (*ImportOptions, cmdte
 	t.Helper()
 	f, s := cmdtest.Factory(t, tty)
 	return &ImportOptions{IO: f.IOStreams, F: f, Client: netguard.Client, Targets: targets, By: "tester",
-		FetchTimeout: 5 * time.Second, MaxSize: "32MiB", ToolTimeout: "30s"}, s
+		FetchTimeout: 5 * time.Second, MaxSize: "32MiB", ToolTimeout: "30s", Deadline: time.Minute, MemoryLimit: "0"}, s
 }
 
 func TestImportRun(t *testing.T) {
@@ -76,10 +76,10 @@ func TestImportRun(t *testing.T) {
 		}
 		src := testdata + "oai-v3.0-petstore.yaml#/paths/"
 		if tty {
-			want := "NAME         VERSION  ACTION   STATE     REASON\n" +
-				"listPets     1.0.0    created  proposed  imported from " + src + "~1pets/get\n" +
-				"createPets   1.0.0    created  proposed  imported from " + src + "~1pets/post\n" +
-				"showPetById  1.0.0    created  proposed  imported from " + src + "~1pets~1{petId}/get\n"
+			want := "NAME                          VERSION  ACTION   STATE     REASON\n" +
+				"swagger_petstore.listPets     1.0.0    created  proposed  imported from " + src + "~1pets/get\n" +
+				"swagger_petstore.createPets   1.0.0    created  proposed  imported from " + src + "~1pets/post\n" +
+				"swagger_petstore.showPetById  1.0.0    created  proposed  imported from " + src + "~1pets~1{petId}/get\n"
 			if s.Out.String() != want {
 				t.Errorf("tty stdout:\n%s\nwant:\n%s", s.Out, want)
 			}
@@ -87,7 +87,7 @@ func TestImportRun(t *testing.T) {
 				t.Errorf("stderr %q", s.Err)
 			}
 		} else {
-			want := "listPets\t1.0.0\tunchanged\tproposed\t\ncreatePets\t1.0.0\tunchanged\tproposed\t\nshowPetById\t1.0.0\tunchanged\tproposed\t\n"
+			want := "swagger_petstore.listPets\t1.0.0\tunchanged\tproposed\t\nswagger_petstore.createPets\t1.0.0\tunchanged\tproposed\t\nswagger_petstore.showPetById\t1.0.0\tunchanged\tproposed\t\n"
 			if s.Out.String() != want {
 				t.Errorf("non-tty stdout (second import is a no-op):\n%q\nwant:\n%q", s.Out, want)
 			}

@@ -24,9 +24,9 @@ import (
 func NewCmdTool(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tool <command>",
-		Short: "Review imported tools: list, show, approve, revoke",
+		Short: "Review imported tools (list, show, approve, revoke) and run approved ones (exec)",
 	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdShow(f, nil), NewCmdApprove(f, nil), NewCmdRevoke(f, nil))
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdShow(f, nil), NewCmdApprove(f, nil), NewCmdRevoke(f, nil), NewCmdExec(f, nil))
 	return cmd
 }
 

@@ -2,11 +2,15 @@ package composite
 
 import (
 	"context"
+	"os"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/skill"
+	"github.com/helixhq/helix/internal/toolexec"
 )
 
 // registry checks registry skills in the database, opened only when a step
@@ -25,6 +29,31 @@ func (r *registry) Check(ctx context.Context, ref string) error {
 		r.s = composite.NewSkills(nil, pool)
 	}
 	return r.s.Check(ctx, ref)
+}
+
+// CheckTool checks a tool step: the tool must be approved.
+func (r *registry) CheckTool(ctx context.Context, ref string) error {
+	pool, err := r.f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	return (&toolexec.CompositeTools{Q: pool}).CheckTool(ctx, ref)
+}
+
+// toolRunner runs tool steps as helix tool exec would, with the credentials
+// of the environment and the config file, under the default caps.
+func toolRunner(f *cmdutil.Factory, x *skill.Executor, pool *pgxpool.Pool) (*toolexec.CompositeTools, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, cmdutil.InputError(err)
+	}
+	file, _ := cfg.Get("tool-credentials").(map[string]any)
+	r := &toolexec.Runner{
+		HTTP:   &toolexec.HTTPRunner{Secrets: &toolexec.Secrets{Env: os.LookupEnv, File: file}},
+		Skills: &toolexec.Skills{X: x, Q: pool},
+		Now:    f.Now,
+	}
+	return &toolexec.CompositeTools{R: r, Q: pool, FindRuntime: toolexec.FindRuntime}, nil
 }
 
 // executorFromConfig is helix skill exec's sandbox under the operator's

@@ -104,6 +104,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	defer x.Close()
 	ex := composite.NewSkills(x, pool)
+	if ex.Tools, err = toolRunner(opts.F, x, pool); err != nil {
+		return err
+	}
 	var (
 		d      *composite.Definition
 		stored int64

@@ -1,0 +1,147 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/toolexec"
+)
+
+func TestExecArgs(t *testing.T) {
+	cases := []struct {
+		argv    []string
+		want    ExecOptions
+		wantErr string
+	}{
+		{argv: []string{"swagger_petstore.listPets@1.0.0", "--input", `{"limit": 5}`, "--user-id", "6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b"},
+			want: ExecOptions{Name: "swagger_petstore.listPets", Version: "1.0.0", Input: `{"limit": 5}`, UserID: "6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b", MaxResponse: "10MiB"}},
+		{argv: []string{"ping", "--input", "@in.json", "--max-response", "1KiB", "--allow-private"},
+			want: ExecOptions{Name: "ping", Input: "@in.json", MaxResponse: "1KiB", AllowPrivate: true}},
+		{argv: []string{"ping", "--user-id", "alice"}, wantErr: "not a UUID"},
+		{argv: []string{"ping", "--max-response", "lots"}, wantErr: "invalid --max-response"},
+		{argv: []string{"@1.0.0"}, wantErr: "missing tool name"},
+	}
+	for _, c := range cases {
+		f, _ := cmdtest.Factory(t, false)
+		var got *ExecOptions
+		cmd := NewCmdExec(f, func(o *ExecOptions) error { got = o; return nil })
+		cmd.SetArgs(c.argv)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: error %v, want %q", c.argv, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", c.argv, err)
+			continue
+		}
+		if got.Name != c.want.Name || got.Version != c.want.Version || got.Input != c.want.Input || got.UserID != c.want.UserID ||
+			got.MaxResponse != c.want.MaxResponse || got.AllowPrivate != c.want.AllowPrivate {
+			t.Errorf("%v: options %+v, want %+v", c.argv, *got, c.want)
+		}
+	}
+}
+
+// The petstore imported with its server on a local test service: exec prints
+// the body on stdout and a status line on stderr, never the credential.
+func TestExecRun(t *testing.T) {
+	const secret = "pet-secret-9"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/pets" || r.URL.RawQuery != "limit=2" || r.Header.Get("api_key") != secret {
+			http.Error(w, "unexpected "+r.URL.String(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`[{"id":1,"name":"rex"}]`))
+	}))
+	defer srv.Close()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	data, err := os.ReadFile("../../../testdata/manifest/oai-v3.0-petstore.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := manifest.Parse(ctx, "petstore", data, manifest.LoadOptions{OpenAPI: manifest.OpenAPIOptions{Server: srv.URL + "/v1", Include: []string{"listPets"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The petstore declares no security; give listPets an API key to show where it comes from.
+	l.Candidates[0].Manifest.Credentials = [][]manifest.Credential{{{Scheme: "api_key", Type: "apiKey", In: "header", Name: "api_key"}}}
+	if _, err := manifest.Record(ctx, pool, l.Candidates, manifest.ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	newExec := func(tty bool) (*ExecOptions, cmdtest.Streams) {
+		f, s := cmdtest.Factory(t, tty)
+		cmdtest.WithDB(f, pool)
+		return &ExecOptions{IO: f.IOStreams, F: f, Name: "swagger_petstore.listPets", Input: `{"limit": 2}`, AllowPrivate: true, MaxResponse: "1MiB",
+			LookupEnv: func(k string) (string, bool) {
+				if k == "HELIX_TOOL_SWAGGER_PETSTORE_API_KEY" {
+					return secret, true
+				}
+				return "", false
+			},
+			FindRuntime: toolexec.FindRuntime}, s
+	}
+	// Proposed: exit 2, nothing sent, nothing printed on stdout.
+	opts, s := newExec(false)
+	err = execRun(ctx, opts)
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "is proposed") || s.Out.String() != "" {
+		t.Fatalf("proposed tool: %v, stdout %q", err, s.Out)
+	}
+	if _, err := manifest.Approve(ctx, pool, "swagger_petstore.listPets", "1.0.0", "t", "", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	opts, s = newExec(false)
+	if err := execRun(ctx, opts); err != nil {
+		t.Fatalf("%v; stderr %s", err, s.Err)
+	}
+	if s.Out.String() != "[\n  {\n    \"id\": 1,\n    \"name\": \"rex\"\n  }\n]\n" || !strings.HasPrefix(s.Err.String(), "swagger_petstore.listPets@1.0.0: ok, HTTP 200 in ") {
+		t.Errorf("stdout %q stderr %q", s.Out, s.Err)
+	}
+	opts, s = newExec(false)
+	opts.F.Global.Output = "json"
+	if err := execRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	var res toolexec.Result
+	if err := json.Unmarshal(s.Out.Bytes(), &res); err != nil || res.Status != "ok" || res.HTTPStatus != 200 || compact(res.Output) != `[{"id":1,"name":"rex"}]` {
+		t.Errorf("json %s (%v)", s.Out, err)
+	}
+	// Revoked: exit 2 again.
+	if _, err := manifest.Revoke(ctx, pool, "swagger_petstore.listPets", "", "t", "test", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	opts, s = newExec(false)
+	if err := execRun(ctx, opts); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "is revoked") {
+		t.Errorf("revoked tool: %v", err)
+	}
+	if strings.Contains(s.Out.String()+s.Err.String(), secret) {
+		t.Error("the credential was printed")
+	}
+}
+
+func compact(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}

@@ -1,0 +1,199 @@
+package manifest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+// Each test here reproduces an importer defect seen on published API
+// descriptions, with a fixture of our own in testdata/manifest/importer.
+
+func importerTools(t *testing.T, name string, o OpenAPIOptions) (*Loaded, map[string]*Manifest) {
+	t.Helper()
+	l, err := Parse(context.Background(), name, readTestdata(t, "importer/"+name), LoadOptions{OpenAPI: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Manifest{}
+	for _, c := range l.Candidates {
+		byName[c.Manifest.Name] = c.Manifest
+	}
+	return l, byName
+}
+
+func validates(t *testing.T, schema any, input string) error {
+	t.Helper()
+	sch, err := Compile(jsonValue(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := DecodeInput([]byte(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch.Validate(v)
+}
+
+// RFC 6901 §6: "#/components/schemas/%7Bitem%7D" names the schema "{item}".
+func TestPercentEncodedRefs(t *testing.T) {
+	_, tools := importerTools(t, "percent-encoded-refs.yaml", OpenAPIOptions{})
+	put, get := tools["percent_refs.putItem"], tools["percent_refs.getItem"]
+	if put == nil || get == nil {
+		t.Fatalf("tools %v", tools)
+	}
+	if err := validates(t, put.Parameters, `{"id": 3, "body": {"name": "a", "tags": ["short"]}}`); err != nil {
+		t.Errorf("valid input refused: %v", err)
+	}
+	// The body's schema was found through the encoded pointer: name is required, tags are capped.
+	for _, bad := range []string{`{"id": 3, "body": {}}`, `{"id": 3, "body": {"name": "a", "tags": ["` + strings.Repeat("x", 21) + `"]}}`, `{"id": 0, "body": {"name": "a"}}`} {
+		if err := validates(t, put.Parameters, bad); err == nil {
+			t.Errorf("%s accepted: the referenced schemas were not applied", bad)
+		}
+	}
+	if _, ok := Resolve(map[string]any{"a b": 1}, "#/a%zz"); ok {
+		t.Error("a malformed percent-encoding resolved")
+	}
+}
+
+// ECMA-262 patterns compile and are enforced instead of dropping operations.
+func TestECMAPatterns(t *testing.T) {
+	l, tools := importerTools(t, "ecma-patterns.yaml", OpenAPIOptions{})
+	create, get := tools["ecma_patterns.createUser"], tools["ecma_patterns.getUser"]
+	if create == nil || get == nil {
+		t.Fatalf("operations dropped: tools %v, warnings %+v", tools, l.Warnings)
+	}
+	for _, w := range l.Warnings {
+		if strings.Contains(w.Message, "regexp") || strings.Contains(w.Message, "file://") {
+			t.Errorf("warning %+v", w)
+		}
+	}
+	if err := validates(t, create.Parameters, `{"body": {"password": "abcdefg1", "name": "Zoë Ådahl", "bio": "`+strings.Repeat("x", 4000)+`"}}`); err != nil {
+		t.Errorf("valid input refused: %v", err)
+	}
+	for _, bad := range []string{
+		`{"body": {"password": "abcdefgh", "name": "Zoë"}}`,  // lookahead: needs a digit
+		`{"body": {"password": "abcd efg1", "name": "Zoë"}}`, // negative lookahead: no space
+		`{"body": {"password": "abcdefg1", "name": "Zoë1"}}`, // \p{L} only
+		`{"body": {"password": "abcdefg1", "name": "Zoë", "bio": "` + strings.Repeat("x", 5001) + `"}}`,
+	} {
+		if err := validates(t, create.Parameters, bad); err == nil {
+			t.Errorf("%.80s accepted", bad)
+		}
+	}
+	if err := validates(t, get.Parameters, `{"handle": "admin"}`); err == nil {
+		t.Error("handle admin accepted despite (?!admin$)")
+	}
+}
+
+// A schema that really does not compile is left out with a warning that
+// points into the schema, not at a file that does not exist.
+func TestUncompilableSchemaWarning(t *testing.T) {
+	err := CompileSchema(map[string]any{"properties": map[string]any{"a": map[string]any{"pattern": "(unclosed"}}})
+	if err == nil || strings.Contains(err.Error(), "file:") || strings.Contains(err.Error(), "tool.json") || !strings.Contains(err.Error(), "/properties/a/pattern") {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestSchemeRelativeServer(t *testing.T) {
+	l, tools := importerTools(t, "scheme-relative-server.yaml", OpenAPIOptions{})
+	ping := tools["scheme_relative.ping"]
+	if ping == nil || ping.Entrypoint.HTTP.URL != "https://api.example.com/v1/ping" || ping.Permissions.Network[0] != "api.example.com" {
+		t.Fatalf("tools %+v", tools)
+	}
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0].Message, "scheme-relative") {
+		t.Errorf("warnings %+v", l.Warnings)
+	}
+	_, tools = importerTools(t, "scheme-relative-server.yaml", OpenAPIOptions{BaseURL: "http://docs.example.org/openapi.yaml"})
+	if u := tools["scheme_relative.ping"].Entrypoint.HTTP.URL; u != "http://api.example.com/v1/ping" {
+		t.Errorf("against the document's URL: %s", u)
+	}
+}
+
+// 7 KB of $refs that fan out exponentially: refused by the expansion budget
+// with a clear error, converted within bounds when the budget is raised, and
+// stopped by the deadline.
+func TestFannedOutRefsBounded(t *testing.T) {
+	data := readTestdata(t, "importer/fanned-out-refs.json")
+	_, err := Parse(context.Background(), "fan.json", data, LoadOptions{})
+	var be *BudgetError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "--expansion-budget") {
+		t.Fatalf("error %v, want the expansion budget", err)
+	}
+	l, err := Parse(context.Background(), "fan.json", data, LoadOptions{OpenAPI: OpenAPIOptions{Budget: 1 << 30, Include: []string{"fan0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Candidates) != 1 || !strings.Contains(strings.Join(l.Candidates[0].Manifest.Notes, " "), "expansion stopped") {
+		t.Errorf("%d tools, notes %v", len(l.Candidates), l.Candidates[0].Manifest.Notes)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-ctx.Done()
+	if _, err := Parse(ctx, "fan.json", data, LoadOptions{OpenAPI: OpenAPIOptions{Budget: 1 << 30}}); err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("error %v, want the deadline", err)
+	}
+}
+
+// Two pet stores with the same operationIds: each API's tools get its own
+// namespace, so both are recorded side by side.
+func TestPetstoresSideBySide(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	parse := func(file, ns string) []Candidate {
+		l, err := parseFile(t, file, LoadOptions{OpenAPI: OpenAPIOptions{Namespace: ns}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Candidates
+	}
+	o := ImportOptions{Actor: "t", Now: time.Now()}
+	if _, err := Record(ctx, pool, parse("oai-v3.0-petstore.yaml", ""), o); err != nil {
+		t.Fatal(err)
+	}
+	// Same title, same operationIds, other content: refused, with the way out.
+	_, err := Record(ctx, pool, parse("oai-v2.0-json-petstore.json", ""), o)
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "--namespace") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := Record(ctx, pool, parse("oai-v2.0-json-petstore.json", "petstore_v2"), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Record(ctx, pool, parse("openai-openapi.yaml.gz", ""), o); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM tool_manifests WHERE name IN ('swagger_petstore.listPets', 'petstore_v2.listPets')`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("both listPets: %d %v", n, err)
+	}
+}
+
+// The encoder that reuses shared schema parts writes exactly what
+// encoding/json does: digests of tools recorded before it are unchanged.
+func TestSharedEncodingIsJSONMarshal(t *testing.T) {
+	for _, f := range []string{openAIFile, "oai-v3.0-petstore-expanded.yaml", "tools/recursive.yaml"} {
+		l, err := parseFile(t, f, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range l.Candidates {
+			if c.Manifest.sh == nil {
+				t.Fatalf("%s: no shared parts", c.Manifest.Name)
+			}
+			got, err := encode(c.Manifest, c.Manifest.sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(c.Manifest)
+			if string(got) != string(want) {
+				t.Fatalf("%s: encodings differ:\n%.300s\n%.300s", c.Manifest.Name, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,697 @@
+package toolexec
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/netguard"
+)
+
+var printer = message.NewPrinter(language.English)
+
+// DefaultTimeout bounds an HTTP tool whose manifest sets no timeout.
+const DefaultTimeout = 30 * time.Second
+
+// HTTPRunner calls HTTP tools.
+type HTTPRunner struct {
+	// AllowPrivate lifts the SSRF guard (loopback, private addresses): tests
+	// and operators who mean it.
+	AllowPrivate bool
+	// MaxResponse caps the response body in bytes.
+	MaxResponse int64
+	// Secrets looks credentials up; nil finds none.
+	Secrets *Secrets
+}
+
+// Secrets finds a tool's credentials: in the environment as
+// HELIX_TOOL_<NAME>_<SCHEME> (the whole tool name, then its namespace), then
+// in the config file's tool-credentials map (tool-credentials.<name or
+// namespace>.<scheme>). Names are upper-cased with anything but letters and
+// digits turned into '_', and matched without regard to case.
+type Secrets struct {
+	Env  func(string) (string, bool) // os.LookupEnv when nil
+	File map[string]any              // the config file's tool-credentials
+}
+
+// EnvNames lists the variables tried for a tool's scheme, in order.
+func EnvNames(tool, scheme string) []string {
+	out := []string{"HELIX_TOOL_" + envPart(tool) + "_" + envPart(scheme)}
+	if i := strings.LastIndex(tool, "."); i > 0 {
+		out = append(out, "HELIX_TOOL_"+envPart(tool[:i])+"_"+envPart(scheme))
+	}
+	return out
+}
+
+func envPart(s string) string {
+	b := []byte(strings.ToUpper(s))
+	for i, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func (s *Secrets) lookup(tool, scheme string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	env := s.Env
+	if env == nil {
+		env = os.LookupEnv
+	}
+	for _, n := range EnvNames(tool, scheme) {
+		if v, ok := env(n); ok && v != "" {
+			return v, true
+		}
+	}
+	names := []string{tool}
+	if i := strings.LastIndex(tool, "."); i > 0 {
+		names = append(names, tool[:i])
+	}
+	for _, n := range names {
+		for k, v := range s.File {
+			if envPart(k) != envPart(n) {
+				continue
+			}
+			if m, ok := v.(map[string]any); ok {
+				for sk, sv := range m {
+					if str, ok := sv.(string); ok && envPart(sk) == envPart(scheme) && str != "" {
+						return str, true
+					}
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// relevantHeaders are the response headers a caller may act on.
+var relevantHeaders = []string{"Content-Type", "Content-Length", "Location", "Retry-After", "ETag", "Last-Modified",
+	"Link", "X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
+	"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}
+
+// refusedError is a request a permission stopped.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// run builds the request from the input, sends it within the tool's
+// permissions and fills res. Tool failures go into res; the error returned
+// is for the caller's exit status.
+func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string]any, res *Result) error {
+	m := t.Manifest
+	call := m.Entrypoint.HTTP
+	var secrets []string
+	redact := func(s string) string {
+		for _, v := range secrets {
+			s = strings.ReplaceAll(s, v, "REDACTED")
+			if q := url.QueryEscape(v); q != v {
+				s = strings.ReplaceAll(s, q, "REDACTED")
+			}
+		}
+		return s
+	}
+	fail := func(status string, err error) error {
+		res.Status, res.Error = status, redact(err.Error())
+		if status == StatusRefused {
+			return &refusedError{msg: res.Error}
+		}
+		return errors.New(res.Error)
+	}
+	req, sent, err := buildRequest(ctx, call, m.Parameters, input)
+	if err != nil {
+		res.Status, res.Error = StatusInvalidInput, err.Error()
+		return &InputError{Msg: fmt.Sprintf("input to %s@%s: %v", t.Name, t.Version, err)}
+	}
+	set, err := h.credentials(t.Name, m.Credentials)
+	if err != nil {
+		return err
+	}
+	for _, c := range set {
+		secrets = append(secrets, c.value)
+		if c.Type == "http" && strings.EqualFold(c.HTTPScheme, "basic") {
+			secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(c.value)))
+		}
+		apply(req, c)
+	}
+	if !hostAllowed(m.Permissions.Network, req.URL) {
+		return fail(StatusRefused, fmt.Errorf("host %s is not among the tool's allowed hosts (%s): nothing was sent", req.URL.Host, hostList(m.Permissions.Network)))
+	}
+	lim, _ := m.Permissions.Limits()
+	timeout := DefaultTimeout
+	if lim.TimeoutMS > 0 {
+		timeout = time.Duration(lim.TimeoutMS) * time.Millisecond
+	}
+	client := netguard.Client(h.AllowPrivate, timeout)
+	client.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return &refusedError{msg: "stopped after 10 redirects"}
+		}
+		if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+			return &refusedError{msg: "redirect to a " + r.URL.Scheme + " URL refused: only http and https"}
+		}
+		if !hostAllowed(m.Permissions.Network, r.URL) {
+			return &refusedError{msg: fmt.Sprintf("redirect to %s refused: not among the tool's allowed hosts (%s)", r.URL.Host, hostList(m.Permissions.Network))}
+		}
+		return nil
+	}
+	res.BytesSent = sent
+	resp, err := client.Do(req)
+	if err != nil {
+		var re *refusedError
+		switch {
+		case errors.As(err, &re), errors.Is(err, netguard.ErrPrivate):
+			return fail(StatusRefused, err)
+		case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+			return fail(StatusTimeout, fmt.Errorf("no answer within %s: %w", timeout, err))
+		case ctx.Err() != nil:
+			return fail(StatusError, ctx.Err())
+		}
+		res.Status, res.Error = StatusUnavailable, redact(err.Error())
+		return &UnavailableError{Msg: res.Error}
+	}
+	defer resp.Body.Close()
+	max := h.MaxResponse
+	if max <= 0 {
+		max = 10 << 20
+	}
+	res.HTTPStatus = resp.StatusCode
+	res.Headers = map[string]string{}
+	for _, k := range relevantHeaders {
+		if v := resp.Header.Get(k); v != "" {
+			res.Headers[k] = redact(v)
+		}
+	}
+	for k, vs := range resp.Header {
+		// Services put paging links and the like in their own X- headers (the petstore's X-Next).
+		if strings.HasPrefix(k, "X-") && len(vs) > 0 && res.Headers[k] == "" {
+			res.Headers[k] = redact(vs[0])
+		}
+	}
+	res.ContentType = resp.Header.Get("Content-Type")
+	body, err := netguard.ReadAll(resp.Body, max)
+	res.BytesReceived = int64(len(body))
+	if err != nil {
+		if errors.Is(err, netguard.ErrTooLarge) {
+			res.BytesReceived = max
+			return fail(StatusTooLarge, fmt.Errorf("response body over the %d-byte cap (--max-response)", max))
+		}
+		return fail(StatusError, fmt.Errorf("read response: %w", err))
+	}
+	isJSON := strings.Contains(strings.ToLower(res.ContentType), "json")
+	switch {
+	case len(body) == 0:
+		res.Output = json.RawMessage("null")
+	case isJSON && json.Valid(body):
+		if r := redact(string(body)); r != string(body) && json.Valid([]byte(r)) {
+			body = []byte(r) // a service echoing the credential back
+		}
+		res.Output = json.RawMessage(body)
+	default:
+		res.Output, _ = json.Marshal(redact(string(body)))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		res.Status = StatusHTTPError
+		res.Error = fmt.Sprintf("%s %s: %s", req.Method, redact(req.URL.Redacted()), resp.Status)
+		return errors.New(res.Error)
+	}
+	res.Status = StatusOK
+	if m.Returns != nil && isJSON && len(body) > 0 {
+		res.SchemaErrors = checkResponse(m.Returns, body)
+	}
+	return nil
+}
+
+// UnavailableError is a service that could not be reached: retry later.
+type UnavailableError struct{ Msg string }
+
+func (e *UnavailableError) Error() string { return e.Msg }
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// checkResponse validates a JSON body against the declared response schema.
+func checkResponse(schema any, body []byte) []string {
+	ps, err := json.Marshal(schema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	pv, err := manifest.DecodeInput(ps)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	sch, err := manifest.Compile(pv)
+	if err != nil {
+		return []string{"response schema does not compile: " + err.Error()}
+	}
+	v, err := manifest.DecodeInput(body)
+	if err != nil {
+		return []string{"response is not JSON: " + err.Error()}
+	}
+	if err := sch.Validate(v); err != nil {
+		return leafMessages(err)
+	}
+	return nil
+}
+
+// validationMessage is the first deepest finding, with its pointer.
+func validationMessage(err error) string {
+	ms := leafMessages(err)
+	if len(ms) == 0 {
+		return err.Error()
+	}
+	return ms[0]
+}
+
+func leafMessages(err error) []string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{err.Error()}
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			ptr := ""
+			for _, t := range e.InstanceLocation {
+				ptr += "/" + manifest.Escape(t)
+			}
+			if ptr == "" {
+				ptr = "/"
+			}
+			out = append(out, "at "+ptr+": "+e.ErrorKind.LocalizedString(printer))
+			return
+		}
+		for _, c := range e.Causes {
+			if len(out) >= 20 {
+				return
+			}
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+// credential is a scheme with its secret.
+type credential struct {
+	manifest.Credential
+	value string
+}
+
+// credentials picks the first alternative whose every secret is configured.
+func (h *HTTPRunner) credentials(tool string, alts [][]manifest.Credential) ([]credential, error) {
+	if len(alts) == 0 {
+		return nil, nil
+	}
+	var missing []string
+	for _, set := range alts {
+		var got []credential
+		ok := true
+		for _, c := range set {
+			v, found := h.Secrets.lookup(tool, c.Scheme)
+			if !found {
+				ok = false
+				missing = append(missing, EnvNames(tool, c.Scheme)...)
+				break
+			}
+			got = append(got, credential{Credential: c, value: v})
+		}
+		if ok {
+			return got, nil
+		}
+	}
+	return nil, &RuntimeError{Msg: fmt.Sprintf("%s needs credentials: set one of %s (or tool-credentials in the config file); nothing was sent", tool, strings.Join(dedupe(missing), ", "))}
+}
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// apply puts a credential where its scheme says.
+func apply(req *http.Request, c credential) {
+	switch strings.ToLower(c.Type) {
+	case "apikey":
+		switch c.In {
+		case "query":
+			q := req.URL.Query()
+			q.Set(c.Name, c.value)
+			req.URL.RawQuery = q.Encode()
+		case "cookie":
+			req.AddCookie(&http.Cookie{Name: c.Name, Value: c.value})
+		default:
+			req.Header.Set(c.Name, c.value)
+		}
+	case "http":
+		if strings.EqualFold(c.HTTPScheme, "basic") {
+			req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(c.value)))
+		} else {
+			scheme := c.HTTPScheme
+			if scheme == "" || strings.EqualFold(scheme, "bearer") {
+				scheme = "Bearer"
+			}
+			req.Header.Set("Authorization", scheme+" "+c.value)
+		}
+	default: // oauth2, openIdConnect: a token obtained elsewhere
+		req.Header.Set("Authorization", "Bearer "+c.value)
+	}
+}
+
+// hostAllowed checks a URL's host against the allowed list: host:port
+// exactly, a host without port on the scheme's default port, *.domain for
+// its subdomains.
+func hostAllowed(allowed []string, u *url.URL) bool {
+	host, port := u.Hostname(), u.Port()
+	defPort := port == "" || (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80")
+	for _, a := range allowed {
+		ah, ap, err := net.SplitHostPort(a)
+		if err != nil {
+			ah, ap = a, ""
+		}
+		if ap != "" && ap != port || ap == "" && !defPort {
+			continue
+		}
+		if strings.EqualFold(ah, host) {
+			return true
+		}
+		if d, ok := strings.CutPrefix(ah, "*."); ok && strings.HasSuffix(strings.ToLower(host), "."+strings.ToLower(d)) {
+			return true
+		}
+	}
+	return false
+}
+
+func hostList(hs []string) string {
+	if len(hs) == 0 {
+		return "none"
+	}
+	return strings.Join(hs, ", ")
+}
+
+// param is one parameter of an HTTP tool.
+type param struct {
+	prop, name, in, style string
+	explode               bool
+}
+
+// params reads the x-helix-in/style/explode annotations of the parameters schema.
+func params(schema any) []param {
+	s, _ := schema.(map[string]any)
+	props, _ := s["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []param
+	for _, k := range keys {
+		p, _ := props[k].(map[string]any)
+		in, _ := p["x-helix-in"].(string)
+		if in == "" {
+			continue
+		}
+		name := k
+		if n, ok := strings.CutPrefix(k, in+"."); ok { // renamed on a clash
+			name = n
+		}
+		pp := param{prop: k, name: name, in: in}
+		pp.style, _ = p["x-helix-style"].(string)
+		if pp.style == "" {
+			pp.style = map[string]string{"query": "form", "path": "simple", "header": "simple"}[in]
+		}
+		ex, ok := p["x-helix-explode"].(bool)
+		if !ok {
+			ex = pp.style == "form"
+		}
+		pp.explode = ex
+		out = append(out, pp)
+	}
+	return out
+}
+
+// buildRequest turns the validated input into the request, returning the
+// bytes of its body.
+func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, input map[string]any) (*http.Request, int64, error) {
+	rawURL := call.URL
+	var rawQuery []string // deepObject and delimited styles are written as they are
+	header := http.Header{}
+	for _, p := range params(schema) {
+		v, ok := input[p.prop]
+		if !ok || v == nil {
+			if p.in == "path" {
+				return nil, 0, fmt.Errorf("path parameter %s is missing", p.name)
+			}
+			continue
+		}
+		switch p.in {
+		case "path":
+			rawURL = strings.ReplaceAll(rawURL, "{"+p.name+"}", pathValue(p, v))
+		case "query":
+			rawQuery = append(rawQuery, queryValue(p, v)...)
+		case "header":
+			header.Set(p.name, simple(v, p.explode, false))
+		}
+	}
+	if strings.Contains(rawURL, "{") {
+		return nil, 0, fmt.Errorf("url %s has unfilled parameters", rawURL)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, 0, fmt.Errorf("url %q: %v", rawURL, err)
+	}
+	if u.Host == "" {
+		return nil, 0, fmt.Errorf("url %q has no server: import the tool with --server", rawURL)
+	}
+	if len(rawQuery) > 0 {
+		if u.RawQuery != "" {
+			rawQuery = append([]string{u.RawQuery}, rawQuery...)
+		}
+		u.RawQuery = strings.Join(rawQuery, "&")
+	}
+	var body io.Reader
+	var n int64
+	ct := call.BodyContentType
+	if b, ok := input["body"]; ok && b != nil {
+		data, err := encodeBody(ct, b)
+		if err != nil {
+			return nil, 0, err
+		}
+		body, n = bytes.NewReader(data), int64(len(data))
+	}
+	req, err := http.NewRequestWithContext(ctx, call.Method, u.String(), body)
+	if err != nil {
+		return nil, 0, err
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if body != nil {
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	req.Header.Set("Accept", "application/json, */*;q=0.5")
+	req.Header.Set("User-Agent", "helix-tool")
+	return req, n, nil
+}
+
+// encodeBody writes the body in the operation's media type.
+func encodeBody(ct string, b any) ([]byte, error) {
+	switch {
+	case ct == "" || strings.Contains(ct, "json"):
+		return json.Marshal(b)
+	case ct == "application/x-www-form-urlencoded":
+		obj, ok := b.(map[string]any)
+		if !ok {
+			return nil, errors.New("a form body must be an object")
+		}
+		vals := url.Values{}
+		for k, v := range obj {
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					vals.Add(k, scalar(e))
+				}
+			default:
+				vals.Set(k, scalar(v))
+			}
+		}
+		return []byte(vals.Encode()), nil
+	case strings.HasPrefix(ct, "text/"):
+		s, ok := b.(string)
+		if !ok {
+			return nil, fmt.Errorf("a %s body must be a string", ct)
+		}
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("request bodies of type %s are not supported yet", ct)
+}
+
+// scalar renders a primitive as OpenAPI serializes it.
+func scalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// sortedKeys of an object, for a stable serialization.
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// simple is the simple style: a,b,c; objects k,v,k,v or, exploded, k=v,k=v.
+// escape percent-encodes the parts (path segments).
+func simple(v any, explode, escape bool) string {
+	enc := func(s string) string {
+		if escape {
+			return url.PathEscape(s)
+		}
+		return s
+	}
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = enc(scalar(e))
+		}
+		return strings.Join(parts, ",")
+	case map[string]any:
+		var parts []string
+		for _, k := range sortedKeys(x) {
+			if explode {
+				parts = append(parts, enc(k)+"="+enc(scalar(x[k])))
+			} else {
+				parts = append(parts, enc(k), enc(scalar(x[k])))
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	return enc(scalar(v))
+}
+
+// pathValue serializes a path parameter (simple, label or matrix style).
+func pathValue(p param, v any) string {
+	switch p.style {
+	case "label":
+		sep := ","
+		if p.explode {
+			sep = "."
+		}
+		return "." + strings.ReplaceAll(simple(v, p.explode, true), ",", sep)
+	case "matrix":
+		switch x := v.(type) {
+		case []any:
+			if p.explode {
+				var b strings.Builder
+				for _, e := range x {
+					b.WriteString(";" + p.name + "=" + url.PathEscape(scalar(e)))
+				}
+				return b.String()
+			}
+		case map[string]any:
+			if p.explode {
+				var b strings.Builder
+				for _, k := range sortedKeys(x) {
+					b.WriteString(";" + url.PathEscape(k) + "=" + url.PathEscape(scalar(x[k])))
+				}
+				return b.String()
+			}
+		}
+		return ";" + p.name + "=" + simple(v, false, true)
+	}
+	return simple(v, p.explode, true)
+}
+
+// queryValue serializes a query parameter as name=value pairs, already encoded.
+func queryValue(p param, v any) []string {
+	q := url.QueryEscape
+	name := q(p.name)
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = q(scalar(e))
+		}
+		if p.explode && p.style == "form" {
+			out := make([]string, len(parts))
+			for i, s := range parts {
+				out[i] = name + "=" + s
+			}
+			return out
+		}
+		sep := ","
+		switch p.style {
+		case "spaceDelimited":
+			sep = "%20"
+		case "pipeDelimited":
+			sep = "|"
+		}
+		return []string{name + "=" + strings.Join(parts, sep)}
+	case map[string]any:
+		var out []string
+		switch {
+		case p.style == "deepObject":
+			for _, k := range sortedKeys(x) {
+				out = append(out, name+"%5B"+q(k)+"%5D="+q(scalar(x[k])))
+			}
+		case p.explode:
+			for _, k := range sortedKeys(x) {
+				out = append(out, q(k)+"="+q(scalar(x[k])))
+			}
+		default:
+			var parts []string
+			for _, k := range sortedKeys(x) {
+				parts = append(parts, q(k), q(scalar(x[k])))
+			}
+			out = append(out, name+"="+strings.Join(parts, ","))
+		}
+		return out
+	}
+	return []string{name + "=" + q(scalar(v))}
+}

@@ -1,0 +1,42 @@
+package toolexec
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/skill"
+)
+
+// Skills runs skill tools in the skill sandbox, with the tool manifest's
+// timeout and memory as the caller's limits (the lowest of these, the
+// operator's and the skill's own wins). The sandbox writes its own
+// skill_executions row as well.
+type Skills struct {
+	X *skill.Executor
+	Q db.Querier
+}
+
+// RunSkill implements SkillRunner.
+func (s *Skills) RunSkill(ctx context.Context, ref string, input []byte, userID string, lim manifest.Limits) (*Result, error) {
+	r, err := skill.ParseRef(ref)
+	if err != nil {
+		return nil, &RuntimeError{Msg: "skill entrypoint " + ref + ": " + err.Error()}
+	}
+	sk, err := skill.Get(ctx, s.Q, r)
+	if err != nil {
+		return nil, &RuntimeError{Msg: "skill entrypoint: " + err.Error()}
+	}
+	sl := skill.Limits{Timeout: time.Duration(lim.TimeoutMS) * time.Millisecond, MemoryBytes: lim.MemoryBytes}
+	res, err := s.X.Exec(ctx, s.Q, sk, skill.ExecOptions{Input: input, UserID: userID, Limits: sl})
+	if err != nil {
+		return nil, err
+	}
+	out := res.Output
+	if out == nil {
+		out = json.RawMessage("null")
+	}
+	return &Result{Status: string(res.Status), Output: out, Error: res.Error, BytesReceived: int64(len(res.Output))}, nil
+}

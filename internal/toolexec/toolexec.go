@@ -1,0 +1,257 @@
+// Package toolexec runs approved tools inside the permissions they were
+// approved with (HTTP operations, sandboxed skills, containers) and audits
+// every execution in tool_executions.
+package toolexec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/manifest"
+)
+
+// Statuses of an execution.
+const (
+	StatusOK           = "ok"
+	StatusHTTPError    = "http_error"    // the service answered with a non-2xx status
+	StatusInvalidInput = "invalid_input" // nothing was sent
+	StatusRefused      = "refused"       // a permission stopped it: host, redirect, private address
+	StatusTooLarge     = "too_large"     // the response passed the size cap
+	StatusTimeout      = "timeout"
+	StatusUnavailable  = "unavailable" // the service could not be reached
+	StatusError        = "error"
+)
+
+// NotApprovedError is a tool version that exists but may not run.
+type NotApprovedError struct{ Ref, State string }
+
+func (e *NotApprovedError) Error() string {
+	return fmt.Sprintf("%s is %s: only an approved tool runs (review it with helix tool show, approve it with helix tool approve)", e.Ref, e.State)
+}
+
+// InputError is a tool input that does not match the tool's parameters.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// RuntimeError is a container tool without a usable container runtime, or a
+// tool whose credentials are not configured: the operator must act.
+type RuntimeError struct{ Msg string }
+
+func (e *RuntimeError) Error() string { return e.Msg }
+
+// Load returns the approved version of a tool: the given version, or the
+// approved one when version is "". Any other state is a NotApprovedError.
+func Load(ctx context.Context, q db.Querier, name, version string) (*manifest.Tool, error) {
+	if version == "" {
+		err := q.QueryRow(ctx, `SELECT version FROM tool_manifests WHERE name = $1 AND state = 'approved' ORDER BY id DESC LIMIT 1`, name).Scan(&version)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, err
+		}
+	}
+	t, err := manifest.Show(ctx, q, name, version)
+	if err != nil {
+		return nil, err
+	}
+	if t.State != manifest.Approved {
+		return nil, &NotApprovedError{Ref: t.Name + "@" + t.Version, State: t.State}
+	}
+	return t, nil
+}
+
+// Options are the inputs of one execution.
+type Options struct {
+	Input  []byte // the JSON document validated against the tool's parameters
+	UserID string // "" or a UUID
+	// CompositeExecutionID links the audit row to a composite run (0: none).
+	CompositeExecutionID int64
+}
+
+// Result is how an execution ended. A tool's failure is a Status with an
+// Error, never a Go error; err is for failing to run or record it at all.
+type Result struct {
+	ExecutionID   int64             `json:"execution_id,omitempty"`
+	Tool          string            `json:"tool"`
+	Version       string            `json:"version"`
+	Kind          string            `json:"kind"`
+	Status        string            `json:"status"`
+	HTTPStatus    int               `json:"http_status,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	ContentType   string            `json:"content_type,omitempty"`
+	Output        json.RawMessage   `json:"output"`
+	SchemaErrors  []string          `json:"response_schema_errors,omitempty"`
+	Error         string            `json:"error,omitempty"`
+	StartedAt     time.Time         `json:"started_at"`
+	DurationMS    float64           `json:"duration_ms"`
+	BytesSent     int64             `json:"bytes_sent"`
+	BytesReceived int64             `json:"bytes_received"`
+}
+
+// Runner runs tools. The zero value of each field is a safe default except
+// HTTP, which every HTTP tool needs.
+type Runner struct {
+	HTTP      *HTTPRunner
+	Skills    SkillRunner      // nil: skill tools fail with a RuntimeError
+	Container *ContainerRunner // nil: container tools fail with a RuntimeError
+	// ContainerErr says why Container is nil (FindRuntime's error), for the record.
+	ContainerErr error
+	Now          func() time.Time
+}
+
+// SkillRunner runs a tool whose entrypoint is a helix skill.
+type SkillRunner interface {
+	RunSkill(ctx context.Context, ref string, input []byte, userID string, lim manifest.Limits) (*Result, error)
+}
+
+// Kind is the entrypoint's kind: http, skill or container.
+func Kind(m *manifest.Manifest) string {
+	switch {
+	case m.Entrypoint.HTTP != nil:
+		return "http"
+	case m.Entrypoint.Container != nil:
+		return "container"
+	}
+	return "skill"
+}
+
+// Exec validates the input, runs the tool and records the execution. Input
+// that does not match the parameters is an InputError (nothing is sent) and
+// is recorded too.
+func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Options) (*Result, error) {
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	m := t.Manifest
+	res := &Result{Tool: t.Name, Version: t.Version, Kind: Kind(m), StartedAt: now()}
+	start := time.Now()
+	var runErr error
+	input, verr := validateInput(m.Parameters, o.Input)
+	switch {
+	case verr != nil:
+		res.Status, res.Error = StatusInvalidInput, verr.Error()
+		runErr = &InputError{Msg: fmt.Sprintf("input to %s@%s: %v", t.Name, t.Version, verr)}
+	case res.Kind == "http":
+		if r.HTTP == nil {
+			runErr = &RuntimeError{Msg: "no HTTP runner"}
+			break
+		}
+		runErr = r.HTTP.run(ctx, t, input, res)
+	case res.Kind == "skill":
+		if r.Skills == nil {
+			runErr = &RuntimeError{Msg: "skill tools need the skill sandbox"}
+			break
+		}
+		lim, _ := m.Permissions.Limits()
+		var sr *Result
+		if sr, runErr = r.Skills.RunSkill(ctx, m.Entrypoint.Skill, o.Input, o.UserID, lim); sr != nil {
+			res.Status, res.Output, res.Error, res.BytesReceived = sr.Status, sr.Output, sr.Error, sr.BytesReceived
+			if sr.Status == StatusOK && m.Returns != nil {
+				res.SchemaErrors = checkResponse(m.Returns, sr.Output)
+			}
+		}
+		res.BytesSent = int64(len(o.Input))
+	case res.Kind == "container":
+		if r.Container == nil {
+			runErr = &RuntimeError{Msg: "container tools need docker or podman"}
+			if r.ContainerErr != nil {
+				runErr = &RuntimeError{Msg: r.ContainerErr.Error()}
+			}
+			break
+		}
+		runErr = r.Container.run(ctx, t, o.Input, res)
+	}
+	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	var re *RuntimeError
+	if errors.As(runErr, &re) {
+		// Nothing ran: the operator has to configure something first.
+		res.Status, res.Error = StatusError, re.Msg
+	}
+	if res.Status == "" {
+		res.Status = StatusError
+		if runErr != nil {
+			res.Error = runErr.Error()
+		}
+	}
+	if res.Output == nil {
+		res.Output = json.RawMessage("null")
+	}
+	id, err := record(context.WithoutCancel(ctx), q, t, o, res)
+	if err != nil {
+		return res, fmt.Errorf("record execution of %s@%s: %w", t.Name, t.Version, err)
+	}
+	res.ExecutionID = id
+	return res, runErr
+}
+
+// validateInput checks input against the parameters schema and decodes it.
+func validateInput(params any, input []byte) (map[string]any, error) {
+	if len(strings.TrimSpace(string(input))) == 0 {
+		input = []byte("{}")
+	}
+	v, err := manifest.DecodeInput(input)
+	if err != nil {
+		return nil, fmt.Errorf("input is not JSON: %v", err)
+	}
+	ps, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	pv, err := manifest.DecodeInput(ps)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := manifest.Compile(pv)
+	if err != nil {
+		return nil, fmt.Errorf("the tool's parameters schema does not compile: %v", err)
+	}
+	if err := sch.Validate(v); err != nil {
+		return nil, errors.New(validationMessage(err))
+	}
+	obj, _ := v.(map[string]any)
+	return obj, nil
+}
+
+// record writes the audit row. The input is kept as its sha256 only.
+func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res *Result) (int64, error) {
+	var user *uuid.UUID
+	if o.UserID != "" {
+		u, err := uuid.Parse(o.UserID)
+		if err != nil {
+			return 0, err
+		}
+		user = &u
+	}
+	sum := sha256.Sum256(o.Input)
+	var comp *int64
+	if o.CompositeExecutionID != 0 {
+		comp = &o.CompositeExecutionID
+	}
+	var httpStatus *int
+	if res.HTTPStatus != 0 {
+		httpStatus = &res.HTTPStatus
+	}
+	var errText *string
+	if res.Error != "" {
+		errText = &res.Error
+	}
+	var id int64
+	err := q.QueryRow(ctx, `
+		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
+		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error)
+		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		RETURNING id`,
+		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText).Scan(&id)
+	return id, err
+}
