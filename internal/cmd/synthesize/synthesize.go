@@ -18,6 +18,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -39,6 +40,7 @@ type Options struct {
 	DryRun         bool
 	Concurrency    int
 	Seed           uint64
+	LockWait       time.Duration
 
 	user  uuid.UUID
 	since time.Time
@@ -96,6 +98,7 @@ EXAMPLES
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the patterns, write nothing")
 	fl.IntVar(&opts.Concurrency, "concurrency", 2, "users synthesized at once with --all-users")
 	fl.Uint64Var(&opts.Seed, "seed", d.Seed, "random seed (k-means, permutation tests)")
+	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
 	return cmd
 }
 
@@ -167,6 +170,7 @@ type UserResult struct {
 	Patterns []synthesis.Pattern `json:"patterns"`
 	Error    string              `json:"error,omitempty"`
 	err      error
+	skipped  bool
 }
 
 // Report is the command's JSON document.
@@ -177,26 +181,19 @@ type Report struct {
 	Users  []UserResult     `json:"users"`
 	Counts map[string]int   `json:"counts"`
 	Failed []UserResult     `json:"failed"`
+	// Skipped lists users another run was synthesizing (their lock was held).
+	Skipped []string `json:"skipped"`
 }
+
+// UserLock names the advisory lock one user's synthesis holds: a run for
+// user U (desktop, nightly or a worker's job) never overlaps another for U.
+func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }
 
 func synthesizeRun(ctx context.Context, opts *Options) error {
 	f := opts.F
-	log := f.Logger()
 	pool, err := f.DB(ctx)
 	if err != nil {
 		return err
-	}
-	if !opts.DryRun {
-		lock, err := db.TryLock(ctx, pool, "synthesize")
-		if db.IsLockHeld(err) { // still leave a record that this run was skipped
-			if run, rerr := db.StartRun(ctx, pool, "synthesize", map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers}, f.Now()); rerr == nil {
-				_ = run.Finish(ctx, pool, db.RunSkipped, map[string]int{}, err)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		defer func() { _ = lock.Release(ctx) }()
 	}
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
 	users := []uuid.UUID{opts.user}
@@ -205,33 +202,48 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}}
-	var run *db.JobRun
-	if !opts.DryRun {
-		jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers,
-			"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
-		if run, err = db.StartRun(ctx, pool, "synthesize", jobParams, f.Now()); err != nil {
-			return err
-		}
+	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}}
+	if opts.DryRun {
+		results := work(ctx, pool, opts, users, nil)
+		return report(ctx, opts, rep, users, results)
+	}
+	jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers,
+		"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
+	// --all-users holds the job's lock (one nightly run at a time) and each
+	// user's lock as it goes; --user-id holds only its user's, waiting up to
+	// --lock-wait for a nightly run that has that user in hand.
+	spec := jobrun.Spec{Job: "synthesize", Params: jobParams, Lock: "synthesize", RecordSkipped: true, Now: f.Now}
+	if !opts.AllUsers {
+		jobParams["user_id"] = opts.UserID
+		spec.Lock, spec.LockWait = UserLock(opts.user), opts.LockWait
+	}
+	return jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		rep.RunID = &run.ID
-	}
-	var bar *progress.Reporter
-	if opts.AllUsers {
-		mode := progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON())
-		bar = progress.New(opts.IO.ErrOut, mode, log, "synthesize", len(users))
-	}
-	results := work(ctx, pool, opts, users, run, bar)
-	bar.Finish()
+		var results []UserResult
+		if opts.AllUsers {
+			results = work(ctx, pool, opts, users, run)
+		} else {
+			results = []UserResult{one(ctx, run.Conn, opts, opts.user, run)}
+		}
+		err := report(ctx, opts, rep, users, results)
+		return rep.Counts, err
+	})
+}
 
+// report tallies the results, writes the output and returns the run's error.
+func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, results []UserResult) error {
 	counts := map[string]int{"users": len(users)}
 	var failed []string
 	for _, r := range results {
-		if r.Error != "" {
+		switch {
+		case r.skipped:
+			rep.Skipped = append(rep.Skipped, r.UserID.String())
+			continue
+		case r.Error != "":
 			rep.Failed = append(rep.Failed, r)
 			failed = append(failed, r.UserID.String()+": "+r.Error)
 			continue
-		}
-		if r.UserID == uuid.Nil {
+		case r.UserID == uuid.Nil:
 			continue // not reached: interrupted
 		}
 		rep.Users = append(rep.Users, r)
@@ -243,25 +255,17 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	}
 	counts["failed"] = len(failed)
 	counts["done"] = len(rep.Users)
+	counts["skipped"] = len(rep.Skipped)
 	rep.Counts = counts
 
 	var runErr error
-	status := db.RunOK
 	switch {
 	case ctx.Err() != nil:
-		runErr, status = ctx.Err(), db.RunInterrupted
+		return ctx.Err()
 	case len(failed) > 0 && !opts.AllUsers:
-		runErr, status = fmt.Errorf("synthesize %s: %w", users[0], results[0].err), db.RunFailed
+		return fmt.Errorf("synthesize %s: %w", users[0], results[0].err)
 	case len(failed) > 0:
-		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
-	}
-	if run != nil {
-		if ferr := run.Finish(ctx, pool, status, counts, runErr); ferr != nil {
-			log.Error("record job run", "err", ferr)
-		}
-	}
-	if status == db.RunInterrupted || status == db.RunFailed {
-		return runErr
+		runErr = &cmdutil.PartialError{Failed: failed, Total: len(users)}
 	}
 	if perr := write(opts, rep); perr != nil {
 		return perr
@@ -270,14 +274,20 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 }
 
 // work synthesizes users with a bounded pool of workers; results keep the users' order.
-func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *db.JobRun, bar *progress.Reporter) []UserResult {
+func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *jobrun.Run) []UserResult {
+	var bar *progress.Reporter
+	if opts.AllUsers {
+		mode := progress.ChooseMode(opts.IO.IsStderrTTY(), opts.F.Global.JSON())
+		bar = progress.New(opts.IO.ErrOut, mode, opts.F.Logger(), "synthesize", len(users))
+	}
+	defer bar.Finish()
 	results := make([]UserResult, len(users))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(opts.Concurrency, max(len(users), 1)) {
 		wg.Go(func() {
 			for i := range jobs {
-				r := one(ctx, pool, opts, users[i], run)
+				r := lockedOne(ctx, pool, opts, users[i], run)
 				if ctx.Err() != nil && r.Error != "" {
 					continue // interrupted, not failed
 				}
@@ -297,32 +307,41 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	return results
 }
 
-func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, run *db.JobRun) UserResult {
+// lockedOne synthesizes one user of an --all-users run under the user's
+// lock; a user another run holds is skipped (reported, not failed).
+func lockedOne(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, run *jobrun.Run) UserResult {
+	if run == nil { // dry run: nothing is written, nothing to lock
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
+		}
+		defer conn.Release()
+		return one(ctx, conn, opts, user, nil)
+	}
+	lock, err := db.TryLock(ctx, pool, UserLock(user))
+	if db.IsLockHeld(err) {
+		return UserResult{UserID: user, skipped: true}
+	}
+	if err != nil {
+		return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
+	}
+	defer func() { _ = lock.Release(ctx) }()
+	return one(ctx, lock.Conn(), opts, user, run)
+}
+
+func one(ctx context.Context, q db.Querier, opts *Options, user uuid.UUID, run *jobrun.Run) UserResult {
 	r := UserResult{UserID: user, Patterns: []synthesis.Pattern{}}
-	fail := func(err error) UserResult {
+	var w *synthesis.Write
+	if run != nil {
+		w = &synthesis.Write{RunID: &run.ID, Now: opts.F.Now()}
+	}
+	n, ps, err := synthesis.User(ctx, q, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit}, opts.params(), w)
+	r.Memories = n
+	if err != nil {
 		r.Error, r.err = err.Error(), err
 		return r
 	}
-	ms, err := synthesis.Load(ctx, pool, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit})
-	if err != nil {
-		return fail(fmt.Errorf("read memories: %w", err))
-	}
-	r.Memories = len(ms)
-	ps, err := synthesis.Analyze(ctx, ms, opts.params())
-	if err != nil {
-		return fail(err)
-	}
 	r.Patterns = ps
-	if opts.DryRun {
-		return r
-	}
-	var runID *int64
-	if run != nil {
-		runID = &run.ID
-	}
-	if err := synthesis.Replace(ctx, pool, user, runID, opts.F.Now(), ps); err != nil {
-		return fail(fmt.Errorf("write synthesis: %w", err))
-	}
 	return r
 }
 
@@ -356,5 +375,8 @@ func write(opts *Options, rep *Report) error {
 	}
 	cmdutil.Fprintf(opts.IO.ErrOut, "%s %d patterns for %d of %d users from %d memories\n",
 		verb, rep.Counts["patterns"], rep.Counts["done"], rep.Counts["users"], rep.Counts["memories"])
+	if n := len(rep.Skipped); n > 0 {
+		cmdutil.Fprintf(opts.IO.ErrOut, "skipped %d users another run was synthesizing\n", n)
+	}
 	return nil
 }
