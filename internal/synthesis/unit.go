@@ -50,3 +50,7 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 	}
 	return len(ms), ps, nil
 }
+
+// UserLock names the advisory lock one user's synthesis holds: a run for
+// user U (desktop, nightly or a worker's job) never overlaps another for U.
+func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }

@@ -13,6 +13,7 @@ import (
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
+	jobsCmd "github.com/helixhq/helix/internal/cmd/jobs"
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
@@ -21,6 +22,7 @@ import (
 	toolCmd "github.com/helixhq/helix/internal/cmd/tool"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
+	workerCmd "github.com/helixhq/helix/internal/cmd/worker"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
 
@@ -65,6 +67,8 @@ the environment, which beats the file, which beats defaults.
 		voiceCmd.NewCmdVoice(f),
 		manifestCmd.NewCmdManifest(f),
 		toolCmd.NewCmdTool(f),
+		workerCmd.NewCmdWorker(f, nil),
+		jobsCmd.NewCmdJobs(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

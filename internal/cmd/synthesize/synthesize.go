@@ -20,6 +20,7 @@ import (
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -41,6 +42,7 @@ type Options struct {
 	Concurrency    int
 	Seed           uint64
 	LockWait       time.Duration
+	Enqueue        bool
 
 	user  uuid.UUID
 	since time.Time
@@ -72,6 +74,7 @@ k-distance curve.
 EXAMPLES
   helix synthesize --user-id 11111111-1111-4111-8111-111111111111
   helix synthesize --all-users --since 90d --concurrency 4
+  helix synthesize --all-users --enqueue        # then: helix worker
   helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
 
 ` + cmdutil.ExitStatusHelp,
@@ -98,6 +101,7 @@ EXAMPLES
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the patterns, write nothing")
 	fl.IntVar(&opts.Concurrency, "concurrency", 2, "users synthesized at once with --all-users")
 	fl.Uint64Var(&opts.Seed, "seed", d.Seed, "random seed (k-means, permutation tests)")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
 	return cmd
 }
@@ -110,6 +114,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("give --user-id UUID or --all-users")
 	case o.UserID != "" && o.AllUsers:
 		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
+	case o.Enqueue && o.DryRun:
+		return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
 	}
 	if o.UserID != "" {
 		u, err := uuid.Parse(o.UserID)
@@ -185,9 +191,8 @@ type Report struct {
 	Skipped []string `json:"skipped"`
 }
 
-// UserLock names the advisory lock one user's synthesis holds: a run for
-// user U (desktop, nightly or a worker's job) never overlaps another for U.
-func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }
+// UserLock is synthesis.UserLock.
+func UserLock(user uuid.UUID) string { return synthesis.UserLock(user) }
 
 func synthesizeRun(ctx context.Context, opts *Options) error {
 	f := opts.F
@@ -201,6 +206,9 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
 			return err
 		}
+	}
+	if opts.Enqueue {
+		return enqueue(ctx, opts, pool, users)
 	}
 	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}}
 	if opts.DryRun {
@@ -228,6 +236,28 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 		err := report(ctx, opts, rep, users, results)
 		return rep.Counts, err
 	})
+}
+
+// enqueue queues one synthesize job per user for `helix worker`; a user
+// whose job is still pending or running is not queued twice.
+func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uuid.UUID) error {
+	client, err := queue.NewInsertClient(pool)
+	if err != nil {
+		return err
+	}
+	args := make([]queue.SynthesizeArgs, len(users))
+	for i, u := range users {
+		args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+	}
+	res, err := queue.Enqueue(ctx, client, args)
+	if err != nil {
+		return err
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "enqueued %d %s jobs on queue %s (%d already queued)\n", res.Enqueued, res.Kind, res.Queue, res.Duplicates)
+	return err
 }
 
 // report tallies the results, writes the output and returns the run's error.
