@@ -157,6 +157,18 @@ func startOn(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, spec S
 	return r, nil
 }
 
+// OKTx records the run as ok inside tx, the transaction that commits the
+// run's results: a process killed after that commit leaves no 'running' row
+// for work that was in fact done. The envelope's own finish rewrites it later.
+func (r *Run) OKTx(ctx context.Context, tx db.Querier, counts any) error {
+	c, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE job_runs SET finished_at = clock_timestamp(), status = 'ok', counts = $2 WHERE id = $1`, r.ID, c)
+	return err
+}
+
 // finish records the outcome and gives the run lock back. It runs even when
 // ctx was cancelled, so an interrupted job is marked as such.
 func (r *Run) finish(ctx context.Context, status string, counts any, jobErr error) error {

@@ -74,12 +74,16 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	params := map[string]any{"user_id": a.UserID, "params": a.Params, "river_job_id": job.ID, "attempt": job.Attempt}
 	err := jobrun.Do(ctx, w.Pool, jobrun.Spec{Job: "synthesize", Params: params, Lock: synthesis.UserLock(a.UserID), NoReap: true, Now: now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
+			counts := map[string]int{"users": 1, "done": 1}
 			write := &synthesis.Write{RunID: &run.ID, Now: now(), Complete: func(ctx context.Context, tx pgx.Tx) error {
-				_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-				return err
+				if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+					return err
+				}
+				return run.OKTx(ctx, tx, counts)
 			}}
 			n, ps, err := synthesis.User(ctx, run.Conn, a.UserID, synthesis.Filter{Since: a.Since, Limit: a.Limit}, a.Params, write)
-			return map[string]int{"users": 1, "done": 1, "memories": n, "patterns": len(ps)}, err
+			counts["memories"], counts["patterns"] = n, len(ps)
+			return counts, err
 		})
 	if db.IsLockHeld(err) {
 		return river.JobSnooze(5 * time.Second)
