@@ -7,16 +7,16 @@
 -- decayed_at: the instant the stored retention was computed for.
 -- forgotten: retention fell below --forget-below; flagged, never deleted.
 ALTER TABLE memories
-    ADD COLUMN reviewed_at timestamptz,
-    ADD COLUMN decayed_at  timestamptz,
-    ADD COLUMN forgotten   boolean NOT NULL DEFAULT false;
+    ADD COLUMN IF NOT EXISTS reviewed_at timestamptz,
+    ADD COLUMN IF NOT EXISTS decayed_at  timestamptz,
+    ADD COLUMN IF NOT EXISTS forgotten   boolean NOT NULL DEFAULT false;
 
 -- stability: optional per-row override of the layer model's parameter (hours).
 ALTER TABLE psychology_layers
-    ADD COLUMN stability  double precision CHECK (stability > 0),
-    ADD COLUMN retention  double precision CHECK (retention BETWEEN 0 AND 1),
-    ADD COLUMN decayed_at timestamptz,
-    ADD COLUMN forgotten  boolean NOT NULL DEFAULT false;
+    ADD COLUMN IF NOT EXISTS stability  double precision CHECK (stability > 0),
+    ADD COLUMN IF NOT EXISTS retention  double precision CHECK (retention BETWEEN 0 AND 1),
+    ADD COLUMN IF NOT EXISTS decayed_at timestamptz,
+    ADD COLUMN IF NOT EXISTS forgotten  boolean NOT NULL DEFAULT false;
 
 -- One row per scope ('all' or a user id) while a run is unfinished: the table
 -- it is in and the last key whose chunk committed.

@@ -1,7 +1,9 @@
 -- +goose Up
 -- Skills are untrusted programs (WebAssembly or JavaScript) that helix runs in a
 -- sandbox; skill_executions audits every run, including refused inputs.
-CREATE TABLE skills (
+-- The registry is helix_skills: the platform has a skills table of its own
+-- (uuid id, wasm_bytecode) that helix only reads (helix skill exec UUID).
+CREATE TABLE helix_skills (
     id            bigserial PRIMARY KEY,
     name          text NOT NULL CHECK (name ~ '^[a-z0-9][a-z0-9._-]*$'),
     version       text NOT NULL CHECK (version <> '' AND version !~ '[@[:space:]]'),
@@ -17,12 +19,12 @@ CREATE TABLE skills (
     created_at    timestamptz NOT NULL DEFAULT now(),
     UNIQUE (name, version)
 );
-CREATE INDEX skills_name_created_idx ON skills (name, created_at DESC, id DESC);
+CREATE INDEX helix_skills_name_created_idx ON helix_skills (name, created_at DESC, id DESC);
 
 CREATE TABLE skill_executions (
     id                     bigserial PRIMARY KEY,
     -- NULL for a skill run from a file rather than from the registry
-    skill_id               bigint REFERENCES skills (id) ON DELETE SET NULL,
+    skill_id               bigint REFERENCES helix_skills (id) ON DELETE SET NULL,
     skill_name             text NOT NULL,
     skill_version          text,
     skill_sha256           text NOT NULL,
@@ -45,4 +47,4 @@ CREATE INDEX skill_executions_composite_idx ON skill_executions (composite_execu
 
 -- +goose Down
 DROP TABLE skill_executions;
-DROP TABLE skills;
+DROP TABLE helix_skills;

@@ -1,6 +1,7 @@
 -- +goose Up
 -- Composite skills (issue 6): stored workflow definitions and the record of every run.
-CREATE TABLE composite_skills (
+-- helix_composite_skills, not composite_skills: that name is the platform's own table.
+CREATE TABLE helix_composite_skills (
     id          bigserial PRIMARY KEY,
     name        text NOT NULL,
     version     text NOT NULL,
@@ -13,7 +14,7 @@ CREATE TABLE composite_skills (
 CREATE TABLE composite_skill_executions (
     id                  bigserial PRIMARY KEY,
     -- NULL when the workflow ran from a file rather than from the registry.
-    composite_skill_id  bigint REFERENCES composite_skills (id) ON DELETE SET NULL,
+    composite_skill_id  bigint REFERENCES helix_composite_skills (id) ON DELETE SET NULL,
     name                text NOT NULL,
     version             text NOT NULL,
     sha256              text NOT NULL,
@@ -39,4 +40,4 @@ ALTER TABLE skill_executions
 -- +goose Down
 ALTER TABLE skill_executions DROP CONSTRAINT skill_executions_composite_execution_fk;
 DROP TABLE composite_skill_executions;
-DROP TABLE composite_skills;
+DROP TABLE helix_composite_skills;

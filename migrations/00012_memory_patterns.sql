@@ -15,13 +15,22 @@ BEGIN
             evidence     text[] NOT NULL DEFAULT '{}',
             created_at   timestamptz NOT NULL DEFAULT now()
         );
-        CREATE INDEX memory_patterns_user_type_idx ON memory_patterns (user_id, pattern_type);
         PERFORM helix_secure_table('memory_patterns', 'user_id');
     END IF;
 END
 $$;
 -- +goose StatementEnd
+CREATE INDEX IF NOT EXISTS memory_patterns_user_type_idx ON memory_patterns (user_id, pattern_type);
 
 -- +goose Down
--- A platform table: never dropped by helix.
-SELECT 1;
+DROP INDEX IF EXISTS memory_patterns_user_type_idx;
+-- +goose StatementBegin
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM helix_tables WHERE name = 'memory_patterns') THEN
+        DROP TABLE memory_patterns;
+        DELETE FROM helix_tables WHERE name = 'memory_patterns';
+    END IF;
+END
+$$;
+-- +goose StatementEnd

@@ -34,7 +34,7 @@ type Stored struct {
 func Save(ctx context.Context, q db.Querier, d *Definition) (Stored, error) {
 	s := Stored{Name: d.Name, Version: d.Version, SHA256: d.SHA256}
 	err := q.QueryRow(ctx, `
-		INSERT INTO composite_skills (name, version, definition, sha256) VALUES ($1, $2, $3, $4)
+		INSERT INTO helix_composite_skills (name, version, definition, sha256) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (name, version) DO NOTHING RETURNING id`,
 		d.Name, d.Version, d.JSON, d.SHA256).Scan(&s.ID)
 	if err == nil {
@@ -45,7 +45,7 @@ func Save(ctx context.Context, q db.Querier, d *Definition) (Stored, error) {
 		return s, err
 	}
 	var sum string
-	if err := q.QueryRow(ctx, `SELECT id, sha256 FROM composite_skills WHERE name = $1 AND version = $2`,
+	if err := q.QueryRow(ctx, `SELECT id, sha256 FROM helix_composite_skills WHERE name = $1 AND version = $2`,
 		d.Name, d.Version).Scan(&s.ID, &sum); err != nil {
 		return s, err
 	}
@@ -64,7 +64,7 @@ func Load(ctx context.Context, q db.Querier, ref string) (*Definition, int64, er
 		v   string
 	)
 	err := q.QueryRow(ctx, `
-		SELECT id, version, definition FROM composite_skills
+		SELECT id, version, definition FROM helix_composite_skills
 		WHERE name = $1 AND ($2 = '' OR version = $2)
 		ORDER BY created_at DESC, id DESC LIMIT 1`, name, version).Scan(&id, &v, &raw)
 	if errors.Is(err, pgx.ErrNoRows) {

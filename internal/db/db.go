@@ -55,6 +55,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 	}
 	setDefault("application_name", o.AppName)
+	// The platform writes some instants as timestamp without time zone, in
+	// UTC (Supabase's default): read and compare them as UTC whatever the
+	// server's or the role's TimeZone is.
+	setDefault("TimeZone", "UTC")
 	if o.StatementTimeout > 0 {
 		setDefault("statement_timeout", fmt.Sprint(o.StatementTimeout.Milliseconds()))
 	}

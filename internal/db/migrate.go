@@ -27,13 +27,14 @@ import (
 type Migrator struct {
 	db    *sql.DB
 	p     *goose.Provider
+	fsys  fs.FS
 	river *rivermigrate.Migrator[pgx.Tx]
 	pool  *pgxpool.Pool
 }
 
 // NewMigrator builds a migrator over pool. Close it when done.
 func NewMigrator(pool *pgxpool.Pool) (*Migrator, error) {
-	m, err := newMigrator(stdlib.OpenDBFromPool(pool), migrations.FS)
+	m, err := NewMigratorFS(pool, migrations.FS)
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +111,22 @@ func (m *Migrator) riverDownAll(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("river migrations: %w", err)
 	}
+	// helix_secure_table recorded River's tables among helix's; they are gone.
+	if _, err := m.pool.Exec(ctx, `DO $$ BEGIN
+		IF to_regclass('helix_tables') IS NOT NULL THEN DELETE FROM helix_tables WHERE name LIKE 'river\_%'; END IF; END $$`); err != nil {
+		return nil, err
+	}
 	var v []int64
 	for _, mv := range res.Versions {
 		v = append(v, riverVersionBase+int64(mv.Version))
 	}
 	return v, nil
+}
+
+// NewMigratorFS builds a migrator over pool for the migrations in fsys (tests
+// replay the migrations an earlier helix shipped); River's are not included.
+func NewMigratorFS(pool *pgxpool.Pool, fsys fs.FS) (*Migrator, error) {
+	return newMigrator(stdlib.OpenDBFromPool(pool), fsys)
 }
 
 func newMigrator(sqlDB *sql.DB, fsys fs.FS) (*Migrator, error) {
@@ -127,7 +139,7 @@ func newMigrator(sqlDB *sql.DB, fsys fs.FS) (*Migrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	return &Migrator{db: sqlDB, p: p}, nil
+	return &Migrator{db: sqlDB, p: p, fsys: fsys}, nil
 }
 
 // MigrationStatus is one migration and whether it is applied.
@@ -239,6 +251,72 @@ func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
 		out = append(out, ms)
 	}
 	return out, nil
+}
+
+// PlannedMigration is a pending migration and the SQL its Up section runs.
+type PlannedMigration struct {
+	Version int64  `json:"version"`
+	Name    string `json:"name"`
+	SQL     string `json:"sql"`
+}
+
+// Plan returns the pending migrations, in the order Up would apply them, with
+// the SQL each would run; it changes nothing.
+func (m *Migrator) Plan(ctx context.Context) ([]PlannedMigration, error) {
+	st, err := m.p.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var plan []PlannedMigration
+	for _, s := range st {
+		if s.State == goose.StateApplied {
+			continue
+		}
+		b, err := fs.ReadFile(m.fsys, baseName(s.Source.Path))
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, PlannedMigration{Version: s.Source.Version, Name: baseName(s.Source.Path), SQL: upSection(string(b))})
+	}
+	if m.river == nil {
+		return plan, nil
+	}
+	st2, err := m.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range st2 {
+		rv, ok := IsRiver(s.Version)
+		if !ok || s.Applied {
+			continue
+		}
+		mg, err := m.river.GetVersion(rv)
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, PlannedMigration{Version: s.Version, Name: s.Name, SQL: strings.TrimSpace(mg.SQLUp) + "\n"})
+	}
+	if len(st2) > 0 {
+		for _, p := range plan {
+			if _, ok := IsRiver(p.Version); ok {
+				plan = append(plan, PlannedMigration{Version: 0, Name: "secure River's tables",
+					SQL: "SELECT helix_secure_table(t, NULL) -- for every river_* table\n"})
+				break
+			}
+		}
+	}
+	return plan, nil
+}
+
+// upSection is the part of a goose SQL file between "-- +goose Up" and "-- +goose Down".
+func upSection(s string) string {
+	if i := strings.Index(s, "-- +goose Up"); i >= 0 {
+		s = s[i+len("-- +goose Up"):]
+	}
+	if i := strings.Index(s, "-- +goose Down"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s) + "\n"
 }
 
 // Pending counts migrations not yet applied.

@@ -40,14 +40,17 @@ type Options struct {
 
 // Result is what a run did.
 type Result struct {
-	RunID       int64     `json:"run_id"`
-	At          time.Time `json:"at"`
-	Memories    int64     `json:"memories"`
-	Layers      int64     `json:"layers"`
-	Forgotten   int64     `json:"forgotten"` // flagged below --forget-below by this run
-	Chunks      int       `json:"chunks"`
-	ResumedFrom string    `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
-	Seconds     float64   `json:"seconds"`
+	RunID     int64     `json:"run_id"`
+	At        time.Time `json:"at"`
+	Memories  int64     `json:"memories"`
+	Layers    int64     `json:"layers"`
+	Forgotten int64     `json:"forgotten"` // flagged below --forget-below by this run
+	// Skipped memories carry a type the platform's CHECK no longer allows (an
+	// old app wrote them): any UPDATE of such a row fails, so decay leaves them.
+	Skipped     int64   `json:"skipped,omitempty"`
+	Chunks      int     `json:"chunks"`
+	ResumedFrom string  `json:"resumed_from,omitempty"` // "memories:<id>" when an interrupted run was continued
+	Seconds     float64 `json:"seconds"`
 }
 
 // ErrTickDone is returned when the scheduled tick already ran elsewhere.
@@ -170,12 +173,18 @@ const (
 )
 
 // phase is one table's chunked update: set is the SET list, args its
-// parameters from $6 on ($1 lo, $2 hi, $3 user id, $4 at, $5 forget-below are fixed).
+// parameters from $6 on ($1 lo, $2 hi, $3 user id, $4 at, $5 forget-below are
+// fixed), and only rows matching where are updated (the rest are counted as skipped).
 type phase struct {
 	table string
 	set   string
+	where string
 	args  []any
 }
+
+// knownType is the platform's CHECK on memories.type: a row outside it
+// cannot be updated at all.
+const knownType = `(type IS NULL OR type IN ('episodic', 'semantic', 'procedural'))`
 
 func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, ph phase, lo *string, res *Result) error {
 	const userFilter = ` AND ($3::uuid IS NULL OR user_id = $3::uuid)`
@@ -183,9 +192,15 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 		return fmt.Sprintf(`SELECT id::text FROM (SELECT id FROM %s WHERE id %s $1::uuid%s ORDER BY id LIMIT $2) s ORDER BY id DESC LIMIT 1`,
 			ph.table, op, userFilter)
 	}
+	where := ph.where
+	if where == "" {
+		where = "true"
+	}
 	update := func(op string) string {
-		return fmt.Sprintf(`WITH u AS (UPDATE %s SET %s WHERE id %s $1::uuid AND id <= $2::uuid%s RETURNING forgotten)
-			SELECT count(*), count(*) FILTER (WHERE forgotten) FROM u`, ph.table, ph.set, op, userFilter)
+		rng := fmt.Sprintf(`id %s $1::uuid AND id <= $2::uuid%s`, op, userFilter)
+		return fmt.Sprintf(`WITH u AS (UPDATE %[1]s SET %[2]s WHERE %[3]s AND %[4]s RETURNING forgotten)
+			SELECT count(*), count(*) FILTER (WHERE forgotten),
+			       (SELECT count(*) FROM %[1]s WHERE %[3]s AND NOT %[4]s) FROM u`, ph.table, ph.set, rng, where)
 	}
 	// The first chunk includes its lower bound (the nil uuid); a resumed one starts after its checkpoint.
 	op, from := ">=", "00000000-0000-0000-0000-000000000000"
@@ -210,10 +225,10 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 			}
 			return fmt.Errorf("%s: find chunk after %s: %w", ph.table, from, err)
 		}
-		var n, forgotten int64
+		var n, forgotten, skipped int64
 		err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
 			args := append([]any{from, hi, user, o.At, forgetBelow}, ph.args...)
-			if err := tx.QueryRow(ctx, update(op), args...).Scan(&n, &forgotten); err != nil {
+			if err := tx.QueryRow(ctx, update(op), args...).Scan(&n, &forgotten, &skipped); err != nil {
 				return err
 			}
 			_, err := tx.Exec(ctx, `UPDATE decay_progress SET last_id = $2, updated_at = now() WHERE scope = $1`, scope, hi)
@@ -226,6 +241,7 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 			return fmt.Errorf("%s: chunk (%s, %s]: %w", ph.table, from, hi, err)
 		}
 		res.Chunks++
+		res.Skipped += skipped
 		if forgetBelow != nil {
 			res.Forgotten += forgotten
 		}
@@ -254,7 +270,7 @@ func memoriesPhase(o Options) phase {
 	set := fmt.Sprintf(`stability = %s, difficulty = coalesce(difficulty, $12::float8),
 		reviewed_at = CASE WHEN %s THEN last_accessed ELSE reviewed_at END,
 		retention = %s, decayed_at = $4::timestamptz, %s`, s, isNewAccess, rt, forgetSet(rt))
-	return phase{table: phaseMemories, set: set, args: []any{
+	return phase{table: phaseMemories, set: set, where: knownType, args: []any{
 		p.Decay, FSRSFactor(p.Decay), math.Exp(p.W8), p.W9, p.W10, p.InitialStability, p.InitialDifficulty,
 	}}
 }

@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -60,18 +62,67 @@ func URL(t testing.TB) string {
 	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tplName)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), ServerURL())
-		if err != nil {
-			t.Logf("pgtest: drop %s: %v", name, err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
-			t.Logf("pgtest: drop %s: %v", name, err)
-		}
-	})
+	t.Cleanup(func() { drop(t, name) })
 	return withDatabase(ServerURL(), name)
+}
+
+// Empty creates a fresh database with nothing in it (not migrated), drops it
+// when t ends, and returns its URL.
+func Empty(t testing.TB) string {
+	t.Helper()
+	admin, err := pgx.Connect(context.Background(), ServerURL())
+	if err != nil {
+		t.Fatalf("pgtest: connect %s: %v\n(make test starts a server: scripts/pg-up.sh prints its URL; export HELIX_TEST_DATABASE_URL)", redacted(ServerURL()), err)
+	}
+	defer admin.Close(context.Background())
+	name := "helix_test_" + randomSuffix()
+	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() { drop(t, name) })
+	return withDatabase(ServerURL(), name)
+}
+
+// Platform creates a fresh database shaped like the platform's Supabase
+// project before helix is installed (testdata/platform/supabase.sql: Supabase's
+// roles, auth schema and default privileges, the platform's tables with rows),
+// not migrated, and returns its URL.
+func Platform(t testing.TB) string {
+	t.Helper()
+	u := Empty(t)
+	_, file, _, _ := runtime.Caller(0)
+	sql, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "testdata", "platform", "supabase.sql"))
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	defer conn.Close(ctx)
+	// Roles are cluster-wide: fixtures in parallel test binaries create them once.
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", db.LockKey("pgtest-platform-roles")); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	_, err = conn.Exec(ctx, string(sql))
+	_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", db.LockKey("pgtest-platform-roles"))
+	if err != nil {
+		t.Fatalf("pgtest: platform fixture: %v", err)
+	}
+	return u
+}
+
+func drop(t testing.TB, name string) {
+	c, err := pgx.Connect(context.Background(), ServerURL())
+	if err != nil {
+		t.Logf("pgtest: drop %s: %v", name, err)
+		return
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
+		t.Logf("pgtest: drop %s: %v", name, err)
+	}
 }
 
 // New returns a pool on a fresh, migrated database, closed and dropped when t ends.

@@ -30,7 +30,7 @@ func (e *Executor) Resolve(ctx context.Context, q db.Querier, nameOrFile string)
 			s.Code = code
 			return s, nil
 		}
-		err = q.QueryRow(ctx, `SELECT code FROM skills WHERE id = $1`, s.ID).Scan(&s.Code)
+		err = q.QueryRow(ctx, `SELECT code FROM helix_skills WHERE id = $1`, s.ID).Scan(&s.Code)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, notFound(r)
 		} else if err != nil {

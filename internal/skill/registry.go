@@ -2,6 +2,8 @@ package skill
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
@@ -82,7 +85,7 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 			params = string(s.Params)
 		}
 		err = tx.QueryRow(ctx, `
-INSERT INTO skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes)
+INSERT INTO helix_skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes)
 VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
 RETURNING id, created_at`,
 			s.Name, s.Version, string(s.Engine), s.Code, s.SHA256, params, s.Capabilities,
@@ -103,7 +106,7 @@ RETURNING id, created_at`,
 func nextVersion(ctx context.Context, q db.Querier, name string) (string, error) {
 	var n int64
 	err := q.QueryRow(ctx, `
-SELECT coalesce(max(version::bigint), 0) FROM skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$'`, name).Scan(&n)
+SELECT coalesce(max(version::bigint), 0) FROM helix_skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$'`, name).Scan(&n)
 	return strconv.FormatInt(n+1, 10), err
 }
 
@@ -148,9 +151,9 @@ func getMeta(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 func get(ctx context.Context, q db.Querier, r Ref, columns string) (*Skill, error) {
 	var row pgx.Row
 	if r.Version == "" {
-		row = q.QueryRow(ctx, `SELECT `+columns+` FROM skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
+		row = q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
 	} else {
-		row = q.QueryRow(ctx, `SELECT `+columns+` FROM skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
+		row = q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
 	}
 	s, err := scanSkill(row)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -163,8 +166,9 @@ func notFound(r Ref) error {
 	return fmt.Errorf("%w: %s (list stored skills with helix skill list)", ErrNotFound, r)
 }
 
-// Resolve loads a skill from a file path when one exists there, else from
-// the registry by NAME[@VERSION].
+// Resolve loads a skill from a file path when one exists there, else, for a
+// uuid, the platform's own skills row (its wasm_bytecode), else from helix's
+// registry by NAME[@VERSION].
 func Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, error) {
 	return resolve(ctx, q, nameOrFile, Get)
 }
@@ -177,11 +181,45 @@ func resolve(ctx context.Context, q db.Querier, nameOrFile string, get func(cont
 		}
 		return s, nil
 	}
+	if id, err := uuid.Parse(nameOrFile); err == nil {
+		return platformSkill(ctx, q, id)
+	}
 	r, err := ParseRef(nameOrFile)
 	if err != nil {
 		return nil, usage(fmt.Errorf("%q is neither a file nor a skill name: %w", nameOrFile, err))
 	}
 	return get(ctx, q, r)
+}
+
+// platformSkill loads a row of the platform's skills table: WebAssembly in
+// wasm_bytecode, run with no capabilities and the default limits (the row
+// declares none helix can trust).
+func platformSkill(ctx context.Context, q db.Querier, id uuid.UUID) (*Skill, error) {
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('public.skills') IS NOT NULL`).Scan(&exists); err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("%w: %s (this database has no platform skills table; helix's own skills run by NAME[@VERSION])", ErrNotFound, id)
+	}
+	var code []byte
+	var created *time.Time
+	err := q.QueryRow(ctx, `SELECT wasm_bytecode, created_at::timestamptz FROM skills WHERE id = $1`, id).Scan(&code, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: platform skill %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(code) == 0 {
+		return nil, usage(fmt.Errorf("platform skill %s has no wasm_bytecode", id))
+	}
+	sum := sha256.Sum256(code)
+	s := &Skill{Name: "skills/" + id.String(), Engine: EngineWasm, Code: code, SHA256: hex.EncodeToString(sum[:])}
+	if created != nil {
+		s.CreatedAt = *created
+	}
+	return s, nil
 }
 
 // Summary is one row of List.
@@ -203,7 +241,7 @@ func List(ctx context.Context, q db.Querier, all bool) ([]Summary, error) {
 SELECT name, version, engine, sha256, length(code), capabilities, params IS NOT NULL, created_at,
        count(*) OVER (PARTITION BY name)::int,
        row_number() OVER (PARTITION BY name ORDER BY created_at DESC, id DESC) AS rn
-FROM skills ORDER BY name, created_at DESC, id DESC`)
+FROM helix_skills ORDER BY name, created_at DESC, id DESC`)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,9 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	if limit != nil {
 		n = min(n, *limit)
 	}
-	rows, err := q.Query(ctx, `SELECT id, content, embedding::real[], emotional_valence, created_at FROM (
+	// The platform's content and valence are nullable: a memory without text
+	// still counts in time patterns and clusters by its embedding.
+	rows, err := q.Query(ctx, `SELECT id, coalesce(content, ''), embedding::real[], emotional_valence::float8, created_at FROM (
 			SELECT * FROM memories WHERE user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
 			ORDER BY created_at DESC, id DESC LIMIT $3) m
 		ORDER BY created_at, id`, user, since(f), limit)
@@ -61,13 +63,8 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	var arena, emb []float32
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Memory, error) {
 		var m Memory
-		var v *float32
-		if err := r.Scan(&m.ID, &m.Content, &emb, &v, &m.CreatedAt); err != nil {
+		if err := r.Scan(&m.ID, &m.Content, &emb, &m.Valence, &m.CreatedAt); err != nil {
 			return m, err
-		}
-		if v != nil {
-			x := float64(*v)
-			m.Valence = &x
 		}
 		d := len(emb)
 		switch {
@@ -87,16 +84,21 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	})
 }
 
-// Replace swaps the user's previous synthesis for patterns in one
-// transaction: a failure or cancellation at any point leaves the previous rows.
+// Generator marks the memory_synthesis rows helix writes. Other writers (the
+// platform's own LLM synthesis) insert rows there too; helix replaces only its own.
+const Generator = "helix"
+
+// Replace swaps the user's previous helix synthesis for patterns in one
+// transaction: a failure or cancellation at any point leaves the previous rows,
+// and rows another writer inserted are never touched.
 func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, now time.Time, patterns []Pattern) error {
 	return db.InTx(ctx, q, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1`, user); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1 AND generator = $2`, user, Generator); err != nil {
 			return err
 		}
 		i := 0
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
-			[]string{"user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id"},
+			[]string{"user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
 			pgx.CopyFromFunc(func() ([]any, error) {
 				if i == len(patterns) {
 					return nil, nil
@@ -110,7 +112,7 @@ func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, no
 				if err != nil {
 					return nil, err
 				}
-				return []any{user, p.Type, p.MemoryIDs, p.Content, float32(p.Confidence), now, p.Fingerprint, ev, runID}, nil
+				return []any{user, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
 			}))
 		return err
 	})

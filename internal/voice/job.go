@@ -49,7 +49,7 @@ const (
 type FileResult struct {
 	File       string   `json:"file"`
 	Status     string   `json:"status"`
-	ID         int64    `json:"id,omitempty"`
+	ID         string   `json:"id,omitempty"`
 	Format     Format   `json:"format,omitempty"`
 	Duration   float64  `json:"duration_seconds,omitempty"`
 	Transcript string   `json:"transcript,omitempty"`
@@ -102,8 +102,8 @@ func transcribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 		if err != nil {
 			return fail(dbKind(err), err)
 		}
-		if id != 0 {
-			r.Status, r.ID = StatusDuplicate, id
+		if id != uuid.Nil {
+			r.Status, r.ID = StatusDuplicate, id.String()
 			return r
 		}
 	}
@@ -142,7 +142,7 @@ func transcribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	if err != nil {
 		return fail(dbKind(err), fmt.Errorf("store %s: %w", path, err))
 	}
-	r.Status, r.ID = StatusTranscribed, rec.ID
+	r.Status, r.ID = StatusTranscribed, rec.ID.String()
 	if !stored {
 		r.Status = StatusDuplicate
 	}

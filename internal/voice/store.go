@@ -15,7 +15,7 @@ import (
 
 // Recording is one row of voice_recordings.
 type Recording struct {
-	ID         int64
+	ID         uuid.UUID
 	UserID     uuid.UUID
 	SourceName string
 	Format     Format
@@ -30,12 +30,12 @@ type Recording struct {
 	CreatedAt  time.Time
 }
 
-// Existing returns the id of the user's recording with this sha256, or 0.
-func Existing(ctx context.Context, q db.Querier, user uuid.UUID, sum []byte) (int64, error) {
-	var id int64
+// Existing returns the id of the user's recording with this sha256, or uuid.Nil.
+func Existing(ctx context.Context, q db.Querier, user uuid.UUID, sum []byte) (uuid.UUID, error) {
+	var id uuid.UUID
 	err := q.QueryRow(ctx, `SELECT id FROM voice_recordings WHERE user_id = $1 AND sha256 = $2`, user, sum).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+		return uuid.Nil, nil
 	}
 	return id, err
 }
@@ -58,14 +58,14 @@ func Save(ctx context.Context, q db.Querier, r *Recording, replace bool) (bool, 
 	if replace {
 		conflict = `DO UPDATE SET source_name = EXCLUDED.source_name, format = EXCLUDED.format,
 			duration_seconds = EXCLUDED.duration_seconds, sample_rate = EXCLUDED.sample_rate,
-			channels = EXCLUDED.channels, audio = EXCLUDED.audio, transcript = EXCLUDED.transcript,
+			channels = EXCLUDED.channels, audio_data = EXCLUDED.audio_data, transcript = EXCLUDED.transcript,
 			confidence = EXCLUDED.confidence, language = EXCLUDED.language, words = EXCLUDED.words,
 			utterances = EXCLUDED.utterances, provider = EXCLUDED.provider, model = EXCLUDED.model,
 			request_id = EXCLUDED.request_id, created_at = EXCLUDED.created_at`
 	}
 	t := r.Transcript
 	err = q.QueryRow(ctx, `INSERT INTO voice_recordings (user_id, source_name, format, duration_seconds,
-			sample_rate, channels, audio, sha256, transcript, confidence, language, words, utterances,
+			sample_rate, channels, audio_data, sha256, transcript, confidence, language, words, utterances,
 			provider, model, request_id, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), $12, $13, $14, $15, NULLIF($16, ''), $17)
 		ON CONFLICT (user_id, sha256) `+conflict+` RETURNING id`,

@@ -122,6 +122,9 @@ func runError(err error) error {
 
 func summary(r *decay.Result) string {
 	s := fmt.Sprintf("decayed %d memories and %d layers as of %s in %d chunks", r.Memories, r.Layers, cmdutil.FormatTime(r.At), r.Chunks)
+	if r.Skipped > 0 {
+		s += fmt.Sprintf(", %d skipped (a memory type the platform no longer allows)", r.Skipped)
+	}
 	if r.Forgotten > 0 {
 		s += fmt.Sprintf(", %d below --forget-below", r.Forgotten)
 	}

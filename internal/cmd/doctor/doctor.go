@@ -103,6 +103,20 @@ func doctorRun(ctx context.Context, opts *Options) error {
 					}
 				}
 			}
+			if problems, supabase, err := db.RLSProblems(ctx, pool); err != nil {
+				add("row-level security", "fail", err.Error())
+				failure = err
+			} else if len(problems) > 0 {
+				where := ""
+				if supabase {
+					where = " (Supabase roles present: reachable with the project's API keys)"
+				}
+				add("row-level security", "fail", strings.Join(problems, "; ")+where+
+					": run SELECT helix_secure_table('<table>', 'user_id' or NULL) as the owner")
+				failure = errors.New("helix tables without row-level security")
+			} else {
+				add("row-level security", "ok", "every helix table has row-level security")
+			}
 		}
 		for _, k := range config.Keys {
 			if !k.Secret || k.Name == "database-url" {

@@ -64,15 +64,51 @@ func runApply(f *cmdutil.Factory, cmd *cobra.Command, verb string, apply migrate
 }
 
 func newCmdUp(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var dryRun bool
+	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Apply every pending migration",
-		Long:  "Apply every pending migration.\n\nEXAMPLES\n  helix migrate up\n\n" + cmdutil.ExitStatusHelp,
-		Args:  cobra.NoArgs,
+		Long: `Apply every pending migration. On the platform's existing database helix
+adopts the platform's tables: it creates a table only where it is missing,
+adds its own nullable columns and side tables, and never drops, renames or
+retypes a platform column. With --dry-run, print the SQL each pending
+migration would run and change nothing.
+
+EXAMPLES
+  helix migrate up --dry-run
+  helix migrate up
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dryRun {
+				return withMigrator(f, cmd.Context(), func(m *db.Migrator) error { return printPlan(f, cmd.Context(), m) })
+			}
 			return runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) })
 		},
 	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the SQL of every pending migration instead of running it")
+	return cmd
+}
+
+func printPlan(f *cmdutil.Factory, ctx context.Context, m *db.Migrator) error {
+	plan, err := m.Plan(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate up --dry-run: %w", err)
+	}
+	if f.Global.JSON() {
+		if plan == nil {
+			plan = []db.PlannedMigration{}
+		}
+		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"plan": plan})
+	}
+	if len(plan) == 0 {
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "nothing to do: the schema is up to date\n")
+	}
+	for _, p := range plan {
+		fmt.Fprintf(f.IOStreams.Out, "-- %s\n%s\n", p.Name, p.SQL)
+	}
+	return nil
 }
 
 func newCmdDown(f *cmdutil.Factory) *cobra.Command {

@@ -156,7 +156,7 @@ func TestAddExecListShow(t *testing.T) {
 	}
 
 	var created time.Time
-	if err := db.QueryRow(context.Background(), `SELECT created_at FROM skills WHERE version = '2.0.0-js'`).Scan(&created); err != nil {
+	if err := db.QueryRow(context.Background(), `SELECT created_at FROM helix_skills WHERE version = '2.0.0-js'`).Scan(&created); err != nil {
 		t.Fatal(err)
 	}
 	out, _, _ = run(t, false, factory, "list", "")

@@ -269,8 +269,8 @@ func writeReport(opts *TranscribeOptions, r TranscribeReport) error {
 	tp.Header("FILE", "STATUS", "ID", "FORMAT", "DURATION", "WORDS", "TRANSCRIPT / ERROR")
 	for _, f := range r.Files {
 		id, dur, words, text := "-", "-", "-", f.Transcript
-		if f.ID != 0 {
-			id = strconv.FormatInt(f.ID, 10)
+		if f.ID != "" {
+			id = f.ID
 		}
 		if f.Duration > 0 {
 			dur = fmt.Sprintf("%.2fs", f.Duration)

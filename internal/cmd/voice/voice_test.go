@@ -207,7 +207,7 @@ func TestTranscribeRun(t *testing.T) {
 	var rate, ch, audioLen int
 	var words []map[string]any
 	err = pool.QueryRow(context.Background(), `SELECT count(*) OVER (), format, duration_seconds, sample_rate, channels,
-		octet_length(audio), transcript, confidence, words, provider, model, request_id
+		octet_length(audio_data), transcript, confidence, words, provider, model, request_id
 		FROM voice_recordings WHERE user_id = $1 AND source_name = 'speech-64k.mp3'`, user).
 		Scan(&n, &format, &dur, &rate, &ch, &audioLen, &transcript, &conf, &words, &provider, &model, &reqID)
 	if err != nil {
