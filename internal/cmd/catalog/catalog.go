@@ -96,4 +96,3 @@ func download(ctx context.Context, source string, o catalog.FetchOptions) (*cata
 	}
 	return res, cat, nil
 }
-

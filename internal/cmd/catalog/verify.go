@@ -11,8 +11,8 @@ import (
 	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
-	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
