@@ -189,7 +189,8 @@ func TestThreeWorkers(t *testing.T) {
 
 // TestKilledWorkerRescued SIGKILLs one of two workers mid-run: the other
 // rescues its jobs (short --rescue-after) and completes them; no user is
-// done twice and no job_runs row is left running.
+// done twice and no job_runs row is left running. SIGTERM then stops the
+// survivor with exit 0.
 func TestKilledWorkerRescued(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts helix worker processes and kills one: skipped with -short")
@@ -210,7 +211,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 	// Two workers share the queue; the victim dies once jobs are flowing.
 	wargs := []string{"worker", "--concurrency", "4", "--poll-interval", "100ms", "--job-timeout", "2s", "--rescue-after", "3s"}
 	victim := start(t, url, wargs...)
-	rescuer := start(t, url, append(wargs, "--once")...)
+	rescuer := start(t, url, append(wargs, "--shutdown-timeout", "5s")...)
 	// River logs its client id; the kill waits for jobs that client holds.
 	var id string
 	deadline := time.Now().Add(time.Minute)
@@ -236,8 +237,16 @@ func TestKilledWorkerRescued(t *testing.T) {
 	if running == 0 {
 		t.Fatal("the victim held no job when killed")
 	}
-	if code := rescuer.wait(t, 3*time.Minute); code != 0 {
-		t.Fatalf("rescuer: exit %d\n%s", code, rescuer.stderr)
+	// The rescuer works on until every job is done, then SIGTERM stops it: exit 0.
+	deadline = time.Now().Add(3 * time.Minute)
+	for scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'completed'`) < users && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := rescuer.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := rescuer.wait(t, time.Minute); code != 0 {
+		t.Fatalf("rescuer after SIGTERM: exit %d, want 0\n%s", code, rescuer.output())
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'completed'`); n != users {
 		t.Errorf("%d of %d jobs completed\n%s", n, users, rescuer.stderr)
