@@ -16,7 +16,7 @@ STATICCHECK_VERSION := v0.8.2
 TOOLS       := $(CURDIR)/.helix/tools
 DEMO_DB     := helix_demo
 
-.PHONY: build demo test lint fmt-check vet staticcheck release-check bench clean
+.PHONY: build demo test pg-down lint units fmt-check vet staticcheck release-check bench clean
 
 build: ## static binary in bin/helix
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/helix
@@ -31,13 +31,16 @@ demo: build ## PostgreSQL up, migrate, import the demo data, run synthesis over 
 	echo "== helix synthesize --all-users" >&2; $(BIN) synthesize --all-users; \
 	echo "== helix doctor" >&2; $(BIN) doctor
 
-test: fmt-check vet staticcheck ## every check and every test, against a real PostgreSQL
+test: fmt-check vet staticcheck units ## every check and every test, against a real PostgreSQL
 	@url=$$(scripts/pg-up.sh); echo "testing against $$url" >&2; \
 	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 25m ./...; \
 	echo "again without -race: the 2,000-history sync properties and the full models.dev snapshots" >&2; \
 	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -timeout 10m ./internal/syncer/ ./internal/catalog/ ./internal/cmd/catalog/
 
 lint: fmt-check vet staticcheck
+
+units: build ## systemd-analyze verify the units in scripts/systemd (when systemd-analyze is installed)
+	scripts/check-units.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.helix/*')); \
@@ -55,6 +58,9 @@ release-check: ## validate .goreleaser.yaml when goreleaser is installed
 
 bench: ## Go benchmarks (the side-by-side scripts are in scripts/bench/)
 	@url=$$(scripts/pg-up.sh); HELIX_TEST_DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchmem ./...
+
+pg-down: ## stop the throwaway PostgreSQL cluster scripts/pg-up.sh started, if any
+	scripts/pg-down.sh
 
 clean:
 	rm -rf bin dist

@@ -47,6 +47,9 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("GET %s: %d %s", e.URL, e.Status, http.StatusText(e.Status))
 }
 
+// HTTPStatus is the answer's status code (netguard.Permanent reads it).
+func (e *HTTPError) HTTPStatus() int { return e.Status }
+
 // Temporary reports whether a retry may help.
 func (e *HTTPError) Temporary() bool {
 	return e.Status >= 500 || e.Status == http.StatusTooManyRequests

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,17 +32,54 @@ func Main() cmdutil.ExitCode {
 	defer stop()
 	f, cleanup := factory.New(build.Version)
 	defer cleanup()
+	// The output format must be known before cobra parses anything: a usage
+	// error is reported as JSON however -o json was given (early, late, or
+	// HELIX_OUTPUT), since the desktop app reads stderr line by line.
+	f.Global.Output = EarlyOutput(os.Args[1:], f.Global.Output)
 	cmd := root.NewCmdRoot(f)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
 	}
+	if !f.Global.Started && !errors.Is(err, context.Canceled) {
+		// cobra refused the command line before any of helix's code ran
+		err = &cmdutil.FlagError{Err: err}
+	}
 	code, kind := ExitCodeFor(ctx, err)
 	PrintError(f.IOStreams.ErrOut, f.Global.JSON(), err, code, kind)
 	if code == cmdutil.ExitUsage && isFlagError(err) && !f.Global.JSON() {
-		cmdutil.Fprintf(f.IOStreams.ErrOut, "Run '%s --help' for usage.\n", strings.TrimSpace("helix "+f.Global.Command))
+		path := "helix"
+		if c, _, ferr := cmd.Find(os.Args[1:]); ferr == nil && c != nil {
+			path = c.CommandPath()
+		}
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
 	return code
+}
+
+// EarlyOutput finds the output format before the command line is parsed:
+// -o/--output anywhere before "--", else HELIX_OUTPUT, else def. A value
+// that is not valid is left for the root command to refuse.
+func EarlyOutput(args []string, def string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			i = len(args)
+		case a == "-o" || a == "--output":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+		case strings.HasPrefix(a, "--output="):
+			return strings.TrimPrefix(a, "--output=")
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--"):
+			return strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		}
+	}
+	if v, ok := os.LookupEnv("HELIX_OUTPUT"); ok && v != "" {
+		return v
+	}
+	return def
 }
 
 // ExitCodeFor is the one mapping from errors to exit codes.
@@ -69,17 +107,7 @@ func ExitCodeFor(ctx context.Context, err error) (cmdutil.ExitCode, string) {
 
 func isFlagError(err error) bool {
 	var fe *cmdutil.FlagError
-	if errors.As(err, &fe) {
-		return true
-	}
-	// cobra's own argument and command errors are not typed.
-	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag", "if any flags in the group", "none of the others can be", "at least one of the flags in the group"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &fe)
 }
 
 // PrintError writes the final error on stderr: one line for people, one JSON
@@ -93,7 +121,9 @@ func PrintError(w io.Writer, asJSON bool, err error, code cmdutil.ExitCode, kind
 		msg = "interrupted: " + msg
 	}
 	if asJSON {
-		_ = cmdutil.WriteJSON(w, map[string]any{"error": map[string]any{"message": msg, "code": int(code), "kind": kind}})
+		// one line: the desktop app reads stderr a line at a time
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "code": int(code), "kind": kind}})
+		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
 	fmt.Fprintf(w, "helix: %s\n", msg)

@@ -38,6 +38,10 @@ type GlobalOptions struct {
 	// Command is the running command's path without the binary name, e.g. "decay run";
 	// it names the database session (application_name=helix-decay-run).
 	Command string
+	// Started is set when the command's own code begins (the root's
+	// PersistentPreRunE): an error before it is a usage error of cobra's
+	// (unknown command or flag, bad arguments, required or exclusive flags).
+	Started bool
 }
 
 // JSON reports whether results go out as one JSON document.

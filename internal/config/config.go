@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
 )
 
 // EnvPrefix is the prefix of every helix environment variable.
@@ -26,22 +29,26 @@ type Key struct {
 	Secret  bool
 	// Env lists extra environment variables read for this key, after HELIX_<NAME>.
 	Env []string
+	// Kind, when set, is checked by Validate: "duration" (Go syntax: 30s, 15m)
+	// or "count" (a whole number ≥ 1). "map" marks a key whose value is a map
+	// in the file (its subkeys are the map's, not settings of their own).
+	Kind string
 }
 
 // Keys are the settings without a flag. A package that needs one adds it here
 // so that `helix config show` lists it and its environment name is documented.
 var Keys = []Key{
 	{Name: "database-url", Help: "PostgreSQL connection URL", Secret: true, Env: []string{"DATABASE_URL", "SUPABASE_DB_URL"}},
-	{Name: "db.statement-timeout", Default: "15m", Help: "statement_timeout for helix sessions unless the URL sets it"},
-	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it"},
-	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer"},
-	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections"},
-	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)"},
+	{Name: "db.statement-timeout", Default: "15m", Help: "statement_timeout for helix sessions unless the URL sets it", Kind: "duration"},
+	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it", Kind: "duration"},
+	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer", Kind: "duration"},
+	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections", Kind: "count"},
+	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)", Kind: "map"},
 	{Name: "decay.memory-decay", Default: -0.1542, Help: "FSRS forgetting-curve DECAY for memories: -0.1542 (FSRS-6) or -0.5 (FSRS-4.5/5)"},
-	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment"},
+	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment", Kind: "map"},
 	{Name: "catalog.source", Default: "https://models.dev/api.json", Help: "URL or file that helix catalog fetch reads the models.dev catalog from"},
 	{Name: "catalog.overrides", Help: "YAML file of local model capability overrides applied by helix catalog show"},
-	{Name: "skill.timeout", Help: "operator's cap on a skill execution's wall-clock time (e.g. 10s); the lowest of this, --timeout and the skill's own wins"},
+	{Name: "skill.timeout", Help: "operator's cap on a skill execution's wall-clock time (e.g. 10s); the lowest of this, --timeout and the skill's own wins", Kind: "duration"},
 	{Name: "skill.memory", Help: "operator's cap on a skill's memory (e.g. 64MiB); the lowest wins"},
 	{Name: "skill.output-limit", Help: "operator's cap on a skill's output (e.g. 256KiB); the lowest wins"},
 	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
@@ -51,13 +58,40 @@ var Keys = []Key{
 	{Name: "voice.openai.api-key", Help: "API key for the OpenAI-compatible transcription server (empty for a self-hosted one)", Secret: true, Env: []string{"OPENAI_API_KEY"}},
 	{Name: "voice.openai.base-url", Default: "https://api.openai.com/v1", Help: "OpenAI-compatible base URL up to /v1 (whisper.cpp server, faster-whisper server…)"},
 	{Name: "voice.openai.model", Default: "whisper-1", Help: "model for /v1/audio/transcriptions (must support verbose_json)"},
-	{Name: "voice.openai.max-upload-bytes", Default: 25 << 20, Help: "largest upload the server accepts; longer audio is split at silences"},
-	{Name: "voice.timeout", Default: "10m", Help: "timeout of one transcription request"},
+	{Name: "voice.openai.max-upload-bytes", Default: 25 << 20, Help: "largest upload the server accepts; longer audio is split at silences", Kind: "count"},
+	{Name: "voice.timeout", Default: "10m", Help: "timeout of one transcription request", Kind: "duration"},
 	{Name: "voice.retries", Default: 4, Help: "retries of a transcription request after 429, 5xx or a network error"},
 	{Name: "manifest.max-memory", Default: "4GiB", Help: "largest memory limit a tool manifest may request (0: no maximum)"},
 	{Name: "manifest.max-cpu", Default: "4", Help: "largest CPU limit a tool manifest may request, in cores or millicores (0: no maximum)"},
 	{Name: "manifest.max-storage", Default: "10GiB", Help: "largest storage quota a tool manifest may request (0: no maximum)"},
-	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)"},
+	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)", Kind: "duration"},
+}
+
+// Validate checks every key with a Kind that the environment or the file
+// sets: a bad setting is an error naming the key and where it came from,
+// never a silent default.
+func (c *Config) Validate() error {
+	for _, k := range Keys {
+		if k.Kind == "" || !c.IsSet(k.Name) {
+			continue
+		}
+		v := strings.TrimSpace(c.String(k.Name))
+		var bad string
+		switch k.Kind {
+		case "duration":
+			if d, err := time.ParseDuration(v); err != nil || d < 0 {
+				bad = "not a duration: use a number with a unit, e.g. 30s, 15m, 1h"
+			}
+		case "count":
+			if n, err := strconv.Atoi(v); err != nil || n < 1 {
+				bad = "not a whole number of at least 1"
+			}
+		}
+		if bad != "" {
+			return fmt.Errorf("setting %s = %q (%s): %s", k.Name, v, c.Source(k.Name), bad)
+		}
+	}
+	return nil
 }
 
 // Config is the resolved configuration of one run.
@@ -182,6 +216,9 @@ func (c *Config) Source(key string) string {
 		}
 	}
 	if c.file != "" && c.v.InConfig(key) {
+		if line := c.Line(key); line > 0 {
+			return fmt.Sprintf("file %s:%d", c.file, line)
+		}
 		return "file " + c.file
 	}
 	return "default"
@@ -200,6 +237,39 @@ func (c *Config) FileKeys() []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Line returns the line of the config file where key is set, or 0.
+func (c *Config) Line(key string) int {
+	if c.file == "" {
+		return 0
+	}
+	b, err := os.ReadFile(c.file)
+	if err != nil {
+		return 0
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return 0
+	}
+	n := doc.Content[0]
+	line := 0
+	for _, part := range strings.Split(key, ".") {
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if strings.EqualFold(n.Content[i].Value, part) {
+				line, n, found = n.Content[i].Line, n.Content[i+1], true
+				break
+			}
+		}
+		if !found {
+			return line
+		}
+	}
+	return line
 }
 
 // IsSecret reports whether a key's value must never be printed.

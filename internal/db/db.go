@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"reflect"
 	"syscall"
 	"time"
 
@@ -46,7 +48,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's message can echo the URL; never print a password.
-		return nil, errors.New("invalid database URL: check its syntax (postgres://user@host:port/db?sslmode=disable)")
+		return nil, &ConfigError{Err: errors.New("invalid database URL: check its syntax (postgres://user@host:port/db?sslmode=disable)")}
 	}
 	rp := cfg.ConnConfig.RuntimeParams
 	setDefault := func(k, v string) {
@@ -77,10 +79,23 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && !IsUnavailable(err) {
+			// The server answered and refused: a wrong password, database or
+			// session parameter (?statement_timeout=abc). Retrying cannot help.
+			return nil, &ConfigError{Err: fmt.Errorf("database refused the connection: %s (SQLSTATE %s)", pe.Message, pe.Code)}
+		}
 		return nil, err
 	}
 	return pool, nil
 }
+
+// ConfigError is a database setting that is wrong (the URL, a session
+// parameter, credentials): fix it, do not retry.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // IsUnavailable reports whether err means the database could not be reached
 // (refused, timed out, DNS, dropped connection, server shutting down): worth a retry later.
@@ -88,14 +103,23 @@ func IsUnavailable(err error) bool {
 	if err == nil {
 		return false
 	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// class 08: connection exception; 57P01-57P03: admin shutdown, crash, cannot connect now.
+		// Checked before ConnectError, which also wraps a server's refusal of bad settings.
+		return len(pe.Code) == 5 && (pe.Code[:2] == "08" || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03")
+	}
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
 		return true
 	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		// class 08: connection exception; 57P01-57P03: admin shutdown, crash, cannot connect now
-		return len(pe.Code) == 5 && (pe.Code[:2] == "08" || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03")
+	if errors.Is(err, pgconn.ErrConnClosed) {
+		return true
+	}
+	// The server went away mid-query: pgconn read an end of stream. Only an
+	// end read by pgconn counts; a truncated input file is bad input, not this.
+	if (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) && fromPgconn(err) {
+		return true
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
@@ -103,6 +127,16 @@ func IsUnavailable(err error) bool {
 	}
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || pgconn.Timeout(err)
+}
+
+// fromPgconn reports whether pgconn produced an error in err's chain.
+func fromPgconn(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if t := reflect.TypeOf(e); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "github.com/jackc/pgx/v5/pgconn" {
+			return true
+		}
+	}
+	return false
 }
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling

@@ -58,7 +58,7 @@ func Read(ctx context.Context, target string, stdin io.Reader, client *http.Clie
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", target, resp.Status)
+		return nil, &netguard.StatusError{URL: target, Status: resp.StatusCode, Text: resp.Status}
 	}
 	return netguard.ReadAll(resp.Body, max)
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/helixhq/helix/internal/size"
 )
 
 // SchemaJSON is the JSON Schema (2020-12) of a tool manifest.
@@ -165,20 +167,15 @@ func Widening(prev, next Limits) []string {
 			w = append(w, fmt.Sprintf("%s %s → %s", what, f(a), f(b)))
 		}
 	}
-	more("storage", prev.StorageBytes, next.StorageBytes, FormatBytes)
-	more("memory", prev.MemoryBytes, next.MemoryBytes, FormatBytes)
+	more("storage", prev.StorageBytes, next.StorageBytes, size.Format)
+	more("memory", prev.MemoryBytes, next.MemoryBytes, size.Format)
 	more("cpu", prev.CPUMillis, next.CPUMillis, func(v int64) string { return strconv.FormatInt(v, 10) + "m" })
 	more("timeout", prev.TimeoutMS, next.TimeoutMS, func(v int64) string { return (time.Duration(v) * time.Millisecond).String() })
 	return w
 }
 
-var byteUnits = map[string]int64{
-	"": 1, "b": 1,
-	"k": 1000, "kb": 1000, "m": 1000 * 1000, "mb": 1000 * 1000, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
-	"ki": 1 << 10, "kib": 1 << 10, "mi": 1 << 20, "mib": 1 << 20, "gi": 1 << 30, "gib": 1 << 30, "ti": 1 << 40, "tib": 1 << 40,
-}
-
-// ParseBytes reads 1048576, "512MiB", "1GB", "256Mi"; nil is 0.
+// ParseBytes reads a manifest's size: a number from YAML/JSON, or a string
+// for size.Parse ("512MiB", "1GB", "256Mi"); nil and "" are 0.
 func ParseBytes(v any) (int64, error) {
 	switch x := v.(type) {
 	case nil:
@@ -194,36 +191,12 @@ func ParseBytes(v any) (int64, error) {
 		}
 		return int64(x), nil
 	case string:
-		s := strings.TrimSpace(x)
-		if s == "" {
+		if strings.TrimSpace(x) == "" {
 			return 0, nil
 		}
-		i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-		num, unit := s, ""
-		if i >= 0 {
-			num, unit = s[:i], strings.ToLower(strings.TrimSpace(s[i:]))
-		}
-		f, err := strconv.ParseFloat(num, 64)
-		m, ok := byteUnits[unit]
-		if err != nil || !ok || f < 0 {
-			return 0, fmt.Errorf("%q is not a size such as 512MiB, 1GB or 1048576", x)
-		}
-		return int64(f * float64(m)), nil
+		return size.Parse(x)
 	}
 	return 0, fmt.Errorf("%v is not a size", v)
-}
-
-// FormatBytes renders a size in binary units.
-func FormatBytes(n int64) string {
-	for _, u := range []struct {
-		s string
-		m int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.m && n%u.m == 0 {
-			return fmt.Sprintf("%d%s", n/u.m, u.s)
-		}
-	}
-	return fmt.Sprintf("%dB", n)
 }
 
 // ParseCPU reads cores (0.5, "2") or millicores ("500m") into millicores.
@@ -415,10 +388,10 @@ func (m *Manifest) Check(max Maxima) (string, error) {
 		}
 		return nil
 	}
-	if err := over("storage", l.StorageBytes, max.StorageBytes, FormatBytes); err != nil {
+	if err := over("storage", l.StorageBytes, max.StorageBytes, size.Format); err != nil {
 		return "/permissions/storage", err
 	}
-	if err := over("memory", l.MemoryBytes, max.MemoryBytes, FormatBytes); err != nil {
+	if err := over("memory", l.MemoryBytes, max.MemoryBytes, size.Format); err != nil {
 		return "/permissions/memory", err
 	}
 	if err := over("cpu", l.CPUMillis, max.CPUMillis, func(v int64) string { return strconv.FormatInt(v, 10) + "m" }); err != nil {

@@ -340,7 +340,7 @@ func TestWidening(t *testing.T) {
 		t.Errorf("narrower permissions reported as widening: %v", w)
 	}
 	w := Widening(prev, Limits{Hosts: []string{"a.example", "b.example"}, MemoryBytes: 256 << 20, TimeoutMS: 10000})
-	if !slices.Equal(w, []string{"new host b.example", "memory 128MiB → 256MiB"}) {
+	if !slices.Equal(w, []string{"new host b.example", "memory 128 MiB → 256 MiB"}) {
 		t.Errorf("widening %v", w)
 	}
 }

@@ -83,7 +83,7 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch[0].State != Proposed || !strings.Contains(ch[0].Reason, "new host tiles.weather.example") || !strings.Contains(ch[0].Reason, "memory 128MiB → 512MiB") {
+	if ch[0].State != Proposed || !strings.Contains(ch[0].Reason, "new host tiles.weather.example") || !strings.Contains(ch[0].Reason, "memory 128 MiB → 512 MiB") {
 		t.Errorf("widened version: %+v", ch[0])
 	}
 	if got := states(t, pool, "weather"); got != "1.0.0=approved 1.1.0=proposed" {

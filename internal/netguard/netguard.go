@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"syscall"
 	"time"
 )
@@ -66,7 +67,49 @@ func Client(allowPrivate bool, timeout time.Duration) *http.Client {
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return d.DialContext(ctx, network, addr)
 	}
-	return &http.Client{Transport: tr, Timeout: timeout}
+	return &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: checkRedirect}
+}
+
+// ErrRedirect is a redirect helix refuses to follow: to a scheme other than
+// http(s) (file://, ftp://...), or one too many (a loop).
+var ErrRedirect = errors.New("refusing the redirect")
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("%w to %s: only http and https are followed", ErrRedirect, req.URL.Redacted())
+	}
+	if len(via) >= 10 {
+		return fmt.Errorf("%w: stopped after 10 redirects (a loop?)", ErrRedirect)
+	}
+	return nil
+}
+
+// StatusError is an HTTP answer other than the one asked for.
+type StatusError struct {
+	URL    string
+	Status int
+	Text   string // resp.Status, e.g. "403 Forbidden"
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("GET %s: %s", e.URL, e.Text) }
+
+// HTTPStatus is the answer's status code.
+func (e *StatusError) HTTPStatus() int { return e.Status }
+
+// Permanent reports whether a failed fetch cannot succeed by retrying, so it
+// is bad input (exit 2) rather than unavailable (exit 4): a refused address,
+// an oversized body, a refused redirect, a missing file, or an HTTP status in
+// 4xx other than 408 and 429. Every fetch on a user's behalf is classified by it.
+func Permanent(err error) bool {
+	if errors.Is(err, ErrPrivate) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrRedirect) || errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	var st interface{ HTTPStatus() int }
+	if errors.As(err, &st) {
+		c := st.HTTPStatus()
+		return c >= 400 && c < 500 && c != http.StatusRequestTimeout && c != http.StatusTooManyRequests
+	}
+	return false
 }
 
 // ErrTooLarge is returned by ReadAll when the body exceeds the cap.

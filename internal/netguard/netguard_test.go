@@ -2,9 +2,11 @@ package netguard
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +55,46 @@ func TestReadAllCaps(t *testing.T) {
 	}
 	if b, err := ReadAll(strings.NewReader("12345678"), 8); err != nil || len(b) != 8 {
 		t.Fatalf("exactly at the cap: %q %v", b, err)
+	}
+}
+
+// TestPermanent: what a retry cannot fix is permanent (exit 2), the rest is
+// unavailable (exit 4), the same for every fetch.
+func TestPermanent(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/forbidden":
+			w.WriteHeader(http.StatusForbidden)
+		case "/busy":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/slow-down":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		case "/file":
+			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	c := Client(true, 5*time.Second)
+	get := func(path string) error {
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return &StatusError{URL: srv.URL + path, Status: resp.StatusCode, Text: resp.Status}
+		}
+		return nil
+	}
+	for path, want := range map[string]bool{"/forbidden": true, "/loop": true, "/file": true, "/busy": false, "/slow-down": false} {
+		err := get(path)
+		if err == nil || Permanent(err) != want {
+			t.Errorf("%s: %v, Permanent = %v, want %v", path, err, Permanent(err), want)
+		}
+	}
+	if !Permanent(fmt.Errorf("read: %w", os.ErrNotExist)) || Permanent(errors.New("connection reset")) {
+		t.Error("a missing file is permanent, a network error is not")
 	}
 }

@@ -1,6 +1,8 @@
 package skill
 
 import (
+	"github.com/helixhq/helix/internal/size"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -159,7 +161,7 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 	log := p.stderr.String()
 	var ee *exec.ExitError
 	if strings.Contains(log, "out of memory") || (errors.As(runErr, &ee) && killedBy(ee, syscall.SIGKILL)) {
-		return runOutcome{status: StatusMemoryLimit, err: fmt.Sprintf("the skill needed more than the memory limit of %s", formatBytes(lim.MemoryBytes))}
+		return runOutcome{status: StatusMemoryLimit, err: fmt.Sprintf("the skill needed more than the memory limit of %s", size.Format(lim.MemoryBytes))}
 	}
 	msg := "the JavaScript runner failed"
 	if runErr != nil {

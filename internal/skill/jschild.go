@@ -1,6 +1,8 @@
 package skill
 
 import (
+	"github.com/helixhq/helix/internal/size"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +74,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 	log := &cappedBuffer{max: StderrCap}
 	limitMemory(req.MemoryBytes, func() {
 		respond(childResponse{Status: StatusMemoryLimit, Log: log.String(),
-			Error: fmt.Sprintf("the skill needed more than the memory limit of %s", formatBytes(req.MemoryBytes))})
+			Error: fmt.Sprintf("the skill needed more than the memory limit of %s", size.Format(req.MemoryBytes))})
 		// The script may be inside a native call that nothing can interrupt:
 		// the only way to stop it is to end the process, here.
 		os.Exit(exitMemoryLimit)
@@ -174,7 +176,7 @@ func runScript(req *childRequest, log *cappedBuffer) childResponse {
 	}
 	if int64(len(output)) > req.OutputBytes {
 		return childResponse{Status: StatusOutputLimit, Log: log.String(),
-			Error: fmt.Sprintf("the skill's result (%d bytes) is larger than the output limit of %s", len(output), formatBytes(req.OutputBytes))}
+			Error: fmt.Sprintf("the skill's result (%d bytes) is larger than the output limit of %s", len(output), size.Format(req.OutputBytes))}
 	}
 	return childResponse{Status: StatusOK, Output: json.RawMessage(output), Log: log.String()}
 }

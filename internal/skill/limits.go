@@ -133,28 +133,3 @@ func (c Capabilities) allows(name string) bool {
 	}
 	return false
 }
-
-// ParseBytes reads a size such as 128MiB, 64M, 512KiB or 1048576.
-func ParseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9') {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit (KiB, MiB, GiB)", s)
-	}
-	var n int64
-	if _, err := fmt.Sscan(t[:i], &n); err != nil {
-		return 0, fmt.Errorf("invalid size %q: %w", s, err)
-	}
-	mult := map[string]int64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
-	m, ok := mult[strings.ToLower(strings.TrimSpace(t[i:]))]
-	if !ok {
-		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit (KiB, MiB, GiB)", s)
-	}
-	if n > (1<<62)/m {
-		return 0, fmt.Errorf("invalid size %q: too large", s)
-	}
-	return n * m, nil
-}

@@ -1,6 +1,8 @@
 package skill
 
 import (
+	"github.com/helixhq/helix/internal/size"
+
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -152,7 +154,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 
 func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuffer, mem api.Memory, lim Limits) (Status, string) {
 	if stdout.overrun() {
-		return StatusOutputLimit, fmt.Sprintf("the skill wrote more than the output limit of %s", formatBytes(lim.OutputBytes))
+		return StatusOutputLimit, fmt.Sprintf("the skill wrote more than the output limit of %s", size.Format(lim.OutputBytes))
 	}
 	var exit *sys.ExitError
 	code := uint32(0)
@@ -169,7 +171,7 @@ func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuff
 			return StatusTimeout, fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", lim.Timeout)
 		}
 		if nearMemoryLimit(mem, lim) {
-			return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s: %v", formatBytes(lim.MemoryBytes), callErr)
+			return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s: %v", size.Format(lim.MemoryBytes), callErr)
 		}
 		return StatusError, "the skill crashed: " + firstLine(callErr.Error())
 	}
@@ -180,7 +182,7 @@ func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuff
 	// A guest's allocator reports a refused memory.grow in its own words
 	// (Go: "out of memory"); the memory being at the cap confirms it.
 	if strings.Contains(log, "out of memory") || nearMemoryLimit(mem, lim) {
-		return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s (exit code %d)", formatBytes(lim.MemoryBytes), code)
+		return StatusMemoryLimit, fmt.Sprintf("the skill needed more than the memory limit of %s (exit code %d)", size.Format(lim.MemoryBytes), code)
 	}
 	msg := fmt.Sprintf("the skill exited with code %d", code)
 	if l := lastLines(log, 3); l != "" {
@@ -215,16 +217,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

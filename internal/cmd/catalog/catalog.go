@@ -4,9 +4,7 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,13 +74,10 @@ func (o *NetOptions) fetchOptions(version, etag string) catalog.FetchOptions {
 func download(ctx context.Context, source string, o catalog.FetchOptions) (*catalog.Fetched, catalog.Catalog, error) {
 	res, err := catalog.Fetch(ctx, source, o)
 	if err != nil {
-		var he *catalog.HTTPError
 		switch {
 		case ctx.Err() != nil:
 			return nil, nil, err
-		case errors.Is(err, netguard.ErrPrivate), errors.Is(err, netguard.ErrTooLarge), errors.Is(err, os.ErrNotExist):
-			return nil, nil, cmdutil.InputError(fmt.Errorf("fetch catalog: %w", err))
-		case errors.As(err, &he) && !he.Temporary():
+		case netguard.Permanent(err):
 			return nil, nil, cmdutil.InputError(fmt.Errorf("fetch catalog: %w", err))
 		}
 		return nil, nil, cmdutil.UnavailableError(fmt.Errorf("fetch catalog (retry later): %w", err))

@@ -403,6 +403,7 @@ func TestFetchArgs(t *testing.T) {
 	t.Setenv("HELIX_CATALOG_SOURCE", "https://mirror.example/api.json")
 	f, _ := cmdtest.Factory(t, false)
 	var got *FetchOptions
+	var got2 *VerifyOptions
 	cmd := NewCmdFetch(f, func(o *FetchOptions) error { got = o; return nil })
 	if err := parseArgs(t, cmd, "--provider", "openai, anthropic,openai", "--out", "c.json", "--timeout", "5s", "--retries", "0", "--allow-private"); err != nil {
 		t.Fatal(err)
@@ -412,8 +413,14 @@ func TestFetchArgs(t *testing.T) {
 		t.Errorf("options %+v", got)
 	}
 	cmd = NewCmdFetch(f, func(o *FetchOptions) error { got = o; return nil })
-	if err := parseArgs(t, cmd, "--source", "./api.json"); err != nil || got.Source != "./api.json" {
+	// a file is stored absolute, so catalog verify from another directory finds it
+	wd, _ := os.Getwd()
+	if err := parseArgs(t, cmd, "--source", "./api.json"); err != nil || got.Source != filepath.Join(wd, "api.json") {
 		t.Errorf("--source: %v %q", err, got.Source)
+	}
+	cmd = NewCmdVerify(f, func(o *VerifyOptions) error { got2 = o; return nil })
+	if err := parseArgs(t, cmd, "--source", "file://api.json"); err != nil || got2.Source != filepath.Join(wd, "api.json") {
+		t.Errorf("verify --source: %v %q", err, got2.Source)
 	}
 	var fe *cmdutil.FlagError
 	if err := parseArgs(t, NewCmdFetch(f, func(*FetchOptions) error { return nil }), "--timeout", "0s"); !errors.As(err, &fe) {

@@ -75,6 +75,10 @@ EXAMPLES
 			if opts.Source == "" {
 				opts.Source = catalog.DefaultSource
 			}
+			var err error
+			if opts.Source, err = absSource(opts.Source); err != nil {
+				return err
+			}
 			opts.Providers = normalizeList(opts.Providers)
 			if runF != nil {
 				return runF(opts)
@@ -202,4 +206,17 @@ func writeFile(path string, cat catalog.Catalog) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// absSource makes a file source absolute: it is stored with the snapshot, and
+// catalog verify (from cron, in another directory) must find the same file.
+func absSource(source string) (string, error) {
+	if source == "" || catalog.IsRemote(source) {
+		return source, nil
+	}
+	abs, err := filepath.Abs(strings.TrimPrefix(source, "file://"))
+	if err != nil {
+		return "", cmdutil.InputError(err)
+	}
+	return abs, nil
 }

@@ -60,6 +60,10 @@ EXAMPLES
 			if err := opts.Net.validate(); err != nil {
 				return err
 			}
+			var err error
+			if opts.Source, err = absSource(opts.Source); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}

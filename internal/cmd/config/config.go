@@ -75,10 +75,14 @@ EXAMPLES
 	return cmd
 }
 
-// Collect resolves every setting of the command tree under root.
+// Collect resolves every setting of the command tree under root (flags that
+// are per-invocation arguments are not settings: they come only from the command line).
 func Collect(cfg *config.Config, root *cobra.Command, running *cobra.Command) []Setting {
 	var out []Setting
 	cmdutil.Walk(root, func(key string, c *cobra.Command, fl *pflag.Flag) {
+		if cmdutil.IsArgument(key) {
+			return
+		}
 		s := Setting{Key: key, Env: config.EnvName(key)}
 		if live := running.Flags().Lookup(fl.Name); live == fl && live.Changed {
 			s.Value, s.Source = fl.Value.String(), "flag"
@@ -112,6 +116,9 @@ func showRun(cmd *cobra.Command, opts *ShowOptions) error {
 		if strings.HasPrefix(s.Key, opts.Prefix) {
 			settings = append(settings, s)
 		}
+	}
+	if len(settings) == 0 {
+		return cmdutil.FlagErrorf("no setting starts with %q: helix config show lists them all", opts.Prefix)
 	}
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"config_file": cfg.File(), "settings": settings})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
@@ -16,7 +17,8 @@ import (
 
 // Options are the inputs of `doctor`.
 type Options struct {
-	F *cmdutil.Factory
+	F    *cmdutil.Factory
+	Root *cobra.Command // the command tree, whose flags are the settings a config file may set
 }
 
 // Check is one line of the report.
@@ -32,9 +34,12 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check configuration, database, migrations and provider keys",
-		Long: `Check what helix needs, one line each: the config file, the database
-(reachable, server version), the schema (pending migrations) and the provider
-keys. Warnings do not fail; a failed check exits non-zero (4 when the database
+		// doctor reports bad settings itself, with file and line, instead of stopping at the first
+		Annotations: map[string]string{cmdutil.AnnotationReportsSettings: "true"},
+		Long: `Check what helix needs, one line each: the config file (unknown keys,
+per-invocation arguments a file cannot set, bad values: each with its line),
+the database (reachable, server version), the schema (pending migrations),
+row-level security of helix's tables and the provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
 is unreachable, 1 otherwise).
 
 EXAMPLES
@@ -44,6 +49,7 @@ EXAMPLES
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Root = cmd.Root()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -68,6 +74,10 @@ func doctorRun(ctx context.Context, opts *Options) error {
 			file = "no config file (environment and defaults only)"
 		}
 		add("config", "ok", file)
+		if problems := settingProblems(cfg, opts.Root); len(problems) > 0 {
+			add("config keys", "fail", strings.Join(problems, "; "))
+			failure = cmdutil.InputError(errors.New("bad settings in " + cfg.File()))
+		}
 		if url := cfg.String("database-url"); url == "" {
 			add("database", "fail", db.ErrNoURL.Error())
 			failure = cmdutil.InputError(db.ErrNoURL)
@@ -154,4 +164,53 @@ func doctorRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("doctor: %w", failure)
 	}
 	return nil
+}
+
+// settingProblems lists what the config file sets that helix would not take:
+// unknown keys (a misspelling is otherwise silently ignored), per-invocation
+// arguments, and values that do not parse, each with its file and line.
+func settingProblems(cfg *config.Config, root *cobra.Command) []string {
+	known := map[string]bool{}
+	var maps []string
+	for _, k := range config.Keys {
+		known[k.Name] = true
+		if k.Kind == "map" {
+			maps = append(maps, k.Name+".")
+		}
+	}
+	arguments := map[string]bool{}
+	if root != nil {
+		cmdutil.Walk(root, func(key string, _ *cobra.Command, _ *pflag.Flag) {
+			if cmdutil.IsArgument(key) {
+				arguments[key] = true
+			} else {
+				known[key] = true
+			}
+		})
+	}
+	at := func(key string) string { return fmt.Sprintf("%s:%d: %s", cfg.File(), cfg.Line(key), key) }
+	var out []string
+	for _, key := range cfg.FileKeys() {
+		switch {
+		case known[key]:
+		case arguments[key]:
+			out = append(out, at(key)+" is a per-invocation argument: give it on the command line")
+		case hasAnyPrefix(key, maps):
+		default:
+			out = append(out, at(key)+" is not a helix setting (helix config show lists them)")
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		out = append(out, err.Error())
+	}
+	return out
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -97,6 +97,10 @@ func OpenDB(ctx context.Context, c *config.Config, command string) (*pgxpool.Poo
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
+		var ce *db.ConfigError
+		if errors.As(err, &ce) {
+			return nil, cmdutil.InputError(err)
+		}
 		if db.IsUnavailable(err) {
 			return nil, cmdutil.UnavailableError(fmt.Errorf("database unavailable (retry later): %s", oneLine(err)))
 		}
@@ -132,7 +136,8 @@ func NewLogger(io *iostreams.IOStreams, g *cmdutil.GlobalOptions) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(g.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
-	if g.LogFormat == "json" {
+	// With --output json every stderr line is a JSON object, logs included.
+	if g.LogFormat == "json" || g.JSON() {
 		return slog.New(slog.NewJSONHandler(io.ErrOut, opts))
 	}
 	return slog.New(slog.NewTextHandler(io.ErrOut, opts))

@@ -233,7 +233,7 @@ func (r *Result) count() {
 
 func readError(target string, err error) error {
 	err = fmt.Errorf("read %s: %w", target, err)
-	if manifest.IsURL(target) && !errors.Is(err, netguard.ErrPrivate) && !errors.Is(err, netguard.ErrTooLarge) {
+	if manifest.IsURL(target) && !netguard.Permanent(err) {
 		return cmdutil.UnavailableError(err)
 	}
 	return cmdutil.InputError(err)

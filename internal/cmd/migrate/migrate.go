@@ -113,13 +113,26 @@ func printPlan(f *cmdutil.Factory, ctx context.Context, m *db.Migrator) error {
 
 func newCmdDown(f *cmdutil.Factory) *cobra.Command {
 	var to int64
-	var all bool
+	var all, yes bool
 	cmd := &cobra.Command{
-		Use:   "down",
+		Use:   "down --yes",
 		Short: "Roll back the latest migration (or down to --to VERSION, or --all)",
-		Long:  "Roll back the most recent migration, or every migration above --to, or all of them.\n\nEXAMPLES\n  helix migrate down\n  helix migrate down --to 1\n  helix migrate down --all\n\n" + cmdutil.ExitStatusHelp,
-		Args:  cobra.NoArgs,
+		Long: `Roll back the most recent migration, or every migration above --to, or all of
+them. Rolling back drops helix's tables and columns and the data in them, so it
+needs --yes on the command line (never from the environment or a config file).
+Tables helix did not create (the platform's own) are never dropped.
+
+EXAMPLES
+  helix migrate down --yes
+  helix migrate down --to 1 --yes
+  helix migrate down --all --yes
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !yes {
+				return cmdutil.FlagErrorf("migrate down drops helix's tables and the data in them: add --yes to confirm")
+			}
 			if all {
 				to = 0
 			}
@@ -128,6 +141,7 @@ func newCmdDown(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&to, "to", -1, "roll back every migration above this version")
 	cmd.Flags().BoolVar(&all, "all", false, "roll back every migration")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm dropping helix's tables and their data")
 	cmd.MarkFlagsMutuallyExclusive("to", "all")
 	return cmd
 }

@@ -34,15 +34,26 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Long: `helix runs the batch and scheduled jobs of a personal AI-assistant platform.
 Every job reads PostgreSQL, computes, and writes its results back.
 
-Every flag can also be set in the environment (HELIX_<COMMAND>_<FLAG>, e.g.
-HELIX_DECAY_RUN_AT) or in the config file (decay: {run: {at: ...}}). Flags beat
-the environment, which beats the file, which beats defaults.
+Every setting flag (limits, timeouts, providers, tuning) can also be set in the
+environment (HELIX_<COMMAND>_<FLAG>, e.g. HELIX_DECAY_RUN_CHUNK_SIZE) or in the
+config file (decay: {run: {chunk-size: ...}}). Flags beat the environment, which
+beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
+--input, --all, --dry-run, --yes, ...) come only from the command line.
 
 ` + cmdutil.ExitStatusHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       f.AppVersion,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// cobra checks these after this hook; any of its checks failing is
+			// a usage error (cli.Main types errors from before Started as such)
+			if err := cmd.ValidateRequiredFlags(); err != nil {
+				return err
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return err
+			}
+			f.Global.Started = true
 			return resolve(f, cmd)
 		},
 	}
@@ -84,7 +95,27 @@ the environment, which beats the file, which beats defaults.
 		cmd.AddCommand(c)
 	}
 	cmd.SetCompletionCommandGroupID("admin")
+	refuseUnknownSubcommands(cmd)
 	return cmd
+}
+
+// refuseUnknownSubcommands makes `helix GROUP NOSUCH` a usage error (exit 2):
+// cobra checks subcommand names only below the root and would print the
+// group's help and exit 0. A group given no subcommand still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasParent() || !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return cmdutil.FlagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
 }
 
 // resolve loads the configuration once and fills every flag the user did not
@@ -95,13 +126,18 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
+	if cmd.Annotations[cmdutil.AnnotationReportsSettings] == "" {
+		if err := cfg.Validate(); err != nil {
+			return cmdutil.InputError(err)
+		}
+	}
 	var bindErr error
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 		if bindErr != nil || fl.Changed || fl.Name == "help" || fl.Name == "config" {
 			return
 		}
 		key := cmdutil.FlagKey(cmd, fl)
-		if !cfg.IsSet(key) {
+		if cmdutil.IsArgument(key) || !cfg.IsSet(key) {
 			return
 		}
 		if err := cmdutil.SetFlag(fl, cfg.Get(key)); err != nil {
@@ -111,5 +147,16 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) error {
 	if bindErr != nil {
 		return bindErr
 	}
-	return cmdutil.ValidateOutput(f.Global.Output)
+	if err := cmdutil.ValidateOutput(f.Global.Output); err != nil {
+		return err
+	}
+	switch f.Global.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return cmdutil.FlagErrorf("invalid --log-level %q: use debug, info, warn or error", f.Global.LogLevel)
+	}
+	if f.Global.LogFormat != "text" && f.Global.LogFormat != "json" {
+		return cmdutil.FlagErrorf("invalid --log-format %q: use text or json", f.Global.LogFormat)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/helixhq/helix/internal/cmd/factory"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -134,6 +135,31 @@ func TestFlagKey(t *testing.T) {
 	for name, want := range map[string]string{"check": "migrate.status.check", "output": "output", "log-level": "log-level"} {
 		if got := cmdutil.FlagKey(cmd, cmd.Flags().Lookup(name)); got != want {
 			t.Errorf("FlagKey(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestEveryFlagIsClassified: every flag of every command is either a setting
+// (env and file may set it) or a per-invocation argument (command line only).
+// A new flag fails here until it is put in one of internal/cmdutil/settings.go's tables.
+func TestEveryFlagIsClassified(t *testing.T) {
+	f, cleanup := factory.New("test")
+	t.Cleanup(cleanup)
+	root := NewCmdRoot(f)
+	n := 0
+	cmdutil.Walk(root, func(key string, _ *cobra.Command, fl *pflag.Flag) {
+		n++
+		if !cmdutil.IsClassified(key) {
+			t.Errorf("flag %s (--%s) is neither a setting nor an argument: classify it in internal/cmdutil/settings.go", key, fl.Name)
+		}
+	})
+	if n < 80 {
+		t.Fatalf("walked only %d flags", n)
+	}
+	for key, want := range map[string]bool{"decay.run.at": true, "migrate.down.all": true, "migrate.down.yes": true,
+		"synthesize.user-id": true, "decay.run.chunk-size": false, "catalog.show.model": true, "db.statement-timeout": false} {
+		if got := cmdutil.IsArgument(key); got != want {
+			t.Errorf("IsArgument(%s) = %v, want %v", key, got, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/size"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -23,12 +24,12 @@ func (l limitFlags) limits() (skill.Limits, error) {
 	out.Timeout = l.Timeout
 	var err error
 	if l.Memory != "" {
-		if out.MemoryBytes, err = skill.ParseBytes(l.Memory); err != nil {
+		if out.MemoryBytes, err = size.Parse(l.Memory); err != nil {
 			return out, cmdutil.FlagErrorf("--memory: %v", err)
 		}
 	}
 	if l.OutputLimit != "" {
-		if out.OutputBytes, err = skill.ParseBytes(l.OutputLimit); err != nil {
+		if out.OutputBytes, err = size.Parse(l.OutputLimit); err != nil {
 			return out, cmdutil.FlagErrorf("--output-limit: %v", err)
 		}
 	}

@@ -137,7 +137,7 @@ func TestShowApproveRevoke(t *testing.T) {
 		"network:     api.weather.example, tiles.weather.example\n",
 		"memory:      512MiB\n",
 		"parameters:  days, place*\n",
-		"2026-11-01T10:00:00Z  importer   discovered → proposed  imported from weather-1.1.0.yaml; permissions widen beyond weather@1.0.0: new host tiles.weather.example, memory 128MiB → 512MiB\n",
+		"2026-11-01T10:00:00Z  importer   discovered → proposed  imported from weather-1.1.0.yaml; permissions widen beyond weather@1.0.0: new host tiles.weather.example, memory 128 MiB → 512 MiB\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show output lacks %q:\n%s", want, out)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/size"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -28,7 +29,7 @@ func ExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
 		dst *int64
 	}{{"skill.memory", &o.Limits.MemoryBytes}, {"skill.output-limit", &o.Limits.OutputBytes}} {
 		if s := cfg.String(k.key); s != "" {
-			n, err := skill.ParseBytes(s)
+			n, err := size.Parse(s)
 			if err != nil {
 				return o, cmdutil.InputError(fmt.Errorf("%s (%s): %w", k.key, cfg.Source(k.key), err))
 			}

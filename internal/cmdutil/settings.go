@@ -1,0 +1,63 @@
+package cmdutil
+
+import "strings"
+
+// AnnotationReportsSettings marks a command (doctor) that reports bad
+// settings itself instead of the root refusing to run it.
+const AnnotationReportsSettings = "helix:reports-settings"
+
+// A flag is either a setting or a per-invocation argument. Settings (URLs,
+// limits, timeouts, providers, tuning) may also come from HELIX_* variables
+// and the config file; arguments (what to work on, which instant, this run
+// only, destructive confirmations) come only from the command line, so an
+// environment variable or a config file can never retarget or widen a job
+// (HELIX_MIGRATE_DOWN_ALL=true must not drop every table).
+//
+// The tables are by flag name; keys list the exceptions where a name is a
+// setting in one command and an argument in another. Every flag of every
+// command is in one of them: internal/cmd/root's test walks the tree.
+
+// argumentFlags are per-invocation arguments wherever they appear.
+var argumentFlags = set(
+	"all", "all-users", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
+	"entity-type", "env", "exclude", "executions", "force", "include", "input", "limit", "log",
+	"min-context", "name", "out", "params", "reason", "run-now", "server", "since", "state",
+	"take", "to", "user-id", "version", "yes",
+)
+
+// settingFlags are settings wherever they appear.
+var settingFlags = set(
+	"algorithm", "allow-private", "batch", "chunk-size", "concurrency", "cron", "detect-language",
+	"diarize", "eps", "fetch-timeout", "forget-below", "highpass", "jitter", "language", "log-format",
+	"log-level", "max-bytes", "max-size", "memory", "min-cluster-size", "min-confidence", "model",
+	"normalize", "output", "output-limit", "provider", "retries", "retry-wait", "seed",
+	"shutdown-timeout", "smart-format", "source", "store-audio", "timeout", "timezone",
+	"tool-timeout", "trim-silence", "utterances",
+)
+
+// argumentKeys are flags (by configuration key) that are arguments although
+// their name is a setting elsewhere: catalog show's filters.
+var argumentKeys = set("catalog.show.model", "catalog.show.provider")
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// IsArgument reports whether the flag with this configuration key (FlagKey)
+// is a per-invocation argument, never read from the environment or the file.
+func IsArgument(key string) bool {
+	if argumentKeys[key] {
+		return true
+	}
+	return argumentFlags[key[strings.LastIndex(key, ".")+1:]]
+}
+
+// IsClassified reports whether the flag is in one of the tables above.
+func IsClassified(key string) bool {
+	name := key[strings.LastIndex(key, ".")+1:]
+	return argumentKeys[key] || argumentFlags[name] || settingFlags[name]
+}
