@@ -76,6 +76,9 @@ type PartialError struct {
 	Total  int
 }
 
+// IsPartial lets packages that cannot import cmdutil (jobrun) recognise it.
+func (e *PartialError) IsPartial() bool { return true }
+
 func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d of %d failed: %s", len(e.Failed), e.Total, strings.Join(e.Failed, "; "))
 }

@@ -23,6 +23,7 @@ var argumentFlags = set(
 	"entity-type", "env", "exclude", "executions", "force", "full", "include", "input", "limit", "llm", "log",
 	"min-context", "mode", "model-unlisted", "name", "namespace", "out", "params", "reason", "reembed", "run-now",
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
+	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
 )
 
 // settingFlags are settings wherever they appear.
@@ -34,6 +35,8 @@ var settingFlags = set(
 	"normalize", "output", "output-limit", "provider", "retries", "retry-wait", "seed",
 	"shutdown-timeout", "smart-format", "source", "store-audio", "timeout", "timezone",
 	"tool-timeout", "trim-silence", "utterances",
+	// issue 15: helix worker tuning and the per-user lock wait
+	"queues", "job-timeout", "rescue-after", "poll-interval", "fetch-cooldown", "lock-wait",
 )
 
 // argumentKeys are flags (by configuration key) that are arguments although

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -37,6 +38,12 @@ func LockKey(job string) int64 {
 // taken out of the pool for as long as the lock is held, and its
 // application_name names this host and process so a loser can say who holds it.
 func TryLock(ctx context.Context, pool *pgxpool.Pool, job string) (*Lock, error) {
+	return WaitLock(ctx, pool, job, 0)
+}
+
+// WaitLock is TryLock that keeps trying for up to wait before giving up
+// (a desktop run waiting briefly for a nightly run to finish its user).
+func WaitLock(ctx context.Context, pool *pgxpool.Pool, job string, wait time.Duration) (*Lock, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -52,9 +59,21 @@ func TryLock(ctx context.Context, pool *pgxpool.Pool, job string) (*Lock, error)
 		return nil, err
 	}
 	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
-		conn.Release()
-		return nil, err
+	deadline := time.Now().Add(wait)
+	for {
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+			conn.Release()
+			return nil, err
+		}
+		if ok || !time.Now().Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			conn.Release()
+			return nil, ctx.Err()
+		case <-time.After(min(100*time.Millisecond, time.Until(deadline))):
+		}
 	}
 	if !ok {
 		conn.Release()
@@ -70,6 +89,10 @@ func TryLock(ctx context.Context, pool *pgxpool.Pool, job string) (*Lock, error)
 	}
 	return &Lock{conn: conn, key: key}, nil
 }
+
+// Conn is the connection holding the lock: work done on it runs in the
+// lock holder's session (and keeps the pool free for others).
+func (l *Lock) Conn() *pgxpool.Conn { return l.conn }
 
 // Release gives the lock back and returns the connection to the pool. If the
 // connection died the server already released the lock, so the connection is closed.

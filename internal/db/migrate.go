@@ -5,31 +5,126 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/helixhq/helix/migrations"
 )
 
-// Migrator applies helix's embedded migrations. It wraps goose's Provider
-// with a session lock, so two helix processes never migrate at once.
+// Migrator applies helix's embedded migrations, then River's (the job queue
+// of `helix worker`, issue 15) through River's own rivermigrate. It wraps
+// goose's Provider with a session lock, so two helix processes never migrate at once.
 type Migrator struct {
-	db   *sql.DB
-	p    *goose.Provider
-	fsys fs.FS
+	db    *sql.DB
+	p     *goose.Provider
+	fsys  fs.FS
+	river *rivermigrate.Migrator[pgx.Tx]
+	pool  *pgxpool.Pool
 }
 
 // NewMigrator builds a migrator over pool. Close it when done.
 func NewMigrator(pool *pgxpool.Pool) (*Migrator, error) {
-	return NewMigratorFS(pool, migrations.FS)
+	m, err := NewMigratorFS(pool, migrations.FS)
+	if err != nil {
+		return nil, err
+	}
+	// rivermigrate logs to stdout by default; stdout carries results only.
+	m.river, err = rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, fmt.Errorf("load river migrations: %w", err)
+	}
+	m.pool = pool
+	return m, nil
+}
+
+// RiverVersion is the River module helix pins; its migrations are part of
+// helix's schema (pgtest keys its template on it).
+const RiverVersion = "v0.51.1"
+
+// riverVersionBase offsets River's migration versions in the list helix
+// prints, so they never collide with helix's own numbers.
+const riverVersionBase = 1_000_000
+
+// RiverTables are the tables River's migrations create in public. helix
+// secures them like its own internal tables: anon and authenticated get nothing.
+func riverTables(ctx context.Context, q Querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname LIKE 'river\_%' ORDER BY c.relname`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+func (m *Migrator) riverUp(ctx context.Context) ([]int64, error) {
+	if m.river == nil {
+		return nil, nil
+	}
+	// goose's session lock is released by now; two helix processes must not
+	// run River's migrations at once either.
+	conn, err := m.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, LockKey("river-migrate")); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, LockKey("river-migrate"))
+	}()
+	res, err := m.river.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return nil, fmt.Errorf("river migrations: %w", err)
+	}
+	tables, err := riverTables(ctx, m.pool)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		if _, err := m.pool.Exec(ctx, `SELECT helix_secure_table($1::regclass, NULL)`, pgx.Identifier{t}.Sanitize()); err != nil {
+			return nil, fmt.Errorf("secure %s: %w", t, err)
+		}
+	}
+	var v []int64
+	for _, mv := range res.Versions {
+		v = append(v, riverVersionBase+int64(mv.Version))
+	}
+	return v, nil
+}
+
+func (m *Migrator) riverDownAll(ctx context.Context) ([]int64, error) {
+	if m.river == nil {
+		return nil, nil
+	}
+	res, err := m.river.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{TargetVersion: -1})
+	if err != nil {
+		return nil, fmt.Errorf("river migrations: %w", err)
+	}
+	// helix_secure_table recorded River's tables among helix's; they are gone.
+	if _, err := m.pool.Exec(ctx, `DO $$ BEGIN
+		IF to_regclass('helix_tables') IS NOT NULL THEN DELETE FROM helix_tables WHERE name LIKE 'river\_%'; END IF; END $$`); err != nil {
+		return nil, err
+	}
+	var v []int64
+	for _, mv := range res.Versions {
+		v = append(v, riverVersionBase+int64(mv.Version))
+	}
+	return v, nil
 }
 
 // NewMigratorFS builds a migrator over pool for the migrations in fsys (tests
-// replay the migrations an earlier helix shipped).
+// replay the migrations an earlier helix shipped); River's are not included.
 func NewMigratorFS(pool *pgxpool.Pool, fsys fs.FS) (*Migrator, error) {
 	return newMigrator(stdlib.OpenDBFromPool(pool), fsys)
 }
@@ -50,22 +145,46 @@ func newMigrator(sqlDB *sql.DB, fsys fs.FS) (*Migrator, error) {
 // MigrationStatus is one migration and whether it is applied.
 type MigrationStatus struct {
 	Version   int64  `json:"version"`
+	Source    string `json:"source"` // helix or river
 	Name      string `json:"name"`
 	Applied   bool   `json:"applied"`
 	AppliedAt string `json:"applied_at,omitempty"`
 }
 
-// Up applies every pending migration and returns the versions applied.
+// Up applies every pending migration, helix's then River's, and returns the
+// versions applied (River's offset by 1,000,000: see IsRiver).
 func (m *Migrator) Up(ctx context.Context) ([]int64, error) {
 	res, err := m.p.Up(ctx)
-	return versions(res), err
+	v := versions(res)
+	if err != nil {
+		return v, err
+	}
+	rv, err := m.riverUp(ctx)
+	return append(v, rv...), err
 }
 
-// Down rolls back the most recent migration, or every one down to version to when to >= 0.
+// IsRiver reports whether a version returned by Up, Down or Status is one of
+// River's, and River's own number for it.
+func IsRiver(v int64) (int, bool) {
+	if v > riverVersionBase {
+		return int(v - riverVersionBase), true
+	}
+	return 0, false
+}
+
+// Down rolls back the most recent helix migration, or every one down to
+// version to when to >= 0. to == 0 removes River's tables too.
 func (m *Migrator) Down(ctx context.Context, to int64) ([]int64, error) {
 	if to >= 0 {
+		var rv []int64
+		if to == 0 {
+			var err error
+			if rv, err = m.riverDownAll(ctx); err != nil {
+				return rv, err
+			}
+		}
 		res, err := m.p.DownTo(ctx, to)
-		return versions(res), err
+		return append(rv, versions(res)...), err
 	}
 	r, err := m.p.Down(ctx)
 	if r == nil {
@@ -82,9 +201,52 @@ func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
 	}
 	out := make([]MigrationStatus, 0, len(st))
 	for _, s := range st {
-		ms := MigrationStatus{Version: s.Source.Version, Name: baseName(s.Source.Path), Applied: s.State == goose.StateApplied}
+		ms := MigrationStatus{Version: s.Source.Version, Source: "helix", Name: baseName(s.Source.Path), Applied: s.State == goose.StateApplied}
 		if ms.Applied {
-			ms.AppliedAt = s.AppliedAt.UTC().Format("2006-01-02T15:04:05Z07:00")
+			ms.AppliedAt = s.AppliedAt.UTC().Format(time.RFC3339)
+		}
+		out = append(out, ms)
+	}
+	if m.river == nil {
+		return out, nil
+	}
+	existing := map[int]time.Time{}
+	var exists bool
+	if err := m.pool.QueryRow(ctx, `SELECT to_regclass('river_migration') IS NOT NULL`).Scan(&exists); err != nil {
+		return nil, err
+	}
+	if exists {
+		ev, err := m.river.ExistingVersions(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("river migrations: %w", err)
+		}
+		for _, e := range ev {
+			existing[e.Version] = time.Time{}
+		}
+		rows, err := m.pool.Query(ctx, `SELECT version, created_at FROM river_migration WHERE line = 'main'`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var v int
+			var at time.Time
+			if err := rows.Scan(&v, &at); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			existing[v] = at
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for _, rm := range m.river.AllVersions() {
+		ms := MigrationStatus{Version: riverVersionBase + int64(rm.Version), Source: "river", Name: fmt.Sprintf("river_%03d_%s", rm.Version, strings.ReplaceAll(rm.Name, " ", "_"))}
+		if at, ok := existing[rm.Version]; ok {
+			ms.Applied = true
+			if !at.IsZero() {
+				ms.AppliedAt = at.UTC().Format(time.RFC3339)
+			}
 		}
 		out = append(out, ms)
 	}
@@ -115,6 +277,33 @@ func (m *Migrator) Plan(ctx context.Context) ([]PlannedMigration, error) {
 			return nil, err
 		}
 		plan = append(plan, PlannedMigration{Version: s.Source.Version, Name: baseName(s.Source.Path), SQL: upSection(string(b))})
+	}
+	if m.river == nil {
+		return plan, nil
+	}
+	st2, err := m.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range st2 {
+		rv, ok := IsRiver(s.Version)
+		if !ok || s.Applied {
+			continue
+		}
+		mg, err := m.river.GetVersion(rv)
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, PlannedMigration{Version: s.Version, Name: s.Name, SQL: strings.TrimSpace(mg.SQLUp) + "\n"})
+	}
+	if len(st2) > 0 {
+		for _, p := range plan {
+			if _, ok := IsRiver(p.Version); ok {
+				plan = append(plan, PlannedMigration{Version: 0, Name: "secure River's tables",
+					SQL: "SELECT helix_secure_table(t, NULL) -- for every river_* table\n"})
+				break
+			}
+		}
 	}
 	return plan, nil
 }

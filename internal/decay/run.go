@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/jobrun"
 )
 
 // JobName names the job in job_runs and its advisory lock.
@@ -95,50 +96,32 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 		params["full"] = true
 	}
 
-	lock, err := db.TryLock(ctx, pool, JobName)
-	if err != nil {
-		if db.IsLockHeld(err) {
-			if run, e := db.StartRun(ctx, pool, JobName, params, time.Now()); e == nil {
-				_ = run.Finish(ctx, pool, db.RunSkipped, map[string]any{}, err)
-			}
-		}
-		return nil, err
-	}
-	defer func() { _ = lock.Release(ctx) }()
-
+	var res *Result
+	spec := jobrun.Spec{Job: JobName, Params: params, Lock: JobName, RecordSkipped: true}
 	if o.Tick != "" {
-		var done bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_runs WHERE job = $1 AND status = 'ok' AND params->>'tick' = $2)`,
-			JobName, o.Tick).Scan(&done); err != nil {
-			return nil, err
-		}
-		if done {
-			return nil, ErrTickDone
+		spec.Check = func(ctx context.Context, q db.Querier) error {
+			var done bool
+			if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_runs WHERE job = $1 AND status = 'ok' AND params->>'tick' = $2)`,
+				JobName, o.Tick).Scan(&done); err != nil {
+				return err
+			}
+			if done {
+				return ErrTickDone
+			}
+			return nil
 		}
 	}
-
-	start := time.Now()
-	run, err := db.StartRun(ctx, pool, JobName, params, start)
-	if err != nil {
+	err := jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
+		start := time.Now()
+		res = &Result{RunID: run.ID, At: o.At.UTC()}
+		err := runMode(ctx, pool, o, res)
+		res.Seconds = time.Since(start).Seconds()
+		return res, err
+	})
+	if res == nil {
 		return nil, err
 	}
-	res := &Result{RunID: run.ID, At: o.At.UTC()}
-	err = runMode(ctx, pool, o, res)
-	res.Seconds = time.Since(start).Seconds()
-	status := db.RunOK
-	switch {
-	case err != nil && ctx.Err() != nil:
-		status = db.RunInterrupted
-	case err != nil:
-		status = db.RunFailed
-	}
-	if ferr := run.Finish(ctx, pool, status, res, err); ferr != nil && err == nil {
-		err = ferr
-	}
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, err
 }
 
 type checkpoint struct {

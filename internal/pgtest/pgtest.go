@@ -220,6 +220,7 @@ func migrationsHash() (string, error) {
 	}
 	sort.Strings(names)
 	h := sha256.New()
+	fmt.Fprintf(h, "river %s\x00", db.RiverVersion) // River's migrations are applied too
 	for _, n := range names {
 		b, err := fs.ReadFile(migrations.FS, n)
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/netguard"
 )
 
@@ -91,20 +90,4 @@ func download(ctx context.Context, source string, o catalog.FetchOptions) (*cata
 		return nil, nil, cmdutil.InputError(fmt.Errorf("parse catalog from %s: %w", source, err))
 	}
 	return res, cat, nil
-}
-
-// finish records how a job ended in its job_runs row.
-func finish(ctx context.Context, q db.Querier, run *db.JobRun, counts any, err error) error {
-	status := db.RunOK
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		status = db.RunInterrupted
-	default:
-		status = db.RunFailed
-	}
-	if ferr := run.Finish(ctx, q, status, counts, err); ferr != nil && err == nil {
-		return ferr
-	}
-	return err
 }

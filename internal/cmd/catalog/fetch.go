@@ -15,6 +15,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 )
 
 // FetchOptions are the inputs of `catalog fetch`.
@@ -109,21 +110,18 @@ func fetchRun(ctx context.Context, opts *FetchOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := db.TryLock(ctx, pool, "catalog-fetch")
-	if err != nil {
-		if db.IsLockHeld(err) {
-			return cmdutil.SkippedError(err)
-		}
-		return err
-	}
-	defer func() { _ = lock.Release(ctx) }()
 	params := map[string]any{"source": opts.Source, "providers": opts.Providers, "out": opts.Out}
-	run, err := db.StartRun(ctx, pool, "catalog fetch", params, f.Now())
-	if err != nil {
-		return err
+	var res *FetchResult
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "catalog fetch", Params: params, Lock: "catalog-fetch", Now: f.Now},
+		func(ctx context.Context, run *jobrun.Run) (any, error) {
+			var err error
+			res, err = fetchAndStore(ctx, opts, pool)
+			return res, err
+		})
+	if db.IsLockHeld(err) {
+		return cmdutil.SkippedError(err)
 	}
-	res, err := fetchAndStore(ctx, opts, pool)
-	if err := finish(ctx, pool, run, res, err); err != nil {
+	if err != nil {
 		return err
 	}
 	if f.Global.JSON() {

@@ -12,6 +12,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -80,20 +81,21 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	run, err := db.StartRun(ctx, pool, "catalog verify", map[string]any{"source": opts.Source}, f.Now())
-	if err != nil {
-		return err
-	}
-	res, err := verify(ctx, opts, pool)
-	var counts any
-	if res != nil {
-		counts = map[string]any{"snapshot": res.Snapshot.ID, "added": len(res.Added), "removed": len(res.Removed), "changed": len(res.Changed)}
-	}
-	if err == nil && res.Drift {
-		err = cmdutil.DriftError(fmt.Errorf("catalog drift: %d added, %d removed, %d changed since snapshot %d (%s); run helix catalog fetch to pin the new catalog",
-			len(res.Added), len(res.Removed), len(res.Changed), res.Snapshot.ID, cmdutil.FormatTime(res.Snapshot.FetchedAt)))
-	}
-	err = finish(ctx, pool, run, counts, err)
+	var res *VerifyResult
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "catalog verify", Params: map[string]any{"source": opts.Source}, Now: f.Now},
+		func(ctx context.Context, run *jobrun.Run) (any, error) {
+			var err error
+			res, err = verify(ctx, opts, pool)
+			var counts any
+			if res != nil {
+				counts = map[string]any{"snapshot": res.Snapshot.ID, "added": len(res.Added), "removed": len(res.Removed), "changed": len(res.Changed)}
+			}
+			if err == nil && res.Drift {
+				err = cmdutil.DriftError(fmt.Errorf("catalog drift: %d added, %d removed, %d changed since snapshot %d (%s); run helix catalog fetch to pin the new catalog",
+					len(res.Added), len(res.Removed), len(res.Changed), res.Snapshot.ID, cmdutil.FormatTime(res.Snapshot.FetchedAt)))
+			}
+			return counts, err
+		})
 	if res == nil {
 		return err
 	}

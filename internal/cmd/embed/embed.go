@@ -20,6 +20,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -208,11 +209,6 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	lock, err := db.TryLock(ctx, pool, "embed")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = lock.Release(ctx) }()
 
 	users := []uuid.UUID{opts.user}
 	if opts.AllUsers {
@@ -224,63 +220,65 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	run, err := db.StartRun(ctx, pool, "embed", map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers,
-		"model": client.Model, "reembed": opts.Reembed, "users": len(users)}, opts.Now())
-	if err != nil {
-		return err
-	}
-	log := opts.Logger()
-	bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "embed", total)
-	eo := embed.Options{Model: client.Model, Reembed: opts.Reembed, Batch: embed.BatchOptions{
-		BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens, MaxInputTokens: opts.MaxInputTokens,
-		Concurrency: opts.Concurrency, OnBatch: func(n int) { bar.StepN("batch", n, false) },
-	}}
-	rep := &Report{RunID: &run.ID, Model: client.Model, Users: []embed.Result{}, Failed: []FailedUser{}}
-	counts := map[string]int{"users": len(users)}
-	var failed []string
-	var firstErr error
-	for _, u := range users {
-		if ctx.Err() != nil {
-			break
-		}
-		res, err := embed.User(ctx, pool, client, u, eo)
-		counts["requests"] += res.Requests
-		counts["tokens"] += res.Tokens
-		if err != nil {
+	var status string
+	var runErr error
+	var rep *Report
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "embed", Params: map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers,
+		"model": client.Model, "reembed": opts.Reembed, "users": len(users)}, Lock: "embed", RecordSkipped: true, Now: opts.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
+		log := opts.Logger()
+		bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "embed", total)
+		eo := embed.Options{Model: client.Model, Reembed: opts.Reembed, Batch: embed.BatchOptions{
+			BatchSize: opts.BatchSize, BatchTokens: opts.BatchTokens, MaxInputTokens: opts.MaxInputTokens,
+			Concurrency: opts.Concurrency, OnBatch: func(n int) { bar.StepN("batch", n, false) },
+		}}
+		rep = &Report{RunID: &run.ID, Model: client.Model, Users: []embed.Result{}, Failed: []FailedUser{}}
+		counts := map[string]int{"users": len(users)}
+		var failed []string
+		var firstErr error
+		for _, u := range users {
 			if ctx.Err() != nil {
 				break
 			}
-			if firstErr == nil {
-				firstErr = err
+			res, err := embed.User(ctx, pool, client, u, eo)
+			counts["requests"] += res.Requests
+			counts["tokens"] += res.Tokens
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				if firstErr == nil {
+					firstErr = err
+				}
+				failed = append(failed, u.String()+": "+err.Error())
+				rep.Failed = append(rep.Failed, FailedUser{UserID: u, Error: err.Error()})
+				continue
 			}
-			failed = append(failed, u.String()+": "+err.Error())
-			rep.Failed = append(rep.Failed, FailedUser{UserID: u, Error: err.Error()})
-			continue
+			rep.Users = append(rep.Users, res)
+			counts["pending"] += res.Pending
+			counts["embedded"] += res.Embedded
+			counts["truncated"] += res.Truncated
+			counts["skipped_empty"] += res.SkippedEmpty
+			counts["scrubbed"] += res.Scrubbed.Total()
 		}
-		rep.Users = append(rep.Users, res)
-		counts["pending"] += res.Pending
-		counts["embedded"] += res.Embedded
-		counts["truncated"] += res.Truncated
-		counts["skipped_empty"] += res.SkippedEmpty
-		counts["scrubbed"] += res.Scrubbed.Total()
-	}
-	bar.Finish()
-	counts["failed"] = len(failed)
-	rep.Counts = counts
-	rep.Took = time.Since(start).Seconds()
+		bar.Finish()
+		counts["failed"] = len(failed)
+		rep.Counts = counts
+		rep.Took = time.Since(start).Seconds()
 
-	var runErr error
-	status := db.RunOK
-	switch {
-	case ctx.Err() != nil:
-		runErr, status = ctx.Err(), db.RunInterrupted
-	case len(failed) > 0 && !opts.AllUsers:
-		runErr, status = classify(fmt.Errorf("embed %s: %w", users[0], firstErr)), db.RunFailed
-	case len(failed) > 0:
-		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
-	}
-	if ferr := run.Finish(context.WithoutCancel(ctx), pool, status, counts, runErr); ferr != nil {
-		log.Error("record job run", "err", ferr)
+		status = db.RunOK
+		switch {
+		case ctx.Err() != nil:
+			runErr, status = ctx.Err(), db.RunInterrupted
+		case len(failed) > 0 && !opts.AllUsers:
+			runErr, status = classify(fmt.Errorf("embed %s: %w", users[0], firstErr)), db.RunFailed
+		case len(failed) > 0:
+			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+		}
+		run.SetStatus(status)
+		return counts, runErr
+	})
+	if status == "" {
+		return err // never ran: the lock is held, or the run could not be recorded
 	}
 	if status == db.RunInterrupted || status == db.RunFailed {
 		return runErr

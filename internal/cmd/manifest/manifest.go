@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -219,22 +220,13 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			return OpenError(err)
 		}
 		params := map[string]any{"targets": opts.Targets, "include": opts.Include, "exclude": opts.Exclude, "by": opts.By, "auto_approve_narrower": opts.AutoApproveNarrower}
-		run, err := db.StartRun(ctx, pool, "manifest-import", params, f.Now())
-		if err != nil {
-			return dbError(err)
-		}
-		res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now()})
-		status := db.RunOK
-		switch {
-		case ctx.Err() != nil:
-			status = db.RunInterrupted
-		case err != nil:
-			status = db.RunFailed
-		}
-		res.count()
-		if ferr := run.Finish(ctx, pool, status, map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err); ferr != nil && err == nil {
-			err = ferr
-		}
+		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "manifest-import", Params: params, Now: f.Now},
+			func(ctx context.Context, run *jobrun.Run) (any, error) {
+				var err error
+				res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now()})
+				res.count()
+				return map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err
+			})
 		if err != nil {
 			var ce *manifest.ConflictError
 			if errors.As(err, &ce) {

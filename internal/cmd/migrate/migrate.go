@@ -57,7 +57,7 @@ func runApply(f *cmdutil.Factory, cmd *cobra.Command, verb string, apply migrate
 			return nil
 		}
 		for _, v := range applied {
-			fmt.Fprintf(f.IOStreams.Out, "%s %05d\n", verb, v)
+			fmt.Fprintf(f.IOStreams.Out, "%s %s\n", verb, versionLabel(v))
 		}
 		return nil
 	})
@@ -203,7 +203,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 				if s.Applied {
 					state = "applied"
 				}
-				tp.Row(fmt.Sprintf("%05d", s.Version), s.Name, state, s.AppliedAt)
+				tp.Row(versionLabel(s.Version), s.Name, state, s.AppliedAt)
 			}
 			if err := tp.Render(); err != nil {
 				return err
@@ -214,4 +214,12 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		}
 		return nil
 	})
+}
+
+// versionLabel prints helix's versions as 00012 and River's as river/006.
+func versionLabel(v int64) string {
+	if rv, ok := db.IsRiver(v); ok {
+		return fmt.Sprintf("river/%03d", rv)
+	}
+	return fmt.Sprintf("%05d", v)
 }

@@ -14,6 +14,7 @@ import (
 	doctorCmd "github.com/helixhq/helix/internal/cmd/doctor"
 	embedCmd "github.com/helixhq/helix/internal/cmd/embed"
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
+	jobsCmd "github.com/helixhq/helix/internal/cmd/jobs"
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
@@ -23,6 +24,7 @@ import (
 	toolCmd "github.com/helixhq/helix/internal/cmd/tool"
 	versionCmd "github.com/helixhq/helix/internal/cmd/version"
 	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
+	workerCmd "github.com/helixhq/helix/internal/cmd/worker"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
 
@@ -80,6 +82,8 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		voiceCmd.NewCmdVoice(f),
 		manifestCmd.NewCmdManifest(f),
 		toolCmd.NewCmdTool(f),
+		workerCmd.NewCmdWorker(f, nil),
+		jobsCmd.NewCmdJobs(f),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/syncer"
 )
@@ -92,23 +95,38 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err != nil {
 		return err
 	}
-	run, err := db.StartRun(ctx, pool, "sync reconcile", map[string]any{
-		"entity_type": opts.EntityType, "user_id": opts.UserID, "batch": opts.Batch,
-	}, f.Now())
-	if err != nil {
+	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID, "batch": opts.Batch}
+	started := false
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "sync reconcile", Params: params, Now: f.Now},
+		func(ctx context.Context, run *jobrun.Run) (any, error) {
+			started = true
+			counts, err := reconcile(ctx, opts, run.ID, strats, user, pool)
+			return counts, err
+		})
+	if !started && err != nil {
 		return fmt.Errorf("sync reconcile: %w", err)
 	}
+	var pe *cmdutil.PartialError
+	if err != nil && !errors.As(err, &pe) && ctx.Err() == nil && !db.IsUnavailable(err) {
+		return fmt.Errorf("sync reconcile: %w", err)
+	}
+	return err
+}
+
+// reconcile is one run's work: fold the pending changes, print the result.
+func reconcile(ctx context.Context, opts *ReconcileOptions, runID int64, strats map[string]syncer.Strategy, user *uuid.UUID, pool *pgxpool.Pool) (syncer.Counts, error) {
+	f := opts.F
 	filter := syncer.Filter{EntityType: opts.EntityType, UserID: user}
 	var pending int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM sync_changes WHERE processed_at IS NULL
 		AND ($1 = '' OR entity_type = $1) AND ($2::uuid IS NULL OR user_id = $2)`, filter.EntityType, filter.UserID).Scan(&pending); err != nil {
-		return finish(ctx, pool, run, syncer.Counts{}, err)
+		return syncer.Counts{}, err
 	}
 	log := f.Logger()
 	bar := progress.New(f.IOStreams.ErrOut, progress.ChooseMode(f.IOStreams.IsStderrTTY(), f.Global.JSON()), log,
 		"sync reconcile", (pending+opts.Batch-1)/opts.Batch)
 	rec := &syncer.Reconciler{
-		Strategies: strats, Batch: opts.Batch, RunID: run.ID, Now: f.Now,
+		Strategies: strats, Batch: opts.Batch, RunID: runID, Now: f.Now,
 		OnBatch: func(c syncer.Counts) {
 			bar.Step(fmt.Sprintf("%d changes", c.Total()), c.Invalid > 0)
 			log.Debug("batch", "changes", c.Total(), "applied", c.Applied, "discarded", c.Discarded,
@@ -118,9 +136,9 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	counts, err := rec.Run(ctx, pool, filter)
 	bar.Finish()
 	if err != nil {
-		return finish(ctx, pool, run, counts, err)
+		return counts, err
 	}
-	res := ReconcileResult{RunID: run.ID, Counts: counts, Changes: counts.Total()}
+	res := ReconcileResult{RunID: runID, Counts: counts, Changes: counts.Total()}
 	if f.Global.JSON() {
 		err = cmdutil.WriteJSON(f.IOStreams.Out, res)
 	} else {
@@ -132,9 +150,9 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 		_, err = fmt.Fprintln(f.IOStreams.Out, msg)
 	}
 	if err == nil && counts.Invalid > 0 {
-		err = invalidError(ctx, pool, run.ID, counts)
+		err = invalidError(ctx, pool, runID, counts)
 	}
-	return finish(ctx, pool, run, counts, err)
+	return counts, err
 }
 
 // invalidError lists (the first few) invalid changes of the run.
@@ -160,27 +178,6 @@ func invalidError(ctx context.Context, q db.Querier, runID int64, counts syncer.
 		return err
 	}
 	return pe
-}
-
-func finish(ctx context.Context, q db.Querier, run *db.JobRun, counts syncer.Counts, err error) error {
-	status := db.RunOK
-	var pe *cmdutil.PartialError
-	switch {
-	case err == nil:
-	case errors.As(err, &pe):
-		status = db.RunPartial
-	case ctx.Err() != nil:
-		status = db.RunInterrupted
-	default:
-		status = db.RunFailed
-	}
-	if ferr := run.Finish(ctx, q, status, counts, err); ferr != nil && err == nil {
-		return ferr
-	}
-	if err != nil && pe == nil && ctx.Err() == nil && !db.IsUnavailable(err) {
-		return fmt.Errorf("sync reconcile: %w", err)
-	}
-	return err
 }
 
 func plural(n int, noun string) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/synthesis"
@@ -166,81 +167,77 @@ func llmRun(ctx context.Context, opts *Options) error {
 		return llmDryRun(ctx, pool, opts, s, url, users, rep)
 	}
 
-	lock, err := db.TryLock(ctx, pool, "synthesize-llm")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = lock.Release(ctx) }()
-	run, err := db.StartRun(ctx, pool, "synthesize-llm", map[string]any{"model": mi.Key, "types": opts.types,
-		"users": len(users), "all_users": opts.AllUsers, "max_cost": opts.MaxCost, "since": opts.Since, "limit": opts.Limit}, f.Now())
-	if err != nil {
-		return err
-	}
-	rep.RunID = &run.ID
-
-	var bar *progress.Reporter
-	if opts.AllUsers {
-		bar = progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), log, "synthesize --llm", len(users))
-	}
-	results, errs, fatal, budgetErr := llmWork(ctx, pool, opts, s, users, run.ID, bar)
-	bar.Finish()
-
-	counts := map[string]int64{"users": int64(len(users))}
-	var failed []string
-	for i, r := range results {
-		switch {
-		case errs[i] == nil && r.UserID == uuid.Nil:
-			rep.NotStarted = append(rep.NotStarted, users[i])
-			continue
-		case errs[i] != nil && errors.Is(errs[i], llmsynth.ErrBudget):
-			rep.NotStarted = append(rep.NotStarted, users[i])
-			continue
-		case errs[i] != nil:
-			r.Error = errs[i].Error()
-			rep.Failed = append(rep.Failed, r)
-			failed = append(failed, users[i].String()+": "+r.Error)
-		default:
-			rep.Users = append(rep.Users, r)
-			counts["done"]++
-			counts["patterns"] += int64(r.StoredPatterns)
-			if r.Reused {
-				counts["reused"]++
-			}
-		}
-		counts["calls"] += int64(r.Calls)
-		counts["input_tokens"] += r.Usage.Input
-		counts["output_tokens"] += r.Usage.Output
-		counts["cache_read_tokens"] += r.Usage.CacheRead
-		counts["cache_write_tokens"] += r.Usage.CacheWrite
-		counts["dropped_evidence"] += int64(r.DroppedEvidence)
-		counts["dropped_patterns"] += int64(r.DroppedPatterns)
-		counts["scrubbed"] += int64(r.Scrubbed.Total())
-	}
-	counts["failed"] = int64(len(failed))
-	counts["not_started"] = int64(len(rep.NotStarted))
-	rep.Counts = counts
-	rep.SpentUSD = s.Budget.Spent()
-	rep.BudgetExhausted = budgetErr != nil
-
+	var status string
 	var runErr error
-	status := db.RunOK
-	switch {
-	case ctx.Err() != nil:
-		runErr, status = ctx.Err(), db.RunInterrupted
-	case fatal != nil:
-		runErr, status = fatal, db.RunFailed
-	case budgetErr != nil:
-		msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users, spent $%.6f: %v", opts.MaxCost, counts["done"], len(users), rep.SpentUSD, budgetErr)
-		runErr, status = &cmdutil.PartialError{Failed: append(failed, msg), Total: len(users)}, db.RunPartial
-	case len(failed) > 0:
-		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
-	}
-	jobCounts := map[string]any{"spent_usd": rep.SpentUSD}
-	for k, v := range counts {
-		jobCounts[k] = v
-	}
-	if ferr := run.Finish(ctx, pool, status, jobCounts, runErr); ferr != nil {
-		log.Error("record job run", "err", ferr)
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "synthesize-llm", Params: map[string]any{"model": mi.Key, "types": opts.types,
+		"users": len(users), "all_users": opts.AllUsers, "max_cost": opts.MaxCost, "since": opts.Since, "limit": opts.Limit}, Lock: "synthesize-llm", RecordSkipped: true, Now: f.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
+		rep.RunID = &run.ID
+
+		var bar *progress.Reporter
+		if opts.AllUsers {
+			bar = progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), log, "synthesize --llm", len(users))
+		}
+		results, errs, fatal, budgetErr := llmWork(ctx, pool, opts, s, users, run.ID, bar)
+		bar.Finish()
+
+		counts := map[string]int64{"users": int64(len(users))}
+		var failed []string
+		for i, r := range results {
+			switch {
+			case errs[i] == nil && r.UserID == uuid.Nil:
+				rep.NotStarted = append(rep.NotStarted, users[i])
+				continue
+			case errs[i] != nil && errors.Is(errs[i], llmsynth.ErrBudget):
+				rep.NotStarted = append(rep.NotStarted, users[i])
+				continue
+			case errs[i] != nil:
+				r.Error = errs[i].Error()
+				rep.Failed = append(rep.Failed, r)
+				failed = append(failed, users[i].String()+": "+r.Error)
+			default:
+				rep.Users = append(rep.Users, r)
+				counts["done"]++
+				counts["patterns"] += int64(r.StoredPatterns)
+				if r.Reused {
+					counts["reused"]++
+				}
+			}
+			counts["calls"] += int64(r.Calls)
+			counts["input_tokens"] += r.Usage.Input
+			counts["output_tokens"] += r.Usage.Output
+			counts["cache_read_tokens"] += r.Usage.CacheRead
+			counts["cache_write_tokens"] += r.Usage.CacheWrite
+			counts["dropped_evidence"] += int64(r.DroppedEvidence)
+			counts["dropped_patterns"] += int64(r.DroppedPatterns)
+			counts["scrubbed"] += int64(r.Scrubbed.Total())
+		}
+		counts["failed"] = int64(len(failed))
+		counts["not_started"] = int64(len(rep.NotStarted))
+		rep.Counts = counts
+		rep.SpentUSD = s.Budget.Spent()
+		rep.BudgetExhausted = budgetErr != nil
+
+		status = db.RunOK
+		switch {
+		case ctx.Err() != nil:
+			runErr, status = ctx.Err(), db.RunInterrupted
+		case fatal != nil:
+			runErr, status = fatal, db.RunFailed
+		case budgetErr != nil:
+			msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users, spent $%.6f: %v", opts.MaxCost, counts["done"], len(users), rep.SpentUSD, budgetErr)
+			runErr, status = &cmdutil.PartialError{Failed: append(failed, msg), Total: len(users)}, db.RunPartial
+		case len(failed) > 0:
+			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+		}
+		jobCounts := map[string]any{"spent_usd": rep.SpentUSD}
+		for k, v := range counts {
+			jobCounts[k] = v
+		}
+		run.SetStatus(status)
+		return jobCounts, runErr
+	})
+	if status == "" {
+		return err // never ran: the lock is held, or the run could not be recorded
 	}
 	if status == db.RunInterrupted {
 		return runErr

@@ -19,8 +19,10 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -42,6 +44,8 @@ type Options struct {
 	DryRun         bool
 	Concurrency    int
 	Seed           uint64
+	LockWait       time.Duration
+	Enqueue        bool
 
 	// --llm: the platform's four psychological pattern types from a language model.
 	LLM           bool
@@ -101,6 +105,7 @@ EXAMPLES
   helix synthesize --user-id 11111111-1111-4111-8111-111111111111
   helix synthesize --all-users --since 90d --concurrency 4
   helix synthesize --all-users --full
+  helix synthesize --all-users --enqueue        # then: helix worker
   helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
   helix synthesize --llm --user-id $U --model anthropic/claude-haiku-4-5 --dry-run
   helix synthesize --llm --all-users --types emotional_patterns,narrative_themes --max-cost 5
@@ -138,6 +143,8 @@ EXAMPLES
 	fl.StringVar(&opts.Model, "model", llmsynth.DefaultModel, "with --llm: PROVIDER/MODEL from the pinned catalog")
 	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "with --llm: stop before the run could spend more than this many USD (0: no limit)")
 	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once")
+	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
 	return cmd
 }
 
@@ -151,6 +158,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
 	case o.Full && !o.AllUsers:
 		return cmdutil.FlagErrorf("--full applies to --all-users (a --user-id run always synthesizes the user)")
+	case o.Enqueue && o.DryRun:
+		return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
 	}
 	if o.UserID != "" {
 		u, err := uuid.Parse(o.UserID)
@@ -227,6 +236,7 @@ type UserResult struct {
 	Patterns []synthesis.Pattern `json:"patterns"`
 	Error    string              `json:"error,omitempty"`
 	err      error
+	skipped  bool
 }
 
 // Report is the command's JSON document.
@@ -237,26 +247,18 @@ type Report struct {
 	Users  []UserResult     `json:"users"`
 	Counts map[string]int   `json:"counts"`
 	Failed []UserResult     `json:"failed"`
+	// Skipped lists users another run was synthesizing (their lock was held).
+	Skipped []string `json:"skipped"`
 }
+
+// UserLock is synthesis.UserLock.
+func UserLock(user uuid.UUID) string { return synthesis.UserLock(user) }
 
 func synthesizeRun(ctx context.Context, opts *Options) error {
 	f := opts.F
-	log := f.Logger()
 	pool, err := f.DB(ctx)
 	if err != nil {
 		return err
-	}
-	if !opts.DryRun {
-		lock, err := db.TryLock(ctx, pool, "synthesize")
-		if db.IsLockHeld(err) { // still leave a record that this run was skipped
-			if run, rerr := db.StartRun(ctx, pool, "synthesize", map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers}, f.Now()); rerr == nil {
-				_ = run.Finish(ctx, pool, db.RunSkipped, map[string]int{}, err)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		defer func() { _ = lock.Release(ctx) }()
 	}
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
 	users := []uuid.UUID{opts.user}
@@ -266,36 +268,76 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}}
-	var run *db.JobRun
-	if !opts.DryRun {
-		jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers, "full": opts.Full,
-			"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
-		if run, err = db.StartRun(ctx, pool, "synthesize", jobParams, f.Now()); err != nil {
-			return err
-		}
+	if opts.Enqueue {
+		return enqueue(ctx, opts, pool, users)
+	}
+	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}}
+	if opts.DryRun {
+		results := work(ctx, pool, opts, users, nil)
+		return report(ctx, opts, rep, users, unchanged, results)
+	}
+	jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers, "full": opts.Full,
+		"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
+	// --all-users holds the job's lock (one nightly run at a time) and each
+	// user's lock as it goes; --user-id holds only its user's, waiting up to
+	// --lock-wait for a nightly run that has that user in hand.
+	spec := jobrun.Spec{Job: "synthesize", Params: jobParams, Lock: "synthesize", RecordSkipped: true, Now: f.Now}
+	if !opts.AllUsers {
+		jobParams["user_id"] = opts.UserID
+		spec.Lock, spec.LockWait = UserLock(opts.user), opts.LockWait
+	}
+	return jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		rep.RunID = &run.ID
-	}
-	var bar *progress.Reporter
-	if opts.AllUsers {
-		mode := progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON())
-		bar = progress.New(opts.IO.ErrOut, mode, log, "synthesize", len(users))
-	}
-	results := work(ctx, pool, opts, users, run, bar)
-	bar.Finish()
+		var results []UserResult
+		if opts.AllUsers {
+			results = work(ctx, pool, opts, users, run)
+		} else {
+			results = []UserResult{one(ctx, run.Conn, opts, opts.user, run, nil)}
+		}
+		err := report(ctx, opts, rep, users, unchanged, results)
+		return rep.Counts, err
+	})
+}
 
+// enqueue queues one synthesize job per user for `helix worker`; a user
+// whose job is still pending or running is not queued twice.
+func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uuid.UUID) error {
+	client, err := queue.NewInsertClient(pool)
+	if err != nil {
+		return err
+	}
+	args := make([]queue.SynthesizeArgs, len(users))
+	for i, u := range users {
+		args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+	}
+	res, err := queue.Enqueue(ctx, client, args)
+	if err != nil {
+		return err
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "enqueued %d %s jobs on queue %s (%d already queued)\n", res.Enqueued, res.Kind, res.Queue, res.Duplicates)
+	return err
+}
+
+// report tallies the results, writes the output and returns the run's error.
+func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, unchanged int, results []UserResult) error {
 	counts := map[string]int{"users": len(users)}
 	if opts.AllUsers {
 		counts["unchanged"] = unchanged
 	}
 	var failed []string
 	for _, r := range results {
-		if r.Error != "" {
+		switch {
+		case r.skipped:
+			rep.Skipped = append(rep.Skipped, r.UserID.String())
+			continue
+		case r.Error != "":
 			rep.Failed = append(rep.Failed, r)
 			failed = append(failed, r.UserID.String()+": "+r.Error)
 			continue
-		}
-		if r.UserID == uuid.Nil {
+		case r.UserID == uuid.Nil:
 			continue // not reached: interrupted
 		}
 		rep.Users = append(rep.Users, r)
@@ -307,25 +349,17 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	}
 	counts["failed"] = len(failed)
 	counts["done"] = len(rep.Users)
+	counts["skipped"] = len(rep.Skipped)
 	rep.Counts = counts
 
 	var runErr error
-	status := db.RunOK
 	switch {
 	case ctx.Err() != nil:
-		runErr, status = ctx.Err(), db.RunInterrupted
+		return ctx.Err()
 	case len(failed) > 0 && !opts.AllUsers:
-		runErr, status = fmt.Errorf("synthesize %s: %w", users[0], results[0].err), db.RunFailed
+		return fmt.Errorf("synthesize %s: %w", users[0], results[0].err)
 	case len(failed) > 0:
-		runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
-	}
-	if run != nil {
-		if ferr := run.Finish(ctx, pool, status, counts, runErr); ferr != nil {
-			log.Error("record job run", "err", ferr)
-		}
-	}
-	if status == db.RunInterrupted || status == db.RunFailed {
-		return runErr
+		runErr = &cmdutil.PartialError{Failed: failed, Total: len(users)}
 	}
 	if perr := write(opts, rep); perr != nil {
 		return perr
@@ -335,21 +369,26 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 
 // work synthesizes users with a bounded pool of workers; results keep the
 // users' order. With --all-users one query streams every user's memories
-// (synthesis.Stream) while the workers analyse and write the users before.
-func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *db.JobRun, bar *progress.Reporter) []UserResult {
+// (synthesis.Stream) while the workers analyse and write the users before,
+// each under the user's lock.
+func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *jobrun.Run) []UserResult {
 	type job struct {
-		i     int
-		ms    []synthesis.Memory
-		state *synthesis.State
-		err   error
+		i    int
+		read *synthesis.Read
 	}
+	var bar *progress.Reporter
+	if opts.AllUsers {
+		mode := progress.ChooseMode(opts.IO.IsStderrTTY(), opts.F.Global.JSON())
+		bar = progress.New(opts.IO.ErrOut, mode, opts.F.Logger(), "synthesize", len(users))
+	}
+	defer bar.Finish()
 	results := make([]UserResult, len(users))
 	jobs := make(chan job, opts.Concurrency)
 	var wg sync.WaitGroup
 	for range min(opts.Concurrency, max(len(users), 1)) {
 		wg.Go(func() {
 			for j := range jobs {
-				r := one(ctx, pool, opts, users[j.i], j.ms, j.state, j.err, run)
+				r := lockedOne(ctx, pool, opts, users[j.i], run, j.read)
 				if ctx.Err() != nil && r.Error != "" {
 					continue // interrupted, not failed
 				}
@@ -375,12 +414,12 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 				if err == nil && ms == nil {
 					ms = []synthesis.Memory{}
 				}
-				sent[i] = send(job{i: i, ms: ms, state: states[users[i]], err: err})
+				sent[i] = send(job{i: i, read: &synthesis.Read{Memories: ms, State: states[users[i]], Err: err}})
 			})
 		}
 		if err != nil && ctx.Err() == nil {
 			for i := range users {
-				if !sent[i] && !send(job{i: i, err: fmt.Errorf("read memories: %w", err)}) {
+				if !sent[i] && !send(job{i: i, read: &synthesis.Read{Err: fmt.Errorf("read memories: %w", err)}}) {
 					break
 				}
 			}
@@ -397,51 +436,42 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	return results
 }
 
-// one synthesizes a user: from ms and state when the stream read them (an
-// empty slice: none), else reading them itself; readErr is the stream's error for the user.
-func one(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, ms []synthesis.Memory, state *synthesis.State, readErr error, run *db.JobRun) UserResult {
+// lockedOne synthesizes one user of an --all-users run under the user's
+// lock; a user another run holds is skipped (reported, not failed).
+func lockedOne(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, run *jobrun.Run, read *synthesis.Read) UserResult {
+	if run == nil { // dry run: nothing is written, nothing to lock
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
+		}
+		defer conn.Release()
+		return one(ctx, conn, opts, user, nil, read)
+	}
+	lock, err := db.TryLock(ctx, pool, UserLock(user))
+	if db.IsLockHeld(err) {
+		return UserResult{UserID: user, skipped: true}
+	}
+	if err != nil {
+		return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
+	}
+	defer func() { _ = lock.Release(ctx) }()
+	return one(ctx, lock.Conn(), opts, user, run, read)
+}
+
+// one synthesizes one user; read carries the memories the stream read, if it did.
+func one(ctx context.Context, q db.Querier, opts *Options, user uuid.UUID, run *jobrun.Run, read *synthesis.Read) UserResult {
 	r := UserResult{UserID: user, Patterns: []synthesis.Pattern{}}
-	fail := func(err error) UserResult {
+	var w *synthesis.Write
+	if run != nil {
+		w = &synthesis.Write{RunID: &run.ID, Now: opts.F.Now()}
+	}
+	n, ps, err := synthesis.User(ctx, q, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit}, opts.params(), w, read)
+	r.Memories = n
+	if err != nil {
 		r.Error, r.err = err.Error(), err
 		return r
 	}
-	if readErr != nil {
-		return fail(readErr)
-	}
-	// The state is taken before the memories are read (by the stream, which
-	// took it first, or here): a change landing in between only makes the next
-	// --all-users run recompute the user once more, never skip a change.
-	if state == nil {
-		var err error
-		filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
-		if state, err = synthesis.Snapshot(ctx, pool, user, filter, opts.params()); err != nil {
-			return fail(fmt.Errorf("read memories: %w", err))
-		}
-		if ms, err = synthesis.Load(ctx, pool, user, filter); err != nil {
-			return fail(fmt.Errorf("read memories: %w", err))
-		}
-	}
-	r.Memories = len(ms)
-	ps, err := synthesis.Analyze(ctx, ms, opts.params())
-	if err != nil {
-		return fail(err)
-	}
 	r.Patterns = ps
-	if opts.DryRun {
-		return r
-	}
-	var runID *int64
-	if run != nil {
-		runID = &run.ID
-	}
-	if err := synthesis.Replace(ctx, pool, user, runID, opts.F.Now(), ps); err != nil {
-		return fail(fmt.Errorf("write synthesis: %w", err))
-	}
-	// The synthesis is written; without its state the next --all-users run
-	// merely recomputes this user.
-	if err := state.Save(ctx, pool, runID); err != nil && ctx.Err() == nil {
-		opts.F.Logger().Warn("record synthesis state", "user_id", user, "err", err)
-	}
 	return r
 }
 
@@ -475,6 +505,9 @@ func write(opts *Options, rep *Report) error {
 	}
 	cmdutil.Fprintf(opts.IO.ErrOut, "%s %d patterns for %d of %d users from %d memories%s\n",
 		verb, rep.Counts["patterns"], rep.Counts["done"], rep.Counts["users"], rep.Counts["memories"], skipped(rep.Counts["unchanged"]))
+	if n := len(rep.Skipped); n > 0 {
+		cmdutil.Fprintf(opts.IO.ErrOut, "skipped %d users another run was synthesizing\n", n)
+	}
 	return nil
 }
 

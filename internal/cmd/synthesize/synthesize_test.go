@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/cmdtest"
@@ -296,5 +297,100 @@ func TestAllUsersOnlyChanged(t *testing.T) {
 	}
 	if rep := runJSON("--all-users --full"); rep.Counts["done"] != 4 {
 		t.Errorf("--full: counts %v, want 4 users done", rep.Counts)
+	}
+}
+
+// TestUserRunWhileAllUsersHoldsOthers is issue 14's per-user concurrency:
+// with the nightly run's job lock and another user's lock held, a desktop run
+// for ana finishes (exit 0) and synthesizes her once.
+func TestUserRunWhileAllUsersHoldsOthers(t *testing.T) {
+	t.Parallel()
+	pool := demoDB(t)
+	ctx := context.Background()
+	for _, name := range []string{"synthesize", UserLock(uuid.MustParse(ben))} {
+		l, err := db.TryLock(ctx, pool, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = l.Release(ctx) }()
+	}
+	if _, _, err := run(t, pool, false, true, "--user-id "+ana); err != nil {
+		t.Fatalf("--user-id during --all-users: %v, want success", err)
+	}
+	if n := count(t, pool, `SELECT count(DISTINCT job_run_id) FROM memory_synthesis WHERE user_id = $1`, ana); n != 1 {
+		t.Fatalf("ana's synthesis comes from %d runs, want 1", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'synthesize' AND status = 'ok'`); n != 1 {
+		t.Fatalf("%d ok job_runs rows, want 1", n)
+	}
+}
+
+// TestAllUsersSkipsLockedUser: a user whose lock another run holds is
+// skipped and reported as skipped, not failed; the run exits 0.
+func TestAllUsersSkipsLockedUser(t *testing.T) {
+	t.Parallel()
+	pool := demoDB(t)
+	ctx := context.Background()
+	l, err := db.TryLock(ctx, pool, UserLock(uuid.MustParse(ana)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, pool, false, true, "--all-users")
+	_ = l.Release(ctx)
+	if err != nil {
+		t.Fatalf("--all-users with one user locked: %v, want success\n%s", err, errOut)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0] != ana || len(rep.Failed) != 0 || rep.Counts["skipped"] != 1 {
+		t.Fatalf("skipped %v, failed %d, counts %v: want ana skipped, none failed", rep.Skipped, len(rep.Failed), rep.Counts)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM memory_synthesis WHERE user_id = $1`, ana); n != 0 {
+		t.Fatalf("the run wrote %d rows for the locked user", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM memory_synthesis WHERE user_id = $1`, ben); n == 0 {
+		t.Fatal("ben was not synthesized")
+	}
+}
+
+// TestUserRunWaitsForLock: --user-id waits up to --lock-wait for the user's
+// lock, then runs; with no wait it is skipped (exit 5).
+func TestUserRunWaitsForLock(t *testing.T) {
+	t.Parallel()
+	pool := demoDB(t)
+	ctx := context.Background()
+	l, err := db.TryLock(ctx, pool, UserLock(uuid.MustParse(ana)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, pool, false, false, "--user-id "+ana+" --lock-wait 0"); !db.IsLockHeld(err) {
+		t.Fatalf("--lock-wait 0 on a held user: %v, want skipped", err)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { _ = l.Release(ctx) })
+	if _, _, err := run(t, pool, false, false, "--user-id "+ana+" --lock-wait 30s"); err != nil {
+		t.Fatalf("--lock-wait 30s: %v, want success once the lock is released", err)
+	}
+}
+
+// TestConcurrentUserAndAllUsers runs both at once for real: both succeed and
+// ana's synthesis is one run's, never a mix or a duplicate.
+func TestConcurrentUserAndAllUsers(t *testing.T) {
+	t.Parallel()
+	pool := demoDB(t)
+	errs := make(chan error, 2)
+	go func() { _, _, err := run(t, pool, false, true, "--all-users --concurrency 2"); errs <- err }()
+	go func() { _, _, err := run(t, pool, false, true, "--user-id "+ana); errs <- err }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent runs: %v, want both to succeed", err)
+		}
+	}
+	if n := count(t, pool, `SELECT count(DISTINCT job_run_id) FROM memory_synthesis WHERE user_id = $1`, ana); n != 1 {
+		t.Fatalf("ana's synthesis comes from %d runs, want 1", n)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM (SELECT fingerprint FROM memory_synthesis WHERE user_id = $1 GROUP BY fingerprint HAVING count(*) > 1) d`, ana); n != 0 {
+		t.Fatalf("%d duplicated patterns for ana", n)
 	}
 }

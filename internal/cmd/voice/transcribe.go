@@ -18,6 +18,7 @@ import (
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/tableprinter"
 	"github.com/helixhq/helix/internal/voice"
@@ -45,6 +46,7 @@ type TranscribeOptions struct {
 	StoreAudio     bool
 	Force          bool
 	Concurrency    int
+	LockWait       time.Duration
 	Process        processFlags
 }
 
@@ -116,6 +118,7 @@ EXAMPLES
 	fl.BoolVar(&opts.StoreAudio, "store-audio", false, "keep the processed 16 kHz WAV in the row")
 	fl.BoolVar(&opts.Force, "force", false, "transcribe again audio this user already has, replacing the row")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "files handled at once")
+	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "wait this long for another transcription of the same user to finish")
 	opts.Process.bind(cmd)
 	_ = cmd.MarkFlagRequired("user-id")
 	cmd.MarkFlagsMutuallyExclusive("language", "detect-language")
@@ -179,58 +182,59 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 	user := uuid.MustParse(opts.UserID)
 	params := map[string]any{"files": len(opts.Files), "user_id": user, "provider": prov.Name(), "model": prov.Model(),
 		"force": opts.Force, "store_audio": opts.StoreAudio, "concurrency": opts.Concurrency}
-	run, err := db.StartRun(ctx, pool, "voice transcribe", params, opts.Now())
-	if err != nil {
+	var report TranscribeReport
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "voice transcribe", Params: params, Lock: TranscribeLock(user), LockWait: opts.LockWait, RecordSkipped: true, Now: opts.Now},
+		func(ctx context.Context, run *jobrun.Run) (any, error) {
+			log := opts.Logger()
+			rep := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "voice transcribe", len(opts.Files))
+			job := voice.JobOptions{
+				UserID: user, Provider: prov, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
+				Concurrency: opts.Concurrency, Now: opts.Now,
+				STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
+					Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat},
+			}
+			results := voice.Transcribe(ctx, pool, opts.Files, job, func(r voice.FileResult) {
+				if r.Status == voice.StatusFailed && !opts.IO.IsStderrTTY() {
+					log.Warn("file failed", "file", r.File, "error", r.Error)
+				}
+				rep.Step(r.File, r.Status == voice.StatusFailed)
+			})
+			rep.Finish()
+
+			report = TranscribeReport{RunID: run.ID, Provider: prov.Name(), Model: prov.Model(), Files: results}
+			var failed []string
+			kinds := map[string]int{}
+			for _, r := range results {
+				switch r.Status {
+				case voice.StatusTranscribed:
+					report.Transcribed++
+				case voice.StatusDuplicate:
+					report.Duplicate++
+				default:
+					report.Failed++
+					kinds[r.Kind]++
+					failed = append(failed, r.File+": "+r.Error)
+				}
+			}
+			jobErr := outcome(ctx, failed, kinds, len(results))
+			switch {
+			case ctx.Err() != nil:
+				run.SetStatus(db.RunInterrupted)
+			case jobErr != nil && len(failed) < len(results):
+				run.SetStatus(db.RunPartial)
+			case jobErr != nil:
+				run.SetStatus(db.RunFailed)
+			}
+			counts := map[string]int{"transcribed": report.Transcribed, "duplicate": report.Duplicate, "failed": report.Failed}
+			return counts, jobErr
+		})
+	if report.Files == nil && err != nil { // never started: lock held, database gone
 		if db.IsUnavailable(err) {
 			return cmdutil.UnavailableError(err)
 		}
 		return err
 	}
-	log := opts.Logger()
-	rep := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "voice transcribe", len(opts.Files))
-	job := voice.JobOptions{
-		UserID: user, Provider: prov, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
-		Concurrency: opts.Concurrency, Now: opts.Now,
-		STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
-			Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat},
-	}
-	results := voice.Transcribe(ctx, pool, opts.Files, job, func(r voice.FileResult) {
-		if r.Status == voice.StatusFailed && !opts.IO.IsStderrTTY() {
-			log.Warn("file failed", "file", r.File, "error", r.Error)
-		}
-		rep.Step(r.File, r.Status == voice.StatusFailed)
-	})
-	rep.Finish()
-
-	report := TranscribeReport{RunID: run.ID, Provider: prov.Name(), Model: prov.Model(), Files: results}
-	var failed []string
-	kinds := map[string]int{}
-	for _, r := range results {
-		switch r.Status {
-		case voice.StatusTranscribed:
-			report.Transcribed++
-		case voice.StatusDuplicate:
-			report.Duplicate++
-		default:
-			report.Failed++
-			kinds[r.Kind]++
-			failed = append(failed, r.File+": "+r.Error)
-		}
-	}
-	jobErr := outcome(ctx, failed, kinds, len(results))
-	status := db.RunOK
-	switch {
-	case ctx.Err() != nil:
-		status = db.RunInterrupted
-	case jobErr != nil && len(failed) < len(results):
-		status = db.RunPartial
-	case jobErr != nil:
-		status = db.RunFailed
-	}
-	counts := map[string]int{"transcribed": report.Transcribed, "duplicate": report.Duplicate, "failed": report.Failed}
-	if err := run.Finish(ctx, pool, status, counts, jobErr); err != nil {
-		log.Warn("could not record the run", "error", err)
-	}
+	jobErr := err
 	if err := writeReport(opts, report); err != nil {
 		return err
 	}
@@ -295,3 +299,7 @@ func writeReport(opts *TranscribeOptions, r TranscribeReport) error {
 	}
 	return nil
 }
+
+// TranscribeLock names the advisory lock a user's transcription holds: two
+// runs for one user never overlap; runs for different users do.
+func TranscribeLock(user uuid.UUID) string { return "voice-transcribe:" + user.String() }

@@ -1,0 +1,78 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/synthesis"
+)
+
+// TestJobs enqueues two users' jobs (and one again: unique while live),
+// then lists, shows, cancels and retries them through the commands.
+func TestJobs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	c, err := queue.NewInsertClient(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := uuid.New(), uuid.New()
+	args := []queue.SynthesizeArgs{{UserID: a, Params: synthesis.DefaultParams()}, {UserID: b, Params: synthesis.DefaultParams()}}
+	if res, err := queue.Enqueue(ctx, c, args); err != nil || res.Enqueued != 2 {
+		t.Fatalf("enqueue: %+v %v", res, err)
+	}
+	if res, err := queue.Enqueue(ctx, c, args[:1]); err != nil || res.Enqueued != 0 || res.Duplicates != 1 {
+		t.Fatalf("enqueue again while pending: %+v %v, want a duplicate", res, err)
+	}
+	run := func(argv string) (string, error) {
+		f, s := cmdtest.Factory(t, false)
+		cmdtest.WithDB(f, pool)
+		f.Global.Output = "json"
+		cmd := NewCmdJobs(f)
+		cmd.SetArgs(strings.Fields(argv))
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.ExecuteContext(ctx)
+		return s.Out.String(), err
+	}
+	out, err := run("list --state available")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l struct{ Jobs []Job }
+	if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Jobs) != 2 || l.Jobs[0].Kind != "synthesize" {
+		t.Fatalf("list: %v %s", err, out)
+	}
+	id := l.Jobs[0].ID
+	var j Job
+	for verb, want := range map[string]string{"show": "available", "cancel": "cancelled"} {
+		out, err := run(verb + " " + jsonID(id))
+		if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.State != want {
+			t.Fatalf("%s: state %q (%v), want %s\n%s", verb, j.State, err, want, out)
+		}
+	}
+	if out, err := run("retry " + jsonID(id)); err != nil || json.Unmarshal([]byte(out), &j) != nil || j.State != "available" {
+		t.Fatalf("retry: state %q (%v)", j.State, err)
+	}
+	var ee *cmdutil.ExitError
+	if _, err := run("show 999999"); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
+		t.Fatalf("show of a missing job: %v, want exit 2", err)
+	}
+	var fe *cmdutil.FlagError
+	if _, err := run("show abc"); !errors.As(err, &fe) {
+		t.Fatalf("show abc: %v, want a flag error", err)
+	}
+}
+
+func jsonID(id int64) string { b, _ := json.Marshal(id); return string(b) }

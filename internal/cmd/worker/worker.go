@@ -1,0 +1,229 @@
+// Package worker implements `helix worker`: a long-running process that works
+// helix's River jobs; any number of them, on any hosts, share one database.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/queue"
+)
+
+// Options are the inputs of `worker`.
+type Options struct {
+	F *cmdutil.Factory
+
+	Queues          []string
+	Concurrency     int
+	ShutdownTimeout time.Duration
+	Once            bool
+	JobTimeout      time.Duration
+	RescueAfter     time.Duration
+	PollInterval    time.Duration
+	FetchCooldown   time.Duration
+}
+
+// NewCmdWorker builds `helix worker`.
+func NewCmdWorker(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Work queued jobs (River) until stopped",
+		Long: `Work the jobs that fan-out commands enqueue (synthesize --all-users --enqueue):
+one job per unit of work, stored in River's tables in helix's database. Any
+number of workers, on any number of hosts, share the queue; each job is
+worked by one of them, and a job completes in the transaction that writes
+its results.
+
+Job kinds: synthesize (one user, queue synthesize).
+
+SIGTERM or SIGINT stops fetching; running jobs get --shutdown-timeout to
+finish, then are cancelled and given back to the queue (retried later);
+the worker then exits 0. A worker killed outright leaves its jobs running
+until a surviving worker rescues them after --rescue-after.
+
+--once works until the queues are empty, then exits (tests, cron-only setups).
+--concurrency is per queue. db.max-conns must leave room: each running job
+holds one connection, River a few more.
+
+EXAMPLES
+  helix worker
+  helix worker --queues synthesize --concurrency 8 --shutdown-timeout 2m
+  helix synthesize --all-users --enqueue && helix worker --once
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return workerRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.Queues, "queues", queue.Queues, "queues to work, comma-separated")
+	fl.IntVar(&opts.Concurrency, "concurrency", 4, "jobs worked at once per queue")
+	fl.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long running jobs get to finish before they are given back")
+	fl.BoolVar(&opts.Once, "once", false, "work until the queues are empty, then exit")
+	fl.DurationVar(&opts.JobTimeout, "job-timeout", 10*time.Minute, "a job running longer is cancelled and retried")
+	fl.DurationVar(&opts.RescueAfter, "rescue-after", time.Hour, "a job running this long (its worker died) is given to another worker; must exceed --job-timeout")
+	fl.DurationVar(&opts.PollInterval, "poll-interval", time.Second, "how often to look for jobs besides LISTEN/NOTIFY")
+	// River's default (100 ms) caps a worker at 10 fetches a second, i.e. 10
+	// jobs a second per free slot: far below a user's few milliseconds of work.
+	fl.DurationVar(&opts.FetchCooldown, "fetch-cooldown", 2*time.Millisecond, "least time between two fetches of jobs")
+	return cmd
+}
+
+func (o *Options) validate() error {
+	for _, q := range o.Queues {
+		if !slices.Contains(queue.Queues, q) {
+			return cmdutil.FlagErrorf("unknown queue %q: helix has %s", q, strings.Join(queue.Queues, ", "))
+		}
+	}
+	switch {
+	case len(o.Queues) == 0:
+		return cmdutil.FlagErrorf("--queues is empty")
+	case o.Concurrency < 1:
+		return cmdutil.FlagErrorf("invalid --concurrency %d: want 1 or more", o.Concurrency)
+	case o.ShutdownTimeout < 0:
+		return cmdutil.FlagErrorf("invalid --shutdown-timeout %s", o.ShutdownTimeout)
+	case o.JobTimeout <= 0:
+		return cmdutil.FlagErrorf("invalid --job-timeout %s", o.JobTimeout)
+	case o.RescueAfter <= o.JobTimeout:
+		return cmdutil.FlagErrorf("--rescue-after (%s) must exceed --job-timeout (%s)", o.RescueAfter, o.JobTimeout)
+	case o.PollInterval < time.Millisecond:
+		return cmdutil.FlagErrorf("invalid --poll-interval %s", o.PollInterval)
+	case o.FetchCooldown < time.Millisecond || o.FetchCooldown > o.PollInterval:
+		return cmdutil.FlagErrorf("invalid --fetch-cooldown %s: want 1ms to --poll-interval", o.FetchCooldown)
+	}
+	return nil
+}
+
+func workerRun(ctx context.Context, opts *Options) error {
+	f := opts.F
+	log := f.Logger()
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	queues := map[string]river.QueueConfig{}
+	for _, q := range opts.Queues {
+		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:               queues,
+		Workers:              queue.Workers(pool, f.Now),
+		JobTimeout:           opts.JobTimeout,
+		RescueStuckJobsAfter: opts.RescueAfter,
+		FetchPollInterval:    opts.PollInterval,
+		FetchCooldown:        opts.FetchCooldown,
+		Logger:               log.With("component", "river"),
+	})
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	// River's services must outlive ctx: a signal should stop it gracefully
+	// (Stop below), not tear it down mid-job.
+	runCtx := context.WithoutCancel(ctx)
+	if err := client.Start(runCtx); err != nil {
+		return fmt.Errorf("worker: start: %w", err)
+	}
+	log.Info("worker started", "queues", strings.Join(opts.Queues, ","), "concurrency", opts.Concurrency)
+	every := min(time.Minute, opts.RescueAfter)
+	go reap(runCtx, client.Stopped(), pool, log, every)
+
+	if opts.Once {
+		if err := drain(ctx, pool, opts.Queues, opts.PollInterval); err != nil && ctx.Err() == nil {
+			_ = client.StopAndCancel(runCtx)
+			return err
+		}
+	} else {
+		<-ctx.Done()
+	}
+	log.Info("worker stopping", "shutdown_timeout", opts.ShutdownTimeout.String())
+	stopCtx, cancel := context.WithTimeout(runCtx, opts.ShutdownTimeout)
+	defer cancel()
+	if err := client.Stop(stopCtx); err != nil {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("worker: stop: %w", err)
+		}
+		// Time is up: cancel what still runs; River records those jobs as
+		// errored and retryable, so another worker takes them.
+		log.Warn("shutdown timeout: giving running jobs back to the queue")
+		hard, cancel := context.WithTimeout(runCtx, 30*time.Second)
+		defer cancel()
+		if err := client.StopAndCancel(hard); err != nil {
+			return fmt.Errorf("worker: stop: %w", err)
+		}
+	}
+	if _, err := jobrun.Reap(runCtx, pool); err != nil {
+		log.Warn("reap job_runs", "error", err)
+	}
+	log.Info("worker stopped")
+	return nil
+}
+
+// drain waits until no job of the queues is available, running or due soon
+// (a retry or snooze within a few seconds).
+func drain(ctx context.Context, pool *pgxpool.Pool, queues []string, every time.Duration) error {
+	t := time.NewTicker(max(every/4, 50*time.Millisecond))
+	defer t.Stop()
+	idle := 0
+	for {
+		var n int
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = ANY($1)
+			AND (state IN ('available', 'running', 'pending')
+			     OR (state IN ('retryable', 'scheduled') AND scheduled_at < now() + interval '30 seconds'))`, queues).Scan(&n)
+		if err != nil {
+			return err
+		}
+		// Two empty looks in a row: a job between fetch and start is counted
+		// as available or running, so one is enough; two is for the clock.
+		if n == 0 {
+			if idle++; idle >= 2 {
+				return nil
+			}
+		} else {
+			idle = 0
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// reap closes job_runs rows of killed processes (jobrun.Reap) every so often
+// while the worker runs: workers are where processes get killed.
+func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := jobrun.Reap(ctx, pool); err != nil {
+			log.Warn("reap job_runs", "error", err)
+		} else if n > 0 {
+			log.Info("closed job_runs rows of dead processes", "rows", n)
+		}
+		select {
+		case <-stopped:
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package jobrun
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+func status(t *testing.T, q db.Querier, id int64) string {
+	t.Helper()
+	var s string
+	if err := q.QueryRow(context.Background(), `SELECT status FROM job_runs WHERE id = $1`, id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestReap: a live run is left alone; a run whose session died (its backend
+// terminated, as when the process is SIGKILLed) and a legacy row with no
+// lock at all are closed as interrupted.
+func TestReap(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	var legacy int64
+	if err := pool.QueryRow(ctx, `INSERT INTO job_runs (job, status) VALUES ('old', 'running') RETURNING id`).Scan(&legacy); err != nil {
+		t.Fatal(err)
+	}
+	var live, killed int64
+	err := Do(ctx, pool, Spec{Job: "live", Lock: "live"}, func(ctx context.Context, run *Run) (any, error) {
+		live = run.ID
+		// A second run whose connection is terminated mid-run.
+		err := Do(ctx, pool, Spec{Job: "killed", NoReap: true}, func(ctx context.Context, k *Run) (any, error) {
+			killed = k.ID
+			var pid int
+			if err := k.Conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+				return nil, err
+			}
+			if _, err := pool.Exec(ctx, `SELECT pg_terminate_backend($1::int, 10000)`, pid); err != nil {
+				return nil, err
+			}
+			n, err := Reap(ctx, pool)
+			if err != nil {
+				return nil, err
+			}
+			if n != 1 { // the legacy row went when the outer run started
+				t.Errorf("reaped %d rows, want 1 (the killed run)", n)
+			}
+			return nil, nil
+		})
+		if err == nil {
+			t.Error("finishing a run on a terminated connection reported no error")
+		}
+		if s := status(t, pool, live); s != db.RunRunning {
+			t.Errorf("live run reaped: %s", s)
+		}
+		return map[string]int{"n": 1}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[int64]string{legacy: db.RunInterrupted, killed: db.RunInterrupted, live: db.RunOK} {
+		if s := status(t, pool, id); s != want {
+			t.Errorf("run %d: %s, want %s", id, s, want)
+		}
+	}
+}
+
+func TestStatus(t *testing.T) {
+	ctx := context.Background()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, tt := range []struct {
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{ctx, nil, db.RunOK},
+		{ctx, &cmdutil.PartialError{Failed: []string{"a"}, Total: 2}, db.RunPartial},
+		{ctx, &db.ErrLockHeld{Job: "x"}, db.RunSkipped},
+		{cancelled, context.Canceled, db.RunInterrupted},
+		{ctx, errors.New("boom"), db.RunFailed},
+	} {
+		if got := Status(tt.ctx, tt.err); got != tt.want {
+			t.Errorf("Status(%v) = %s, want %s", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestLockHeldRecordsSkipped: a held lock returns *db.ErrLockHeld and, when
+// asked, leaves a 'skipped' row.
+func TestLockHeldRecordsSkipped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	l, err := db.TryLock(ctx, pool, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Release(ctx) }()
+	err = Do(ctx, pool, Spec{Job: "j", Lock: "j", RecordSkipped: true}, func(context.Context, *Run) (any, error) {
+		t.Error("ran while the lock was held")
+		return nil, nil
+	})
+	if !db.IsLockHeld(err) {
+		t.Fatalf("err %v, want lock held", err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs WHERE job = 'j' AND status = 'skipped'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d skipped rows (%v), want 1", n, err)
+	}
+}

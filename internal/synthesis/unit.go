@@ -1,0 +1,85 @@
+package synthesis
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Write says where and how User stores its patterns.
+type Write struct {
+	RunID *int64
+	Now   time.Time
+	// Complete, when set, runs inside the transaction that writes the
+	// patterns: a River worker marks its job completed there (JobCompleteTx),
+	// so "written" and "done" commit together or not at all.
+	Complete func(ctx context.Context, tx pgx.Tx) error
+}
+
+// Read is a user's memories read ahead of User (by Stream, for a whole
+// --all-users run), with the State taken before they were read, or the error
+// reading them gave.
+type Read struct {
+	Memories []Memory
+	State    *State
+	Err      error
+}
+
+// User is the one unit of work of synthesis, shared by `helix synthesize`
+// (in-process, one user or a stream of them) and the River worker: take the
+// user's state (Snapshot) and load the memories, unless read says they were
+// read already; analyze them; and, when w is not nil, replace the user's
+// synthesis and record the state in one transaction. The state is taken
+// before the memories are read, so a change landing in between only makes
+// the next --all-users run recompute the user once more, never skip a change.
+func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params, w *Write, read *Read) (memories int, patterns []Pattern, err error) {
+	var ms []Memory
+	var state *State
+	if read != nil {
+		if read.Err != nil {
+			return 0, nil, read.Err
+		}
+		ms, state = read.Memories, read.State
+	} else {
+		if state, err = Snapshot(ctx, q, user, f, p); err != nil {
+			return 0, nil, fmt.Errorf("read memories: %w", err)
+		}
+		if ms, err = Load(ctx, q, user, f); err != nil {
+			return 0, nil, fmt.Errorf("read memories: %w", err)
+		}
+	}
+	ps, err := Analyze(ctx, ms, p)
+	if err != nil {
+		return len(ms), nil, err
+	}
+	if w == nil {
+		return len(ms), ps, nil
+	}
+	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if err := Replace(ctx, tx, user, w.RunID, w.Now, ps); err != nil {
+			return err
+		}
+		if state != nil {
+			if err := state.Save(ctx, tx, w.RunID); err != nil {
+				return fmt.Errorf("record synthesis state: %w", err)
+			}
+		}
+		if w.Complete != nil {
+			return w.Complete(ctx, tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return len(ms), ps, fmt.Errorf("write synthesis: %w", err)
+	}
+	return len(ms), ps, nil
+}
+
+// UserLock names the advisory lock one user's synthesis holds: a run for
+// user U (desktop, nightly or a worker's job) never overlaps another for U.
+func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }
