@@ -321,7 +321,7 @@ func TestManifestSemanticChecks(t *testing.T) {
 	cases := []struct{ from, to, pointer, msg string }{
 		{"network: [api.weather.example]", "network: [api..example]", "/permissions/network/0", "not a host name"},
 		{"network: [api.weather.example]", "network: [\"api.weather.example:99999\"]", "/permissions/network/0", "invalid port"},
-		{"memory: 128MiB", "memory: lots", "/permissions/memory", "not a size"},
+		{"memory: 128MiB", "memory: lots", "/permissions/memory", "invalid size \"lots\""},
 		{"timeout: 10s", "timeout: soon", "/permissions/timeout", "not a positive duration"},
 		{"method: GET", "method: FETCH", "/entrypoint/http/method", "value must be one of"},
 		{"  required: [place]", "  required: place", "/parameters", "not a valid JSON Schema"},
