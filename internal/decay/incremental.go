@@ -227,19 +227,7 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 			if hi == nil {
 				break
 			}
-			res.Chunks++
-			res.Skipped += skipped
-			if forgetBelow != nil {
-				res.Forgotten += forgotten
-			}
-			if ph.table == phaseMemories {
-				res.Memories += n
-			} else {
-				res.Layers += n
-			}
-			if o.OnChunk != nil {
-				o.OnChunk(ph.table, n)
-			}
+			res.chunk(o, ph.table, n, forgotten, skipped, forgetBelow != nil)
 			from = *hi
 		}
 	}

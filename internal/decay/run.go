@@ -62,6 +62,23 @@ type Result struct {
 	Seconds     float64 `json:"seconds"`
 }
 
+// chunk adds one committed chunk of table to the result and reports it.
+func (res *Result) chunk(o Options, table string, n, forgotten, skipped int64, forgetting bool) {
+	res.Chunks++
+	res.Skipped += skipped
+	if forgetting {
+		res.Forgotten += forgotten
+	}
+	if table == phaseMemories {
+		res.Memories += n
+	} else {
+		res.Layers += n
+	}
+	if o.OnChunk != nil {
+		o.OnChunk(table, n)
+	}
+}
+
 // ErrTickDone is returned when the scheduled tick already ran elsewhere.
 var ErrTickDone = errors.New("tick already ran")
 
@@ -252,19 +269,7 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 			}
 			return fmt.Errorf("%s: chunk (%s, %s]: %w", ph.table, from, hi, err)
 		}
-		res.Chunks++
-		res.Skipped += skipped
-		if forgetBelow != nil {
-			res.Forgotten += forgotten
-		}
-		if ph.table == phaseMemories {
-			res.Memories += n
-		} else {
-			res.Layers += n
-		}
-		if o.OnChunk != nil {
-			o.OnChunk(ph.table, n)
-		}
+		res.chunk(o, ph.table, n, forgotten, skipped, forgetBelow != nil)
 		op, from = ">", hi
 	}
 }
