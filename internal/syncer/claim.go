@@ -165,23 +165,5 @@ func lockExisting(ctx context.Context, q db.Querier, keys []entityKey) (map[enti
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make(map[entityKey]*entityState, len(keys))
-	var ms string
-	var doc *string
-	for rows.Next() {
-		var k entityKey
-		st := &entityState{exists: true}
-		if err := rows.Scan(&k.Type, &k.UserID, &k.ID, &ms, &doc, &st.version); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(ms), &st.state); err != nil {
-			return nil, fmt.Errorf("sync_state %s/%s/%s: merge_state: %w", k.Type, k.UserID, k.ID, err)
-		}
-		if doc != nil {
-			st.doc = json.RawMessage(*doc)
-		}
-		out[k] = st
-	}
-	return out, rows.Err()
+	return scanStates(rows, len(keys), true)
 }

@@ -370,13 +370,19 @@ func lockStates(ctx context.Context, q db.Querier, keys []entityKey) (map[entity
 	if err != nil {
 		return nil, err
 	}
+	return scanStates(rows, len(keys), false)
+}
+
+// scanStates reads rows of (entity_type, user_id, entity_id, merge_state,
+// doc, version) into entity states; exists marks rows that were there before.
+func scanStates(rows pgx.Rows, n int, exists bool) (map[entityKey]*entityState, error) {
 	defer rows.Close()
-	out := make(map[entityKey]*entityState, len(keys))
+	out := make(map[entityKey]*entityState, n)
 	for rows.Next() {
 		var k entityKey
 		var ms string
 		var doc *string
-		st := &entityState{}
+		st := &entityState{exists: exists}
 		if err := rows.Scan(&k.Type, &k.UserID, &k.ID, &ms, &doc, &st.version); err != nil {
 			return nil, err
 		}
