@@ -13,9 +13,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/helixhq/helix/internal/netguard"
 )
 
 // ErrUnavailable wraps failures that may pass: the server could not be reached
@@ -209,7 +210,7 @@ func (c *Client) once(ctx context.Context, body []byte) ([]byte, time.Duration, 
 	if resp.StatusCode/100 == 2 {
 		return raw, 0, nil
 	}
-	return nil, retryAfter(resp.Header.Get("Retry-After")), decodeError(resp.StatusCode, raw)
+	return nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), decodeError(resp.StatusCode, raw)
 }
 
 // decodeError reads OpenAI's {"error": {"message", "type", "code"}}, and the
@@ -245,20 +246,6 @@ func decodeError(status int, body []byte) *APIError {
 		e.Message = snippet(body)
 	}
 	return e
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(0, time.Until(t))
-	}
-	return 0
 }
 
 func snippet(b []byte) string {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -82,6 +83,22 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return fmt.Errorf("%w: stopped after 10 redirects (a loop?)", ErrRedirect)
 	}
 	return nil
+}
+
+// RetryAfter reads a Retry-After header, delay-seconds or an HTTP date, as
+// the wait before the next attempt; 0 when absent or unreadable. Every
+// provider client (speech-to-text, language models, embeddings) honours it.
+func RetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, time.Until(t))
+	}
+	return 0
 }
 
 // StatusError is an HTTP answer other than the one asked for.

@@ -98,3 +98,20 @@ func TestPermanent(t *testing.T) {
 		t.Error("a missing file is permanent, a network error is not")
 	}
 }
+
+func TestRetryAfter(t *testing.T) {
+	if d := RetryAfter("7"); d != 7*time.Second {
+		t.Errorf("seconds: %v", d)
+	}
+	if d := RetryAfter("1.5"); d != 1500*time.Millisecond {
+		t.Errorf("fractional seconds: %v", d)
+	}
+	if d := RetryAfter(time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)); d < 25*time.Second || d > 31*time.Second {
+		t.Errorf("HTTP date 30 s ahead: %v", d)
+	}
+	for _, v := range []string{"", "soon", "-3", time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)} {
+		if d := RetryAfter(v); d != 0 {
+			t.Errorf("RetryAfter(%q) = %v, want 0", v, d)
+		}
+	}
+}

@@ -10,9 +10,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/helixhq/helix/internal/netguard"
 )
 
 // Word is one recognised word with its timing in seconds from the start of the audio.
@@ -194,21 +195,7 @@ func (h *HTTP) once(ctx context.Context, build func() (*http.Request, error), de
 	if resp.StatusCode/100 == 2 {
 		return body, resp.Header, 0, nil
 	}
-	return nil, nil, retryAfter(resp.Header.Get("Retry-After")), decodeErr(resp.StatusCode, resp.Header, body)
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(0, time.Until(t))
-	}
-	return 0
+	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), decodeErr(resp.StatusCode, resp.Header, body)
 }
 
 func snippet(b []byte) string {
