@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -33,14 +32,14 @@ schedule as a long-running service (schedule).`,
 // jobFlags are the flags run and schedule share.
 type jobFlags struct {
 	ForgetBelow float64
-	UserID      string
+	UserID      cmdutil.UserID
 	ChunkSize   int
 }
 
 func (j *jobFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.Float64Var(&j.ForgetBelow, "forget-below", 0, "flag items whose retention falls below this (0 < X < 1; default off)")
-	fl.StringVar(&j.UserID, "user-id", "", "only this user's memories and layers")
+	cmdutil.UserIDVar(fl, &j.UserID, "only this user's memories and layers")
 	fl.IntVar(&j.ChunkSize, "chunk-size", decay.DefaultChunkSize, "rows per committed chunk")
 }
 
@@ -50,11 +49,6 @@ func (j *jobFlags) validate() error {
 	}
 	if j.ChunkSize < 1 {
 		return cmdutil.FlagErrorf("invalid --chunk-size %d: use a positive number of rows", j.ChunkSize)
-	}
-	if j.UserID != "" {
-		if _, err := uuid.Parse(j.UserID); err != nil {
-			return cmdutil.FlagErrorf("invalid --user-id %q: use a UUID", j.UserID)
-		}
 	}
 	return nil
 }
@@ -76,7 +70,7 @@ func (j *jobFlags) options(cfg *config.Config) (decay.Options, error) {
 			cfg.Source("decay.memory-decay"), cfg.String("decay.memory-decay")))
 	}
 	mem.Decay = d
-	return decay.Options{ForgetBelow: j.ForgetBelow, UserID: j.UserID, ChunkSize: j.ChunkSize, Memory: mem, Layers: layers}, nil
+	return decay.Options{ForgetBelow: j.ForgetBelow, UserID: j.UserID.String(), ChunkSize: j.ChunkSize, Memory: mem, Layers: layers}, nil
 }
 
 // parseAt reads --at: RFC 3339, or a date meaning 00:00 UTC.

@@ -50,7 +50,7 @@ func TestRunFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !got.atTime.Equal(time.Date(2026, 11, 1, 11, 0, 0, 0, time.UTC)) || got.ForgetBelow != 0.1 || got.UserID != user || got.ChunkSize != 10 {
+	if !got.atTime.Equal(time.Date(2026, 11, 1, 11, 0, 0, 0, time.UTC)) || got.ForgetBelow != 0.1 || got.UserID.String() != user || got.ChunkSize != 10 {
 		t.Errorf("options = %+v", got)
 	}
 

@@ -37,7 +37,7 @@ type Options struct {
 	// Sleep replaces the wait between retries (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
 
-	UserID         string
+	UserID         cmdutil.UserID
 	AllUsers       bool
 	Model          string
 	Reembed        bool
@@ -104,7 +104,7 @@ EXAMPLES
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.UserID, "user-id", "", "embed this user's memories (UUID)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "embed this user's memories (UUID)")
 	fl.BoolVar(&opts.AllUsers, "all-users", false, "embed every user's memories, one user after another")
 	fl.StringVar(&opts.Model, "model", DefaultModel, "embedding model, recorded per row; memory search uses the same key (embed.model)")
 	fl.BoolVar(&opts.Reembed, "reembed", false, "also replace embeddings whose model is not recorded")
@@ -117,9 +117,9 @@ EXAMPLES
 
 func (o *Options) validate() error {
 	switch {
-	case o.UserID == "" && !o.AllUsers:
+	case !o.UserID.Given && !o.AllUsers:
 		return cmdutil.FlagErrorf("give --user-id UUID or --all-users")
-	case o.UserID != "" && o.AllUsers:
+	case o.UserID.Given && o.AllUsers:
 		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
 	case o.BatchSize < 1 || o.BatchSize > 2048:
 		return cmdutil.FlagErrorf("invalid --batch-size %d: use 1 to 2048 (OpenAI's limit per request)", o.BatchSize)
@@ -130,13 +130,7 @@ func (o *Options) validate() error {
 	case o.Concurrency < 1 || o.Concurrency > 64:
 		return cmdutil.FlagErrorf("invalid --concurrency %d: use 1 to 64", o.Concurrency)
 	}
-	if o.UserID != "" {
-		u, err := uuid.Parse(o.UserID)
-		if err != nil {
-			return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", o.UserID)
-		}
-		o.user = u
-	}
+	o.user = o.UserID.ID
 	return nil
 }
 
@@ -223,7 +217,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 	var status string
 	var runErr error
 	var rep *Report
-	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "embed", Params: map[string]any{"user_id": opts.UserID, "all_users": opts.AllUsers,
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "embed", Params: map[string]any{"user_id": opts.UserID.String(), "all_users": opts.AllUsers,
 		"model": client.Model, "reembed": opts.Reembed, "users": len(users)}, Lock: "embed", RecordSkipped: true, Now: opts.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		log := opts.Logger()
 		bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "embed", total)

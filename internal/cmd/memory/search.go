@@ -32,7 +32,7 @@ type SearchOptions struct {
 	Logger     func() *slog.Logger
 
 	Query  string
-	UserID string
+	UserID cmdutil.UserID
 	Limit  int
 	Mode   string
 
@@ -75,11 +75,10 @@ EXAMPLES
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args[0]
 			opts.JSON = f.Global.JSON()
-			u, err := uuid.Parse(opts.UserID)
-			if err != nil {
-				return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", opts.UserID)
+			if !opts.UserID.Given {
+				return cmdutil.FlagErrorf("--user-id is required: the user whose memories to search")
 			}
-			opts.user = u
+			opts.user = opts.UserID.ID
 			switch {
 			case strings.TrimSpace(opts.Query) == "":
 				return cmdutil.FlagErrorf("the query is empty")
@@ -95,7 +94,7 @@ EXAMPLES
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.UserID, "user-id", "", "the user whose memories to search (UUID, required)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user whose memories to search (UUID, required)")
 	fl.IntVar(&opts.Limit, "limit", 10, "most results")
 	fl.StringVar(&opts.Mode, "mode", search.Hybrid, "hybrid, text or vector")
 	_ = cmd.MarkFlagRequired("user-id")

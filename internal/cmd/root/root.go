@@ -3,6 +3,7 @@
 package root
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ import (
 	voiceCmd "github.com/helixhq/helix/internal/cmd/voice"
 	workerCmd "github.com/helixhq/helix/internal/cmd/worker"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
 )
 
 // NewCmdRoot builds `helix` with every command group.
@@ -47,6 +49,12 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		SilenceUsage:  true,
 		Version:       f.AppVersion,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// an old flag name counts as its canonical flag given, before
+			// cobra's group and required checks look at which flags changed
+			notices, err := cmdutil.ApplyAliases(cmd)
+			if err != nil {
+				return err
+			}
 			// cobra checks these after this hook; any of its checks failing is
 			// a usage error (cli.Main types errors from before Started as such)
 			if err := cmd.ValidateRequiredFlags(); err != nil {
@@ -56,7 +64,15 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 				return err
 			}
 			f.Global.Started = true
-			return resolve(f, cmd)
+			more, err := resolve(f, cmd)
+			if err != nil {
+				return err
+			}
+			// one log line each: a JSON object under -o json
+			for _, n := range append(notices, more...) {
+				f.Logger().Warn(n)
+			}
+			return nil
 		},
 	}
 	cmd.SetVersionTemplate("helix {{.Version}}\n")
@@ -123,44 +139,63 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 }
 
 // resolve loads the configuration once and fills every flag the user did not
-// give from the environment or the config file.
-func resolve(f *cmdutil.Factory, cmd *cobra.Command) error {
+// give from the environment or the config file. A setting still set under a
+// flag's old name (HELIX_CATALOG_FETCH_TIMEOUT) is taken, with a notice.
+func resolve(f *cmdutil.Factory, cmd *cobra.Command) (notices []string, err error) {
 	f.Global.Command = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 	cfg, err := f.Config()
 	if err != nil {
-		return cmdutil.InputError(err)
+		return nil, cmdutil.InputError(err)
 	}
 	if cmd.Annotations[cmdutil.AnnotationReportsSettings] == "" {
 		if err := cfg.Validate(); err != nil {
-			return cmdutil.InputError(err)
+			return nil, cmdutil.InputError(err)
 		}
+	}
+	oldKeys := map[string][]string{}
+	for old, canonical := range cmdutil.AliasKeys(cmd) {
+		oldKeys[canonical] = append(oldKeys[canonical], old)
 	}
 	var bindErr error
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
-		if bindErr != nil || fl.Changed || fl.Name == "help" || fl.Name == "config" {
+		if bindErr != nil || fl.Changed || fl.Name == "help" || fl.Name == "config" || cmdutil.AliasOf(fl) != "" {
 			return
 		}
 		key := cmdutil.FlagKey(cmd, fl)
-		if cmdutil.IsArgument(key) || !cfg.IsSet(key) {
+		if cmdutil.IsArgument(key) {
 			return
 		}
-		if err := cmdutil.SetFlag(fl, cfg.Get(key)); err != nil {
-			bindErr = cmdutil.FlagErrorf("invalid value for %s (from %s): %v", key, cfg.Source(key), err)
+		from := key
+		if !cfg.IsSet(key) {
+			from = ""
+			for _, old := range oldKeys[key] {
+				if cfg.IsSet(old) {
+					from = old
+					notices = append(notices, fmt.Sprintf("setting %s (%s) is deprecated: use %s (%s)", old, cfg.Source(old), key, config.EnvName(key)))
+					break
+				}
+			}
+		}
+		if from == "" {
+			return
+		}
+		if err := cmdutil.SetFlag(fl, cfg.Get(from)); err != nil {
+			bindErr = cmdutil.FlagErrorf("invalid value for %s (from %s): %v", from, cfg.Source(from), err)
 		}
 	})
 	if bindErr != nil {
-		return bindErr
+		return nil, bindErr
 	}
 	if err := cmdutil.ValidateOutput(f.Global.Output); err != nil {
-		return err
+		return nil, err
 	}
 	switch f.Global.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return cmdutil.FlagErrorf("invalid --log-level %q: use debug, info, warn or error", f.Global.LogLevel)
+		return nil, cmdutil.FlagErrorf("invalid --log-level %q: use debug, info, warn or error", f.Global.LogLevel)
 	}
 	if f.Global.LogFormat != "text" && f.Global.LogFormat != "json" {
-		return cmdutil.FlagErrorf("invalid --log-format %q: use text or json", f.Global.LogFormat)
+		return nil, cmdutil.FlagErrorf("invalid --log-format %q: use text or json", f.Global.LogFormat)
 	}
-	return nil
+	return notices, nil
 }

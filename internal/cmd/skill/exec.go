@@ -22,7 +22,7 @@ type ExecOptions struct {
 	F      *cmdutil.Factory
 	Skill  string // NAME[@VERSION] or FILE
 	Input  string // JSON, @file or -
-	UserID string
+	UserID cmdutil.UserID
 	Env    []string // NAME=VALUE
 	Log    bool
 	Limits limitFlags
@@ -69,7 +69,7 @@ EXAMPLES
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Input, "input", "{}", "the input: JSON text, @FILE, or - for stdin")
-	fl.StringVar(&opts.UserID, "user-id", "", "the user the skill runs for (UUID), recorded in the audit")
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user the skill runs for (UUID), recorded in the audit")
 	fl.StringArrayVar(&opts.Env, "env", nil, "NAME=VALUE for a variable the skill declares (env:NAME capability)")
 	fl.BoolVar(&opts.Log, "log", false, "print the skill's log (stderr, console.*) on stderr even when it succeeds")
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "wall-clock limit (default 30s)")
@@ -117,7 +117,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return usageToInput(err)
 	}
-	res, err := e.Exec(ctx, pool, s, skill.ExecOptions{Input: input, UserID: opts.UserID, Limits: lim, Env: env})
+	res, err := e.Exec(ctx, pool, s, skill.ExecOptions{Input: input, UserID: opts.UserID.String(), Limits: lim, Env: env})
 	if err != nil {
 		return usageToInput(err)
 	}

@@ -32,7 +32,7 @@ func TestExecArgs(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Skill != "rank@1.2.0" || got.Input != "@in.json" || got.UserID != "6f1c2d4e-8a9b-4c3d-9e8f-7a6b5c4d3e2f" ||
+	if got.Skill != "rank@1.2.0" || got.Input != "@in.json" || got.UserID.String() != "6f1c2d4e-8a9b-4c3d-9e8f-7a6b5c4d3e2f" ||
 		got.Limits.Timeout != 2*time.Second || got.Limits.Memory != "64MiB" || got.Limits.OutputLimit != "1KiB" ||
 		strings.Join(got.Env, ",") != "A=b,C=d" || !got.Log {
 		t.Fatalf("options = %+v", got)

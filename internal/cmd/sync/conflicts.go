@@ -27,7 +27,7 @@ func NewCmdConflicts(f *cmdutil.Factory) *cobra.Command {
 type ConflictsListOptions struct {
 	F          *cmdutil.Factory
 	EntityType string
-	UserID     string
+	UserID     cmdutil.UserID
 	All        bool
 }
 
@@ -49,9 +49,6 @@ EXAMPLES
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := parseUser(opts.UserID); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -59,14 +56,14 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().StringVar(&opts.EntityType, "entity-type", "", "only conflicts of this entity type")
-	cmd.Flags().StringVar(&opts.UserID, "user-id", "", "only conflicts of this user (UUID)")
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "only conflicts of this user (UUID)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "include resolved and superseded conflicts")
 	return cmd
 }
 
 func conflictsListRun(ctx context.Context, opts *ConflictsListOptions) error {
 	f := opts.F
-	user, _ := parseUser(opts.UserID)
+	user := opts.UserID.Ptr()
 	pool, err := f.DB(ctx)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ import (
 type ReconcileOptions struct {
 	F          *cmdutil.Factory
 	EntityType string
-	UserID     string
+	UserID     cmdutil.UserID
 	Batch      int
 }
 
@@ -57,9 +57,6 @@ EXAMPLES
 			if opts.Batch < 1 {
 				return cmdutil.FlagErrorf("invalid --batch %d: must be at least 1", opts.Batch)
 			}
-			if _, err := parseUser(opts.UserID); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -68,7 +65,7 @@ EXAMPLES
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.EntityType, "entity-type", "", "only changes of this entity type")
-	fl.StringVar(&opts.UserID, "user-id", "", "only changes of this user (UUID)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "only changes of this user (UUID)")
 	fl.IntVar(&opts.Batch, "batch", opts.Batch, "changes per transaction")
 	return cmd
 }
@@ -90,12 +87,12 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	user, _ := parseUser(opts.UserID)
+	user := opts.UserID.Ptr()
 	pool, err := f.DB(ctx)
 	if err != nil {
 		return err
 	}
-	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID, "batch": opts.Batch}
+	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID.String(), "batch": opts.Batch}
 	started := false
 	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "sync reconcile", Params: params, Now: f.Now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -66,15 +65,4 @@ func strategies(cfg *config.Config) (map[string]syncer.Strategy, error) {
 		out[t] = s
 	}
 	return out, nil
-}
-
-func parseUser(s string) (*uuid.UUID, error) {
-	if s == "" {
-		return nil, nil
-	}
-	u, err := uuid.Parse(s)
-	if err != nil {
-		return nil, cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", s)
-	}
-	return &u, nil
 }

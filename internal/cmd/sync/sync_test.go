@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
@@ -53,7 +54,7 @@ func TestReconcileFlags(t *testing.T) {
 		t.Fatalf("defaults: %+v %v", got, err)
 	}
 	if err := run(t, NewCmdReconcile(f, capture), "--entity-type", "memory", "--user-id", user, "--batch", "50"); err != nil ||
-		got.EntityType != "memory" || got.UserID != user || got.Batch != 50 {
+		got.EntityType != "memory" || got.UserID.String() != user || got.Batch != 50 {
 		t.Fatalf("flags: %+v %v", got, err)
 	}
 	var fe *cmdutil.FlagError
@@ -253,7 +254,7 @@ func TestOutputsJSONAndTTY(t *testing.T) {
 	if got := io.Out.String(); !strings.HasPrefix(got, "ENTITY TYPE  STRATEGY   PENDING  ENTITIES  OLDEST                OPEN CONFLICTS\nmemory       field-lww  3        1         2026-11-01T09:00:00Z  0") {
 		t.Errorf("tty status:\n%s", got)
 	}
-	_ = reconcileRun(ctx, &ReconcileOptions{F: f, Batch: 1000, UserID: user})
+	_ = reconcileRun(ctx, &ReconcileOptions{F: f, Batch: 1000, UserID: cmdutil.UserID{ID: uuid.MustParse(user), Given: true}})
 	if got := io.Err.String(); !strings.Contains(got, "\rsync reconcile [") || !strings.Contains(got, "] 1/1 (1 failed)") {
 		t.Errorf("tty progress %q", got)
 	}

@@ -32,7 +32,7 @@ type Options struct {
 	IO *iostreams.IOStreams
 	F  *cmdutil.Factory
 
-	UserID         string
+	UserID         cmdutil.UserID
 	AllUsers       bool
 	Full           bool
 	Since          string
@@ -126,7 +126,7 @@ EXAMPLES
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.UserID, "user-id", "", "synthesize this user (UUID)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "synthesize this user (UUID)")
 	fl.BoolVar(&opts.AllUsers, "all-users", false, "synthesize every user whose memories changed since their last synthesis")
 	fl.BoolVar(&opts.Full, "full", false, "with --all-users, synthesize every user who has memories, changed or not")
 	fl.StringVar(&opts.Since, "since", "", "only memories created since this RFC 3339 time or age (90d, 12h)")
@@ -152,22 +152,16 @@ EXAMPLES
 // through the FlagErrorFunc and would exit 1 instead of 2.
 func (o *Options) validate() error {
 	switch {
-	case o.UserID == "" && !o.AllUsers:
+	case !o.UserID.Given && !o.AllUsers:
 		return cmdutil.FlagErrorf("give --user-id UUID or --all-users")
-	case o.UserID != "" && o.AllUsers:
+	case o.UserID.Given && o.AllUsers:
 		return cmdutil.FlagErrorf("--user-id and --all-users cannot be used together")
 	case o.Full && !o.AllUsers:
 		return cmdutil.FlagErrorf("--full applies to --all-users (a --user-id run always synthesizes the user)")
 	case o.Enqueue && o.DryRun:
 		return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
 	}
-	if o.UserID != "" {
-		u, err := uuid.Parse(o.UserID)
-		if err != nil {
-			return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", o.UserID)
-		}
-		o.user = u
-	}
+	o.user = o.UserID.ID
 	if o.Since != "" {
 		t, err := parseSince(o.Since, o.F.Now())
 		if err != nil {
@@ -283,7 +277,7 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	// --lock-wait for a nightly run that has that user in hand.
 	spec := jobrun.Spec{Job: "synthesize", Params: jobParams, Lock: "synthesize", RecordSkipped: true, Now: f.Now}
 	if !opts.AllUsers {
-		jobParams["user_id"] = opts.UserID
+		jobParams["user_id"] = opts.UserID.String()
 		spec.Lock, spec.LockWait = UserLock(opts.user), opts.LockWait
 	}
 	return jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {

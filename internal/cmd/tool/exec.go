@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
@@ -34,7 +33,7 @@ type ExecOptions struct {
 	Name         string
 	Version      string
 	Input        string
-	UserID       string
+	UserID       cmdutil.UserID
 	AllowPrivate bool
 	MaxResponse  string
 }
@@ -85,11 +84,6 @@ EXAMPLES
 			if opts.Name == "" {
 				return cmdutil.FlagErrorf("missing tool name in %q", args[0])
 			}
-			if opts.UserID != "" {
-				if _, err := uuid.Parse(opts.UserID); err != nil {
-					return cmdutil.FlagErrorf("invalid --user-id %q: not a UUID", opts.UserID)
-				}
-			}
 			if _, err := manifest.ParseBytes(opts.MaxResponse); err != nil {
 				return cmdutil.FlagErrorf("invalid --max-response: %v", err)
 			}
@@ -101,7 +95,7 @@ EXAMPLES
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Input, "input", "{}", "the tool's input: JSON, @FILE, or - for stdin")
-	fl.StringVar(&opts.UserID, "user-id", "", "the user the tool runs for (a UUID), recorded in tool_executions")
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user the tool runs for (a UUID), recorded in tool_executions")
 	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let HTTP tools reach private and loopback addresses")
 	fl.StringVar(&opts.MaxResponse, "max-response", "10MiB", "largest response body accepted")
 	return cmd
@@ -156,7 +150,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 			r.ContainerErr = err
 		}
 	}
-	res, err := r.Exec(ctx, pool, t, toolexec.Options{Input: input, UserID: opts.UserID})
+	res, err := r.Exec(ctx, pool, t, toolexec.Options{Input: input, UserID: opts.UserID.String()})
 	if res != nil {
 		if perr := printResult(opts, res); perr != nil && err == nil {
 			err = perr

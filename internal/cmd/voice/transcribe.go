@@ -36,7 +36,7 @@ type TranscribeOptions struct {
 	Now        func() time.Time
 
 	Files          []string
-	UserID         string
+	UserID         cmdutil.UserID
 	Provider       string
 	Language       string
 	DetectLanguage bool
@@ -89,9 +89,6 @@ EXAMPLES
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.JSON = f.Global.JSON()
-			if _, err := uuid.Parse(opts.UserID); err != nil {
-				return cmdutil.FlagErrorf("invalid --user-id %q: want a UUID", opts.UserID)
-			}
 			if opts.Provider != "deepgram" && opts.Provider != "openai" {
 				return cmdutil.FlagErrorf("invalid --provider %q: use deepgram or openai", opts.Provider)
 			}
@@ -108,7 +105,7 @@ EXAMPLES
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.UserID, "user-id", "", "UUID of the user the recordings belong to (required)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "UUID of the user the recordings belong to (required)")
 	fl.StringVar(&opts.Provider, "provider", "deepgram", "speech-to-text provider: deepgram or openai")
 	fl.StringVar(&opts.Language, "language", "", "language of the speech (BCP-47, e.g. en); empty: the provider's default")
 	fl.BoolVar(&opts.DetectLanguage, "detect-language", false, "let Deepgram detect the language (when --language is not set)")
@@ -179,7 +176,7 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 	if err != nil {
 		return err
 	}
-	user := uuid.MustParse(opts.UserID)
+	user := opts.UserID.ID
 	params := map[string]any{"files": len(opts.Files), "user_id": user, "provider": prov.Name(), "model": prov.Model(),
 		"force": opts.Force, "store_audio": opts.StoreAudio, "concurrency": opts.Concurrency}
 	var report TranscribeReport

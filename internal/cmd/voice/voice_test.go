@@ -150,7 +150,7 @@ func TestTranscribeArgs(t *testing.T) {
 		check   func(*TranscribeOptions) bool
 	}{
 		{"a.webm b.m4a --user-id " + user, "", func(o *TranscribeOptions) bool {
-			return len(o.Files) == 2 && o.UserID == user && o.Provider == "deepgram" && o.Concurrency == 4 && o.SmartFormat && !o.Force && !o.StoreAudio
+			return len(o.Files) == 2 && o.UserID.String() == user && o.Provider == "deepgram" && o.Concurrency == 4 && o.SmartFormat && !o.Force && !o.StoreAudio
 		}},
 		{"a.webm --user-id " + user + " --provider openai --language en --store-audio --force --concurrency 2 --normalize peak", "", func(o *TranscribeOptions) bool {
 			return o.Provider == "openai" && o.Language == "en" && o.StoreAudio && o.Force && o.Concurrency == 2 && o.Process.Normalize == "peak"
@@ -214,7 +214,7 @@ func TestTranscribeRun(t *testing.T) {
 		f, s := cmdtest.Factory(t, tty)
 		cmdtest.WithDB(f, pool)
 		opts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
-			Files: files, UserID: user.String(), Provider: "deepgram", SmartFormat: true, StoreAudio: true, Force: force,
+			Files: files, UserID: cmdutil.UserID{ID: user, Given: true}, Provider: "deepgram", SmartFormat: true, StoreAudio: true, Force: force,
 			Concurrency: 2, Process: processFlags{HighPass: true, Normalize: "none"}}
 		err := transcribeRun(context.Background(), opts)
 		return s.Out.String(), s.Err.String(), err
@@ -295,7 +295,7 @@ func TestTranscribeJSONAndAllBad(t *testing.T) {
 	junk := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(junk, []byte("not audio"), 0o644)
 	opts := &TranscribeOptions{IO: f.IOStreams, JSON: true, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
-		Files: []string{junk}, UserID: uuid.NewString(), Provider: "deepgram", Concurrency: 1, Process: processFlags{Normalize: "none"}}
+		Files: []string{junk}, UserID: cmdutil.UserID{ID: uuid.New(), Given: true}, Provider: "deepgram", Concurrency: 1, Process: processFlags{Normalize: "none"}}
 	err := transcribeRun(context.Background(), opts)
 	var ee *cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
@@ -324,7 +324,7 @@ func TestTranscribeAllRefused(t *testing.T) {
 	f, _ := cmdtest.Factory(t, false)
 	cmdtest.WithDB(f, pool)
 	opts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
-		Files: []string{fixture("speech-s16-22k.wav"), fixture("speech.flac")}, UserID: uuid.NewString(), Provider: "deepgram",
+		Files: []string{fixture("speech-s16-22k.wav"), fixture("speech.flac")}, UserID: cmdutil.UserID{ID: uuid.New(), Given: true}, Provider: "deepgram",
 		Concurrency: 2, Process: processFlags{Normalize: "none"}}
 	err := transcribeRun(context.Background(), opts)
 	var ee *cmdutil.ExitError

@@ -29,7 +29,7 @@ func TestArgs(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	got := [3]string{r.Target, r.Input, r.UserID}
+	got := [3]string{r.Target, r.Input, r.UserID.String()}
 	if want := [3]string{"brief@1.0.0", `{"q": 1}`, "0b6c5c1e-57d3-4a55-9a69-2a86e1f4d1a0"}; got != want {
 		t.Errorf("run options %q, want %q", got, want)
 	}

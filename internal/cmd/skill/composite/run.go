@@ -23,7 +23,7 @@ type RunOptions struct {
 	F      *cmdutil.Factory
 	Target string // NAME[@VERSION] or a definition file
 	Input  string // JSON, @file or -
-	UserID string
+	UserID cmdutil.UserID
 	// NewExecutor builds the skill sandbox; tests give one whose JavaScript child is the test binary.
 	NewExecutor func() (*skill.Executor, error)
 }
@@ -64,7 +64,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().StringVar(&opts.Input, "input", "{}", "workflow input: JSON, @file, or - for stdin")
-	cmd.Flags().StringVar(&opts.UserID, "user-id", "", "user (UUID) recorded with the run and its skill executions")
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "user (UUID) recorded with the run and its skill executions")
 	return cmd
 }
 
@@ -122,11 +122,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	id, err := composite.Start(ctx, pool, d, stored, opts.UserID, input)
+	id, err := composite.Start(ctx, pool, d, stored, opts.UserID.String(), input)
 	if err != nil {
 		return fmt.Errorf("record the run of %s@%s: %w", d.Name, d.Version, err)
 	}
-	rec := composite.Run(ctx, d, input, composite.RunOptions{Executor: ex, ID: id, UserID: opts.UserID})
+	rec := composite.Run(ctx, d, input, composite.RunOptions{Executor: ex, ID: id, UserID: opts.UserID.String()})
 	if err := composite.Finish(ctx, pool, rec); err != nil {
 		return fmt.Errorf("record the run of %s@%s: %w", d.Name, d.Version, err)
 	}
