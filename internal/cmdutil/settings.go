@@ -19,7 +19,7 @@ const AnnotationReportsSettings = "helix:reports-settings"
 
 // argumentFlags are per-invocation arguments wherever they appear.
 var argumentFlags = set(
-	"all", "all-users", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
+	"all-migrations", "all-users", "all-versions", "include-resolved", "at", "auto-approve-narrower", "by", "capability", "check", "dry-run",
 	"entity-type", "env", "exclude", "executions", "force", "full", "include", "input", "limit", "llm", "log",
 	"min-context", "mode", "model-unlisted", "name", "namespace", "out", "params", "reason", "reembed", "run-now",
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
@@ -28,10 +28,10 @@ var argumentFlags = set(
 
 // settingFlags are settings wherever they appear.
 var settingFlags = set(
-	"algorithm", "allow-private", "batch", "batch-size", "batch-tokens", "chunk-size", "concurrency", "cron",
+	"algorithm", "allow-private", "batch-size", "batch-tokens", "concurrency", "cron",
 	"deadline", "detect-language", "diarize", "eps", "expansion-budget", "fetch-timeout", "forget-below", "highpass",
-	"jitter", "language", "log-format", "log-level", "max-bytes", "max-cost", "max-input-tokens", "max-response",
-	"max-size", "memory", "memory-limit", "min-cluster-size", "min-confidence", "model",
+	"jitter", "language", "log-format", "log-level", "max-bytes", "max-cost", "max-input-tokens",
+	"memory", "only-provider", "memory-limit", "min-cluster-size", "min-confidence", "model",
 	"normalize", "output", "output-limit", "provider", "retries", "retry-wait", "seed",
 	"shutdown-timeout", "smart-format", "source", "store-audio", "timeout", "timezone",
 	"tool-timeout", "trim-silence", "utterances",
@@ -42,7 +42,7 @@ var settingFlags = set(
 // argumentKeys are flags (by configuration key) that are arguments although
 // their name is a setting elsewhere: catalog show's filters.
 // memory reindex's --language rebuilds the index: a change made on purpose.
-var argumentKeys = set("catalog.show.model", "catalog.show.provider", "memory.reindex.language")
+var argumentKeys = set("catalog.show.model", "catalog.show.only-provider", "memory.reindex.language")
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

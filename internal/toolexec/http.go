@@ -213,7 +213,7 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	if err != nil {
 		if errors.Is(err, netguard.ErrTooLarge) {
 			res.BytesReceived = max
-			return fail(StatusTooLarge, fmt.Errorf("response body over the %d-byte cap (--max-response)", max))
+			return fail(StatusTooLarge, fmt.Errorf("response body over the %d-byte cap (--max-bytes)", max))
 		}
 		return fail(StatusError, fmt.Errorf("read response: %w", err))
 	}

@@ -39,8 +39,9 @@ type NetOptions struct {
 func addNetFlags(cmd *cobra.Command, o *NetOptions) {
 	fl := cmd.Flags()
 	fl.BoolVar(&o.AllowPrivate, "allow-private", false, "allow a source on a private or loopback address")
-	fl.DurationVar(&o.Timeout, "timeout", 30*time.Second, "time limit of each download attempt")
-	fl.Int64Var(&o.MaxBytes, "max-bytes", 64<<20, "largest catalog accepted, in bytes")
+	fl.DurationVar(&o.Timeout, "fetch-timeout", 30*time.Second, "time limit of each download attempt")
+	cmdutil.SizeVar(fl, &o.MaxBytes, "max-bytes", 64<<20, "largest catalog accepted (64MiB, 1GB, or bytes)")
+	cmdutil.Alias(fl, "fetch-timeout", "timeout")
 	fl.IntVar(&o.Retries, "retries", 2, "retries after a 5xx, a 429 or a network error")
 	fl.DurationVar(&o.Backoff, "retry-wait", time.Second, "first wait between attempts; it doubles each retry")
 }
@@ -48,7 +49,7 @@ func addNetFlags(cmd *cobra.Command, o *NetOptions) {
 func (o *NetOptions) validate() error {
 	switch {
 	case o.Timeout <= 0:
-		return cmdutil.FlagErrorf("--timeout must be positive")
+		return cmdutil.FlagErrorf("--fetch-timeout must be positive")
 	case o.MaxBytes <= 0:
 		return cmdutil.FlagErrorf("--max-bytes must be positive")
 	case o.Retries < 0:

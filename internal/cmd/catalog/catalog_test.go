@@ -405,7 +405,7 @@ func TestFetchArgs(t *testing.T) {
 	var got *FetchOptions
 	var got2 *VerifyOptions
 	cmd := NewCmdFetch(f, func(o *FetchOptions) error { got = o; return nil })
-	if err := parseArgs(t, cmd, "--provider", "openai, anthropic,openai", "--out", "c.json", "--timeout", "5s", "--retries", "0", "--allow-private"); err != nil {
+	if err := parseArgs(t, cmd, "--only-provider", "openai, anthropic,openai", "--out", "c.json", "--fetch-timeout", "5s", "--retries", "0", "--allow-private"); err != nil {
 		t.Fatal(err)
 	}
 	if got.Source != "https://mirror.example/api.json" || !reflect.DeepEqual(got.Providers, []string{"anthropic", "openai"}) ||
@@ -423,7 +423,7 @@ func TestFetchArgs(t *testing.T) {
 		t.Errorf("verify --source: %v %q", err, got2.Source)
 	}
 	var fe *cmdutil.FlagError
-	if err := parseArgs(t, NewCmdFetch(f, func(*FetchOptions) error { return nil }), "--timeout", "0s"); !errors.As(err, &fe) {
+	if err := parseArgs(t, NewCmdFetch(f, func(*FetchOptions) error { return nil }), "--fetch-timeout", "0s"); !errors.As(err, &fe) {
 		t.Errorf("--timeout 0: %v", err)
 	}
 }

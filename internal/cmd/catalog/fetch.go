@@ -50,13 +50,13 @@ Content already stored (same sha256 of the filtered catalog) is not stored
 again; that snapshot is pinned. When the pinned snapshot came from the same
 source with the same providers, its ETag is sent as If-None-Match and a 304
 changes nothing. Downloads are retried on 5xx, 429 and network errors, time
-out after --timeout and stop at --max-bytes; a failed fetch leaves the pinned
+out after --fetch-timeout and stop at --max-bytes; a failed fetch leaves the pinned
 snapshot as it was. Sources on private or loopback addresses are refused
 unless --allow-private.
 
 EXAMPLES
   helix catalog fetch
-  helix catalog fetch --provider openai,anthropic,google --out catalog.json
+  helix catalog fetch --only-provider openai,anthropic,google --out catalog.json
   helix catalog fetch --source ./api.json --output json
 
 ` + cmdutil.ExitStatusHelp,
@@ -87,7 +87,8 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().StringVar(&opts.Source, "source", "", "URL or file to read the catalog from (default: the catalog.source setting)")
-	cmd.Flags().StringSliceVar(&opts.Providers, "provider", nil, "keep only these providers (comma-separated ids)")
+	cmd.Flags().StringSliceVar(&opts.Providers, "only-provider", nil, "keep only these providers (comma-separated ids)")
+	cmdutil.Alias(cmd.Flags(), "only-provider", "provider")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "also write the stored snapshot to this file")
 	addNetFlags(cmd, &opts.Net)
 	return cmd

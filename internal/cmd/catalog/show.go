@@ -59,7 +59,7 @@ On a terminal the output is a table; off a terminal, tab-separated rows
 status); --output json gives full descriptors and the overridden fields.
 
 EXAMPLES
-  helix catalog show --provider anthropic
+  helix catalog show --only-provider anthropic
   helix catalog show --capability tool_call,reasoning --min-context 200000
   helix catalog show --model 'openai/gpt-4o*' --output json
 
@@ -92,7 +92,8 @@ EXAMPLES
 			return showRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringSliceVar(&opts.Providers, "provider", nil, "only these providers (comma-separated ids)")
+	cmd.Flags().StringSliceVar(&opts.Providers, "only-provider", nil, "only these providers (comma-separated ids)")
+	cmdutil.Alias(cmd.Flags(), "only-provider", "provider")
 	cmd.Flags().StringSliceVar(&opts.Models, "model", nil, "only these models: ids, provider/model or patterns")
 	cmd.Flags().StringSliceVar(&opts.Capabilities, "capability", nil, "only models with all of these capabilities")
 	cmd.Flags().Int64Var(&opts.MinContext, "min-context", 0, "only models with a context window of at least N tokens")

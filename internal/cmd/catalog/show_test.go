@@ -199,7 +199,7 @@ func TestShowArgs(t *testing.T) {
 	f, _ := cmdtest.Factory(t, false)
 	var got *ShowOptions
 	cmd := NewCmdShow(f, func(o *ShowOptions) error { got = o; return nil })
-	if err := parseArgs(t, cmd, "--provider", "openai", "--model", "gpt-4o*,o3", "--capability", "reasoning,tool_call", "--min-context", "100000"); err != nil {
+	if err := parseArgs(t, cmd, "--only-provider", "openai", "--model", "gpt-4o*,o3", "--capability", "reasoning,tool_call", "--min-context", "100000"); err != nil {
 		t.Fatal(err)
 	}
 	want := &ShowOptions{IO: f.IOStreams, F: f, Providers: []string{"openai"}, Models: []string{"gpt-4o*", "o3"},

@@ -40,7 +40,8 @@ func (j *jobFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.Float64Var(&j.ForgetBelow, "forget-below", 0, "flag items whose retention falls below this (0 < X < 1; default off)")
 	cmdutil.UserIDVar(fl, &j.UserID, "only this user's memories and layers")
-	fl.IntVar(&j.ChunkSize, "chunk-size", decay.DefaultChunkSize, "rows per committed chunk")
+	fl.IntVar(&j.ChunkSize, "batch-size", decay.DefaultChunkSize, "rows per committed chunk")
+	cmdutil.Alias(fl, "batch-size", "chunk-size")
 }
 
 func (j *jobFlags) validate() error {
@@ -48,7 +49,7 @@ func (j *jobFlags) validate() error {
 		return cmdutil.FlagErrorf("invalid --forget-below %v: use a retention between 0 and 1 (0 turns it off)", j.ForgetBelow)
 	}
 	if j.ChunkSize < 1 {
-		return cmdutil.FlagErrorf("invalid --chunk-size %d: use a positive number of rows", j.ChunkSize)
+		return cmdutil.FlagErrorf("invalid --batch-size %d: use a positive number of rows", j.ChunkSize)
 	}
 	return nil
 }

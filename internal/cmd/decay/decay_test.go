@@ -46,7 +46,7 @@ func TestRunFlags(t *testing.T) {
 	f, _ := cmdtest.Factory(t, false)
 	var got *RunOptions
 	cmd := NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--at", "2026-11-01T12:00:00+01:00", "--forget-below", "0.1", "--user-id", user, "--chunk-size", "10"})
+	cmd.SetArgs([]string{"--at", "2026-11-01T12:00:00+01:00", "--forget-below", "0.1", "--user-id", user, "--batch-size", "10"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestRunFlags(t *testing.T) {
 
 	for _, args := range [][]string{
 		{"--at", "yesterday"}, {"--forget-below", "1.5"}, {"--forget-below", "-0.1"},
-		{"--chunk-size", "0"}, {"--user-id", "bob"}, {"extra"},
+		{"--batch-size", "0"}, {"--user-id", "bob"}, {"extra"},
 	} {
 		cmd := NewCmdRun(f, func(*RunOptions) error { t.Errorf("%v: runF called", args); return nil })
 		cmd.SetArgs(args)
@@ -97,7 +97,7 @@ func TestScheduleFlags(t *testing.T) {
 
 	for _, args := range [][]string{
 		{}, {"--cron", "every hour"}, {"--cron", "@hourly", "--timezone", "Mars/Olympus"},
-		{"--cron", "@hourly", "--jitter", "-1s"}, {"--cron", "@hourly", "--chunk-size", "-3"},
+		{"--cron", "@hourly", "--jitter", "-1s"}, {"--cron", "@hourly", "--batch-size", "-3"},
 	} {
 		cmd := NewCmdSchedule(f, func(*ScheduleOptions) error { t.Errorf("%v: runF called", args); return nil })
 		cmd.SetArgs(args)

@@ -115,7 +115,7 @@ func TestRunSIGTERMResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	cmd, _, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--chunk-size", "2500")
+	cmd, _, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--batch-size", "2500")
 	eventually(t, "a committed chunk", func() bool {
 		return count(t, pool, `SELECT count(*) FROM decay_progress WHERE last_id IS NOT NULL`) > 0
 	}, errOut)
@@ -140,7 +140,7 @@ func TestRunSIGTERMResumes(t *testing.T) {
 	}
 	t.Logf("SIGTERM after %d of %d rows (%s after start)", done, rows, time.Since(start))
 
-	cmd, out, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--chunk-size", "2500", "--output", "json")
+	cmd, out, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--batch-size", "2500", "--output", "json")
 	if code := exitStatus(t, cmd); code != 0 {
 		t.Fatalf("second run: exit %d\n%s", code, errOut)
 	}
@@ -169,7 +169,7 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 		FROM generate_series(1, 3000) g`); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"decay", "schedule", "--cron", "* * * * * *", "--chunk-size", "1000", "--shutdown-timeout", "30s"}
+	args := []string{"decay", "schedule", "--cron", "* * * * * *", "--batch-size", "1000", "--shutdown-timeout", "30s"}
 	a, _, aErr := helix(t, u, args...)
 	b, _, bErr := helix(t, u, args...)
 	eventually(t, "five ticks run", func() bool {

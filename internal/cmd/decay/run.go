@@ -49,7 +49,7 @@ holds the value as of decayed_at. --full recomputes every row; a run is also
 full when the models or --forget-below changed, when --at is before the last
 run, when it resumes an interrupted full run, and with --user-id.
 
-The work is done in key-range chunks of --chunk-size rows that each commit.
+The work is done in key-range chunks of --batch-size rows that each commit.
 An interrupted run (SIGINT/SIGTERM: exit 130) leaves whole chunks only, and
 the next run over the same scope resumes after the last committed one. One
 run at a time per database: a run that finds another holding the decay lock

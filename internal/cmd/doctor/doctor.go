@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,6 +75,9 @@ func doctorRun(ctx context.Context, opts *Options) error {
 			file = "no config file (environment and defaults only)"
 		}
 		add("config", "ok", file)
+		if old := deprecatedKeys(cfg, opts.Root); len(old) > 0 {
+			add("config keys", "warn", strings.Join(old, "; "))
+		}
 		if problems := settingProblems(cfg, opts.Root); len(problems) > 0 {
 			add("config keys", "fail", strings.Join(problems, "; "))
 			failure = cmdutil.InputError(errors.New("bad settings in " + cfg.File()))
@@ -188,11 +192,15 @@ func settingProblems(cfg *config.Config, root *cobra.Command) []string {
 			}
 		})
 	}
+	deprecated := map[string]bool{}
+	if root != nil {
+		cmdutil.WalkAliases(root, func(old, _ string) { deprecated[old] = true })
+	}
 	at := func(key string) string { return fmt.Sprintf("%s:%d: %s", cfg.File(), cfg.Line(key), key) }
 	var out []string
 	for _, key := range cfg.FileKeys() {
 		switch {
-		case known[key]:
+		case known[key], deprecated[key] && known[canonicalOf(root, key)]:
 		case arguments[key]:
 			out = append(out, at(key)+" is a per-invocation argument: give it on the command line")
 		case hasAnyPrefix(key, maps):
@@ -204,6 +212,31 @@ func settingProblems(cfg *config.Config, root *cobra.Command) []string {
 		out = append(out, err.Error())
 	}
 	return out
+}
+
+// deprecatedKeys lists the settings the config file sets under a flag's old
+// name: still taken, but to be renamed.
+func deprecatedKeys(cfg *config.Config, root *cobra.Command) []string {
+	if root == nil {
+		return nil
+	}
+	var out []string
+	cmdutil.WalkAliases(root, func(old, canonical string) {
+		if cfg.File() != "" && !cmdutil.IsArgument(canonical) && slices.Contains(cfg.FileKeys(), old) {
+			out = append(out, fmt.Sprintf("%s:%d: %s is deprecated: rename it %s", cfg.File(), cfg.Line(old), old, canonical))
+		}
+	})
+	return out
+}
+
+func canonicalOf(root *cobra.Command, old string) string {
+	var c string
+	cmdutil.WalkAliases(root, func(o, canonical string) {
+		if o == old {
+			c = canonical
+		}
+	})
+	return c
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {

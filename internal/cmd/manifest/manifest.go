@@ -109,7 +109,7 @@ EXAMPLES
 				return cmdutil.FlagErrorf("--fetch-timeout must be positive")
 			}
 			if _, err := manifest.ParseBytes(opts.MaxSize); err != nil {
-				return cmdutil.FlagErrorf("invalid --max-size: %v", err)
+				return cmdutil.FlagErrorf("invalid --max-bytes: %v", err)
 			}
 			if err := manifest.ValidNamespace(opts.Namespace); err != nil {
 				return cmdutil.FlagErrorf("invalid --namespace: %v", err)
@@ -140,7 +140,8 @@ EXAMPLES
 	fl.StringVar(&opts.By, "by", "", "who imports, for the audit trail (default: the current user)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "validate and report, write nothing")
 	fl.DurationVar(&opts.FetchTimeout, "fetch-timeout", 30*time.Second, "time limit for fetching a URL")
-	fl.StringVar(&opts.MaxSize, "max-size", "32MiB", "largest document accepted")
+	fl.StringVar(&opts.MaxSize, "max-bytes", "32MiB", "largest document accepted")
+	cmdutil.Alias(fl, "max-bytes", "max-size")
 	fl.StringVar(&opts.Namespace, "namespace", "", "prefix of OpenAPI tool names (default: from info.title; none: no prefix)")
 	fl.IntVar(&opts.ExpansionBudget, "expansion-budget", 0, "most schema values one OpenAPI document's tools may expand to (0: 100,000 + 10 per byte of the document)")
 	fl.DurationVar(&opts.Deadline, "deadline", 2*time.Minute, "longest conversion of one OpenAPI document")

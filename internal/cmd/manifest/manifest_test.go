@@ -30,14 +30,14 @@ func TestNewCmdImportFlags(t *testing.T) {
 			return len(o.Targets) == 2 && o.By != "" && !o.AllowPrivate && o.FetchTimeout == 30*time.Second && o.ToolTimeout == "30s"
 		}},
 		{argv: []string{"https://x.example/o.json", "--include", "pets,listUsers", "--exclude", "admin", "--allow-private",
-			"--auto-approve-narrower", "--by", "alice", "--server", "https://api.example", "--dry-run", "--max-size", "1MiB"},
+			"--auto-approve-narrower", "--by", "alice", "--server", "https://api.example", "--dry-run", "--max-bytes", "1MiB"},
 			check: func(o *ImportOptions) bool {
 				return strings.Join(o.Include, ",") == "pets,listUsers" && o.Exclude[0] == "admin" && o.AllowPrivate &&
 					o.AutoApproveNarrower && o.By == "alice" && o.Server == "https://api.example" && o.DryRun && o.MaxSize == "1MiB"
 			}},
 		{argv: []string{}, wantErr: "requires at least 1 arg"},
 		{argv: []string{"a.yaml", "--tool-timeout", "soon"}, wantErr: "invalid --tool-timeout"},
-		{argv: []string{"a.yaml", "--max-size", "big"}, wantErr: "invalid --max-size"},
+		{argv: []string{"a.yaml", "--max-bytes", "big"}, wantErr: "invalid --max-bytes"},
 	}
 	for _, c := range cases {
 		f, _ := cmdtest.Factory(t, false)

@@ -116,7 +116,7 @@ func newCmdDown(f *cmdutil.Factory) *cobra.Command {
 	var all, yes bool
 	cmd := &cobra.Command{
 		Use:   "down --yes",
-		Short: "Roll back the latest migration (or down to --to VERSION, or --all)",
+		Short: "Roll back the latest migration (or down to --to VERSION, or --all-migrations)",
 		Long: `Roll back the most recent migration, or every migration above --to, or all of
 them. Rolling back drops helix's tables and columns and the data in them, so it
 needs --yes on the command line (never from the environment or a config file).
@@ -125,7 +125,7 @@ Tables helix did not create (the platform's own) are never dropped.
 EXAMPLES
   helix migrate down --yes
   helix migrate down --to 1 --yes
-  helix migrate down --all --yes
+  helix migrate down --all-migrations --yes
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -140,9 +140,10 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().Int64Var(&to, "to", -1, "roll back every migration above this version")
-	cmd.Flags().BoolVar(&all, "all", false, "roll back every migration")
+	cmd.Flags().BoolVar(&all, "all-migrations", false, "roll back every migration")
+	cmdutil.Alias(cmd.Flags(), "all-migrations", "all")
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm dropping helix's tables and their data")
-	cmd.MarkFlagsMutuallyExclusive("to", "all")
+	cmd.MarkFlagsMutuallyExclusive("to", "all-migrations")
 	return cmd
 }
 

@@ -39,10 +39,10 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 Every job reads PostgreSQL, computes, and writes its results back.
 
 Every setting flag (limits, timeouts, providers, tuning) can also be set in the
-environment (HELIX_<COMMAND>_<FLAG>, e.g. HELIX_DECAY_RUN_CHUNK_SIZE) or in the
-config file (decay: {run: {chunk-size: ...}}). Flags beat the environment, which
+environment (HELIX_<COMMAND>_<FLAG>, e.g. HELIX_DECAY_RUN_BATCH_SIZE) or in the
+config file (decay: {run: {batch-size: ...}}). Flags beat the environment, which
 beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
---input, --all, --dry-run, --yes, ...) come only from the command line.
+--input, --dry-run, --yes, ...) come only from the command line.
 
 ` + cmdutil.ExitStatusHelp,
 		SilenceErrors: true,

@@ -156,8 +156,8 @@ func TestEveryFlagIsClassified(t *testing.T) {
 	if n < 80 {
 		t.Fatalf("walked only %d flags", n)
 	}
-	for key, want := range map[string]bool{"decay.run.at": true, "migrate.down.all": true, "migrate.down.yes": true,
-		"synthesize.user-id": true, "decay.run.chunk-size": false, "catalog.show.model": true, "db.statement-timeout": false} {
+	for key, want := range map[string]bool{"decay.run.at": true, "migrate.down.all-migrations": true, "migrate.down.yes": true,
+		"synthesize.user-id": true, "decay.run.batch-size": false, "catalog.show.model": true, "db.statement-timeout": false} {
 		if got := cmdutil.IsArgument(key); got != want {
 			t.Errorf("IsArgument(%s) = %v, want %v", key, got, want)
 		}

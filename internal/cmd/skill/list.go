@@ -26,12 +26,12 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List stored skills (latest versions)",
-		Long: `List the stored skills: the latest version of each, or every version with --all.
+		Long: `List the stored skills: the latest version of each, or every version with --all-versions.
 Columns: name, version, engine, size, versions stored, capabilities, created.
 
 EXAMPLES
   helix skill list
-  helix skill list --all --output json
+  helix skill list --all-versions --output json
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -42,7 +42,8 @@ EXAMPLES
 			return listRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.All, "all", false, "list every version, not only the latest")
+	cmd.Flags().BoolVar(&opts.All, "all-versions", false, "list every version, not only the latest")
+	cmdutil.Alias(cmd.Flags(), "all-versions", "all")
 	return cmd
 }
 

@@ -39,12 +39,12 @@ func NewCmdConflictsList(f *cmdutil.Factory, runF func(*ConflictsListOptions) er
 		Short: "List open conflicts",
 		Long: `List the conflicts waiting for a person: entities of a manual entity type
 that devices edited concurrently. Each has two or more siblings, labelled
-A, B, ... (see sync conflicts show). With --all, resolved and superseded
+A, B, ... (see sync conflicts show). With --include-resolved, resolved and superseded
 conflicts are listed too. No conflicts prints nothing (exit 0).
 
 EXAMPLES
   helix sync conflicts list
-  helix sync conflicts list --entity-type skill --all --output json
+  helix sync conflicts list --entity-type skill --include-resolved --output json
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -57,7 +57,8 @@ EXAMPLES
 	}
 	cmd.Flags().StringVar(&opts.EntityType, "entity-type", "", "only conflicts of this entity type")
 	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "only conflicts of this user (UUID)")
-	cmd.Flags().BoolVar(&opts.All, "all", false, "include resolved and superseded conflicts")
+	cmd.Flags().BoolVar(&opts.All, "include-resolved", false, "include resolved and superseded conflicts")
+	cmdutil.Alias(cmd.Flags(), "include-resolved", "all")
 	return cmd
 }
 

@@ -70,7 +70,7 @@ func TestTwoProcesses(t *testing.T) {
 		cmds := make([]*exec.Cmd, n)
 		outs := make([]*bytes.Buffer, n)
 		for i := range cmds {
-			cmds[i] = exec.Command(bin, "sync", "reconcile", "--batch", "100", "--output", "json")
+			cmds[i] = exec.Command(bin, "sync", "reconcile", "--batch-size", "100", "--output", "json")
 			cmds[i].Env = append(os.Environ(), "HELIX_DATABASE_URL="+url, "HELIX_SYNC_STRATEGIES=setting=lww", "HELIX_CONFIG=")
 			outs[i] = &bytes.Buffer{}
 			cmds[i].Stdout = outs[i]

@@ -48,14 +48,14 @@ records a job_runs row.
 
 EXAMPLES
   helix sync reconcile
-  helix sync reconcile --entity-type memory --batch 5000
+  helix sync reconcile --entity-type memory --batch-size 5000
   helix sync reconcile --user-id 8f14e45f-ceea-467f-a8f0-0b1a5e2c9d11 --output json
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Batch < 1 {
-				return cmdutil.FlagErrorf("invalid --batch %d: must be at least 1", opts.Batch)
+				return cmdutil.FlagErrorf("invalid --batch-size %d: must be at least 1", opts.Batch)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -66,7 +66,8 @@ EXAMPLES
 	fl := cmd.Flags()
 	fl.StringVar(&opts.EntityType, "entity-type", "", "only changes of this entity type")
 	cmdutil.UserIDVar(fl, &opts.UserID, "only changes of this user (UUID)")
-	fl.IntVar(&opts.Batch, "batch", opts.Batch, "changes per transaction")
+	fl.IntVar(&opts.Batch, "batch-size", opts.Batch, "changes per transaction")
+	cmdutil.Alias(fl, "batch-size", "batch")
 	return cmd
 }
 

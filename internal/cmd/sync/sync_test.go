@@ -53,12 +53,12 @@ func TestReconcileFlags(t *testing.T) {
 	if err := run(t, NewCmdReconcile(f, capture)); err != nil || got.Batch != 1000 || got.EntityType != "" {
 		t.Fatalf("defaults: %+v %v", got, err)
 	}
-	if err := run(t, NewCmdReconcile(f, capture), "--entity-type", "memory", "--user-id", user, "--batch", "50"); err != nil ||
+	if err := run(t, NewCmdReconcile(f, capture), "--entity-type", "memory", "--user-id", user, "--batch-size", "50"); err != nil ||
 		got.EntityType != "memory" || got.UserID.String() != user || got.Batch != 50 {
 		t.Fatalf("flags: %+v %v", got, err)
 	}
 	var fe *cmdutil.FlagError
-	for _, args := range [][]string{{"--batch", "0"}, {"--user-id", "bob"}, {"extra"}} {
+	for _, args := range [][]string{{"--batch-size", "0"}, {"--user-id", "bob"}, {"extra"}} {
 		got = nil
 		err := run(t, NewCmdReconcile(f, capture), args...)
 		if got != nil || err == nil {
@@ -86,7 +86,7 @@ func TestConflictsFlags(t *testing.T) {
 		t.Errorf("bad id: %v", err)
 	}
 	var lo *ConflictsListOptions
-	if err := run(t, NewCmdConflictsList(f, func(o *ConflictsListOptions) error { lo = o; return nil }), "--all", "--entity-type", "skill"); err != nil || !lo.All || lo.EntityType != "skill" {
+	if err := run(t, NewCmdConflictsList(f, func(o *ConflictsListOptions) error { lo = o; return nil }), "--include-resolved", "--entity-type", "skill"); err != nil || !lo.All || lo.EntityType != "skill" {
 		t.Errorf("list: %+v %v", lo, err)
 	}
 	var so *ConflictsShowOptions

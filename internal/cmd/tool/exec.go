@@ -53,7 +53,7 @@ operation's style/explode, headers, and "body" as JSON or a form) against the
 recorded server URL. It may only reach the tool's allowed hosts, checked on
 every redirect too, never a private or loopback address (unless
 --allow-private), within the tool's timeout (30s when it sets none), and the
-response is capped at --max-response. The result is the status, the headers
+response is capped at --max-bytes. The result is the status, the headers
 that matter and the JSON or text body; a declared response schema is checked
 and mismatches are reported (stderr, and response_schema_errors).
 
@@ -85,7 +85,7 @@ EXAMPLES
 				return cmdutil.FlagErrorf("missing tool name in %q", args[0])
 			}
 			if _, err := manifest.ParseBytes(opts.MaxResponse); err != nil {
-				return cmdutil.FlagErrorf("invalid --max-response: %v", err)
+				return cmdutil.FlagErrorf("invalid --max-bytes: %v", err)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -97,7 +97,8 @@ EXAMPLES
 	fl.StringVar(&opts.Input, "input", "{}", "the tool's input: JSON, @FILE, or - for stdin")
 	cmdutil.UserIDVar(fl, &opts.UserID, "the user the tool runs for (a UUID), recorded in tool_executions")
 	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let HTTP tools reach private and loopback addresses")
-	fl.StringVar(&opts.MaxResponse, "max-response", "10MiB", "largest response body accepted")
+	fl.StringVar(&opts.MaxResponse, "max-bytes", "10MiB", "largest response body accepted")
+	cmdutil.Alias(fl, "max-bytes", "max-response")
 	return cmd
 }
 

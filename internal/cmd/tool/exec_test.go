@@ -29,10 +29,10 @@ func TestExecArgs(t *testing.T) {
 	}{
 		{argv: []string{"swagger_petstore.listPets@1.0.0", "--input", `{"limit": 5}`, "--user-id", "6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b"},
 			want: ExecOptions{Name: "swagger_petstore.listPets", Version: "1.0.0", Input: `{"limit": 5}`, UserID: cmdutil.UserID{ID: uuid.MustParse("6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b"), Given: true}, MaxResponse: "10MiB"}},
-		{argv: []string{"ping", "--input", "@in.json", "--max-response", "1KiB", "--allow-private"},
+		{argv: []string{"ping", "--input", "@in.json", "--max-bytes", "1KiB", "--allow-private"},
 			want: ExecOptions{Name: "ping", Input: "@in.json", MaxResponse: "1KiB", AllowPrivate: true}},
 		{argv: []string{"ping", "--user-id", "alice"}, wantErr: "not a UUID"},
-		{argv: []string{"ping", "--max-response", "lots"}, wantErr: "invalid --max-response"},
+		{argv: []string{"ping", "--max-bytes", "lots"}, wantErr: "invalid --max-bytes"},
 		{argv: []string{"@1.0.0"}, wantErr: "missing tool name"},
 	}
 	for _, c := range cases {
