@@ -18,6 +18,7 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
+	stdinTTY  bool
 	stdoutTTY bool
 	stderrTTY bool
 }
@@ -30,6 +31,7 @@ func System() *IOStreams {
 		In:        os.Stdin,
 		Out:       redact.Writer(os.Stdout),
 		ErrOut:    redact.Writer(os.Stderr),
+		stdinTTY:  isTerminal(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 	}
@@ -38,6 +40,12 @@ func System() *IOStreams {
 func isTerminal(f *os.File) bool {
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
+
+// IsStdinTTY reports whether a person can answer a prompt.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// SetStdinTTY lets tests pretend a person sits at the keyboard.
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY = v }
 
 // IsStdoutTTY reports whether results go to a terminal (a person reads them).
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }

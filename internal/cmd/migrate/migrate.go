@@ -119,7 +119,8 @@ func newCmdDown(f *cmdutil.Factory) *cobra.Command {
 		Short: "Roll back the latest migration (or down to --to VERSION, or --all-migrations)",
 		Long: `Roll back the most recent migration, or every migration above --to, or all of
 them. Rolling back drops helix's tables and columns and the data in them, so it
-needs --yes on the command line (never from the environment or a config file).
+needs --yes on the command line (never from the environment or a config file);
+at a terminal without --yes it asks you to type yes.
 Tables helix did not create (the platform's own) are never dropped.
 
 EXAMPLES
@@ -130,8 +131,8 @@ EXAMPLES
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !yes {
-				return cmdutil.FlagErrorf("migrate down drops helix's tables and the data in them: add --yes to confirm")
+			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate down drops helix's tables and the data in them"); err != nil {
+				return err
 			}
 			if all {
 				to = 0
