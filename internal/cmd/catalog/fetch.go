@@ -89,6 +89,7 @@ EXAMPLES
 	cmd.Flags().StringVar(&opts.Source, "source", "", "URL or file to read the catalog from (default: the catalog.source setting)")
 	cmd.Flags().StringSliceVar(&opts.Providers, "only-provider", nil, "keep only these providers (comma-separated ids)")
 	cmdutil.Alias(cmd.Flags(), "only-provider", "provider")
+	_ = cmd.RegisterFlagCompletionFunc("only-provider", cmdutil.CompleteColumn(f, "model_catalog_models", "provider", false))
 	cmd.Flags().StringVar(&opts.Out, "out", "", "also write the stored snapshot to this file")
 	addNetFlags(cmd, &opts.Net)
 	return cmd

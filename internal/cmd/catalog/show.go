@@ -94,6 +94,7 @@ EXAMPLES
 	}
 	cmd.Flags().StringSliceVar(&opts.Providers, "only-provider", nil, "only these providers (comma-separated ids)")
 	cmdutil.Alias(cmd.Flags(), "only-provider", "provider")
+	_ = cmd.RegisterFlagCompletionFunc("only-provider", cmdutil.CompleteColumn(f, "model_catalog_models", "provider", false))
 	cmd.Flags().StringSliceVar(&opts.Models, "model", nil, "only these models: ids, provider/model or patterns")
 	cmd.Flags().StringSliceVar(&opts.Capabilities, "capability", nil, "only models with all of these capabilities")
 	cmd.Flags().Int64Var(&opts.MinContext, "min-context", 0, "only models with a context window of at least N tokens")

@@ -94,6 +94,7 @@ EXAMPLES
 	fl.BoolVar(&opts.RunNow, "run-now", false, "run once at start, then on the schedule")
 	fl.DurationVar(&opts.Jitter, "jitter", 0, "wait a random delay up to this before each run")
 	fl.StringVar(&opts.Timezone, "timezone", "UTC", "IANA time zone the spec is read in")
+	_ = cmd.RegisterFlagCompletionFunc("timezone", cmdutil.CompleteTimezone)
 	fl.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 5*time.Minute, "on SIGTERM, how long the run in flight may finish before it is cancelled")
 	opts.add(cmd)
 	return cmd

@@ -97,6 +97,7 @@ EXAMPLES
 	cmdutil.UserIDVar(fl, &opts.UserID, "the user whose memories to search (UUID, required)")
 	fl.IntVar(&opts.Limit, "limit", 10, "most results")
 	fl.StringVar(&opts.Mode, "mode", search.Hybrid, "hybrid, text or vector")
+	_ = cmd.RegisterFlagCompletionFunc("mode", cmdutil.CompleteWords(search.Hybrid, search.Text, search.Vector))
 	_ = cmd.MarkFlagRequired("user-id")
 	return cmd
 }

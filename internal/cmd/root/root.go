@@ -49,6 +49,10 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		SilenceUsage:  true,
 		Version:       f.AppVersion,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
+				// completion offers what it can: a bad setting must not break the shell
+				return nil
+			}
 			// an old flag name counts as its canonical flag given, before
 			// cobra's group and required checks look at which flags changed
 			notices, err := cmdutil.ApplyAliases(cmd)
@@ -84,6 +88,10 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 	pf.StringVarP(&g.Output, "output", "o", g.Output, "output format: text or json")
 	pf.StringVar(&g.LogLevel, "log-level", g.LogLevel, "log level: debug, info, warn, error")
 	pf.StringVar(&g.LogFormat, "log-format", g.LogFormat, "log format on stderr: text or json")
+
+	_ = cmd.RegisterFlagCompletionFunc("output", cmdutil.CompleteWords("text", "json"))
+	_ = cmd.RegisterFlagCompletionFunc("log-level", cmdutil.CompleteWords("debug", "info", "warn", "error"))
+	_ = cmd.RegisterFlagCompletionFunc("log-format", cmdutil.CompleteWords("text", "json"))
 
 	cmd.AddGroup(&cobra.Group{ID: "jobs", Title: "Jobs:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
 	for _, c := range []*cobra.Command{

@@ -17,8 +17,12 @@ func NewCmdSkill(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.AddCommand(NewCmdAdd(f, nil))
 	cmd.AddCommand(NewCmdList(f, nil))
-	cmd.AddCommand(NewCmdShow(f, nil))
-	cmd.AddCommand(NewCmdExec(f, nil))
-	cmd.AddCommand(compositeCmd.NewCmdValidate(f, nil), compositeCmd.NewCmdAddComposite(f, nil), compositeCmd.NewCmdRun(f, nil))
+	show, exec, run := NewCmdShow(f, nil), NewCmdExec(f, nil), compositeCmd.NewCmdRun(f, nil)
+	// stored names from the database when it is reachable; exec and run also take a FILE
+	show.ValidArgsFunction = cmdutil.CompleteFirstArg(cmdutil.CompleteColumn(f, "helix_skills", "name", false))
+	exec.ValidArgsFunction = cmdutil.CompleteFirstArg(cmdutil.CompleteColumn(f, "helix_skills", "name", true))
+	run.ValidArgsFunction = cmdutil.CompleteFirstArg(cmdutil.CompleteColumn(f, "helix_composite_skills", "name", true))
+	cmd.AddCommand(show, exec)
+	cmd.AddCommand(compositeCmd.NewCmdValidate(f, nil), compositeCmd.NewCmdAddComposite(f, nil), run)
 	return cmd
 }

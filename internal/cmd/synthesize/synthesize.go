@@ -133,6 +133,7 @@ EXAMPLES
 	fl.IntVar(&opts.Limit, "limit", 0, "only each user's most recent N memories (0: all)")
 	fl.Float64Var(&opts.MinConfidence, "min-confidence", d.MinConfidence, "keep patterns with at least this confidence (0-1)")
 	fl.StringVar(&opts.Algorithm, "algorithm", d.Algorithm, "semantic clustering: dbscan, hdbscan or kmeans")
+	_ = cmd.RegisterFlagCompletionFunc("algorithm", cmdutil.CompleteWords(synthesis.DBSCAN, synthesis.HDBSCAN, synthesis.KMeans))
 	fl.Float64Var(&opts.Eps, "eps", 0, "DBSCAN radius in cosine distance (0: from the k-distance elbow)")
 	fl.IntVar(&opts.MinClusterSize, "min-cluster-size", d.MinClusterSize, "smallest cluster (DBSCAN min_samples, HDBSCAN min_cluster_size and min_samples)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the patterns, write nothing")

@@ -26,7 +26,13 @@ func NewCmdTool(f *cmdutil.Factory) *cobra.Command {
 		Use:   "tool <command>",
 		Short: "Review imported tools (list, show, approve, revoke) and run approved ones (exec)",
 	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdShow(f, nil), NewCmdApprove(f, nil), NewCmdRevoke(f, nil), NewCmdExec(f, nil))
+	list := NewCmdList(f, nil)
+	_ = list.RegisterFlagCompletionFunc("state", cmdutil.CompleteWords(manifest.States...))
+	cmd.AddCommand(list)
+	for _, c := range []*cobra.Command{NewCmdShow(f, nil), NewCmdApprove(f, nil), NewCmdRevoke(f, nil), NewCmdExec(f, nil)} {
+		c.ValidArgsFunction = cmdutil.CompleteFirstArg(cmdutil.CompleteColumn(f, "tool_manifests", "name", false))
+		cmd.AddCommand(c)
+	}
 	return cmd
 }
 

@@ -107,6 +107,7 @@ EXAMPLES
 	fl := cmd.Flags()
 	cmdutil.UserIDVar(fl, &opts.UserID, "UUID of the user the recordings belong to (required)")
 	fl.StringVar(&opts.Provider, "provider", "deepgram", "speech-to-text provider: deepgram or openai")
+	_ = cmd.RegisterFlagCompletionFunc("provider", cmdutil.CompleteWords("deepgram", "openai"))
 	fl.StringVar(&opts.Language, "language", "", "language of the speech (BCP-47, e.g. en); empty: the provider's default")
 	fl.BoolVar(&opts.DetectLanguage, "detect-language", false, "let Deepgram detect the language (when --language is not set)")
 	fl.BoolVar(&opts.Diarize, "diarize", false, "tell speakers apart (Deepgram)")
