@@ -96,6 +96,9 @@ func ExitCodeFor(ctx context.Context, err error) (cmdutil.ExitCode, string) {
 	case errors.As(err, &ee):
 		return ee.Code, ee.Kind
 	case errors.As(err, &pe):
+		if len(pe.Errs) > 0 && allUnavailable(pe.Errs) {
+			return cmdutil.ExitUnavailable, "unavailable"
+		}
 		return cmdutil.ExitPartial, "partial"
 	case db.IsLockHeld(err):
 		return cmdutil.ExitSkipped, "skipped"
@@ -103,6 +106,15 @@ func ExitCodeFor(ctx context.Context, err error) (cmdutil.ExitCode, string) {
 		return cmdutil.ExitUnavailable, "unavailable"
 	}
 	return cmdutil.ExitFailed, "failed"
+}
+
+func allUnavailable(errs []error) bool {
+	for _, e := range errs {
+		if !db.IsUnavailable(e) {
+			return false
+		}
+	}
+	return true
 }
 
 func isFlagError(err error) bool {

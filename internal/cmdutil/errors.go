@@ -74,6 +74,12 @@ func wrap(code ExitCode, kind string, err error) error {
 type PartialError struct {
 	Failed []string // the items that failed, each "item: reason"
 	Total  int
+	// Errs are the items' errors, when the command has them: when every one
+	// is the database or a provider being unreachable, the run is not partial
+	// but unavailable (exit 4, retry later), as when PostgreSQL dies mid-run.
+	// They are not unwrapped: one item's bad input must not make the whole
+	// run a usage error.
+	Errs []error
 }
 
 // IsPartial lets packages that cannot import cmdutil (jobrun) recognise it.

@@ -229,6 +229,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 		counts := map[string]int{"users": len(users)}
 		var failed []string
 		var firstErr error
+		var errs []error
 		for _, u := range users {
 			if ctx.Err() != nil {
 				break
@@ -244,6 +245,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 					firstErr = err
 				}
 				failed = append(failed, u.String()+": "+err.Error())
+				errs = append(errs, err)
 				rep.Failed = append(rep.Failed, FailedUser{UserID: u, Error: err.Error()})
 				continue
 			}
@@ -266,7 +268,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 		case len(failed) > 0 && !opts.AllUsers:
 			runErr, status = classify(fmt.Errorf("embed %s: %w", users[0], firstErr)), db.RunFailed
 		case len(failed) > 0:
-			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: errs}, db.RunPartial
 		}
 		run.SetStatus(status)
 		return counts, runErr

@@ -57,7 +57,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return fmt.Errorf("list skills: %w", err)
 	}
 	if opts.F.Global.JSON() {
-		return cmdutil.WriteJSON(opts.IO.Out, list)
+		if list == nil {
+			list = []skill.Summary{}
+		}
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"skills": list})
 	}
 	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
 	tp.Header("NAME", "VERSION", "ENGINE", "SIZE", "VERSIONS", "CAPABILITIES", "CREATED")

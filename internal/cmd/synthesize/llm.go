@@ -182,6 +182,7 @@ func llmRun(ctx context.Context, opts *Options) error {
 
 		counts := map[string]int64{"users": int64(len(users))}
 		var failed []string
+		var failedErrs []error
 		for i, r := range results {
 			switch {
 			case errs[i] == nil && r.UserID == uuid.Nil:
@@ -194,6 +195,7 @@ func llmRun(ctx context.Context, opts *Options) error {
 				r.Error = errs[i].Error()
 				rep.Failed = append(rep.Failed, r)
 				failed = append(failed, users[i].String()+": "+r.Error)
+				failedErrs = append(failedErrs, errs[i])
 			default:
 				rep.Users = append(rep.Users, r)
 				counts["done"]++
@@ -227,7 +229,7 @@ func llmRun(ctx context.Context, opts *Options) error {
 			msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users, spent $%.6f: %v", opts.MaxCost, counts["done"], len(users), rep.SpentUSD, budgetErr)
 			runErr, status = &cmdutil.PartialError{Failed: append(failed, msg), Total: len(users)}, db.RunPartial
 		case len(failed) > 0:
-			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users)}, db.RunPartial
+			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: failedErrs}, db.RunPartial
 		}
 		jobCounts := map[string]any{"spent_usd": rep.SpentUSD}
 		for k, v := range counts {

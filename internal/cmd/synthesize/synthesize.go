@@ -323,6 +323,7 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 		counts["unchanged"] = unchanged
 	}
 	var failed []string
+	var errs []error
 	for _, r := range results {
 		switch {
 		case r.skipped:
@@ -331,6 +332,7 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 		case r.Error != "":
 			rep.Failed = append(rep.Failed, r)
 			failed = append(failed, r.UserID.String()+": "+r.Error)
+			errs = append(errs, r.err)
 			continue
 		case r.UserID == uuid.Nil:
 			continue // not reached: interrupted
@@ -354,7 +356,7 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 	case len(failed) > 0 && !opts.AllUsers:
 		return fmt.Errorf("synthesize %s: %w", users[0], results[0].err)
 	case len(failed) > 0:
-		runErr = &cmdutil.PartialError{Failed: failed, Total: len(users)}
+		runErr = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: errs}
 	}
 	if perr := write(opts, rep); perr != nil {
 		return perr

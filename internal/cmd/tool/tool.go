@@ -93,7 +93,7 @@ func listRun(ctx context.Context, opts *Options) error {
 		if tools == nil {
 			tools = []manifest.Tool{}
 		}
-		return cmdutil.WriteJSON(opts.IO.Out, tools)
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"tools": tools})
 	}
 	if len(tools) == 0 {
 		cmdutil.Fprintf(opts.IO.ErrOut, "no tools\n")
@@ -311,7 +311,10 @@ func revokeRun(ctx context.Context, opts *Options) error {
 		return dbError(err)
 	}
 	if opts.F.Global.JSON() {
-		return cmdutil.WriteJSON(opts.IO.Out, changes)
+		if changes == nil {
+			changes = []manifest.Change{}
+		}
+		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"revoked": changes})
 	}
 	for _, c := range changes {
 		if _, err := fmt.Fprintf(opts.IO.Out, "revoked %s@%s\n", c.Name, c.Version); err != nil {
