@@ -46,6 +46,12 @@ func Main() cmdutil.ExitCode {
 		err = &cmdutil.FlagError{Err: err}
 	}
 	code, kind := ExitCodeFor(ctx, err)
+	if (code == cmdutil.ExitFailed && kind == "failed" || code == cmdutil.ExitPartial) && f.DBLost != nil && f.DBLost(context.WithoutCancel(ctx)) {
+		// PostgreSQL died mid-run: the job's error is often a bare
+		// "unexpected EOF"; the database not answering now says why
+		err = fmt.Errorf("database connection lost (retry later): %w", err)
+		code, kind = cmdutil.ExitUnavailable, "unavailable"
+	}
 	PrintError(f.IOStreams.ErrOut, f.Global.JSON(), err, code, kind)
 	if code == cmdutil.ExitUsage && isFlagError(err) && !f.Global.JSON() {
 		path := "helix"

@@ -66,6 +66,18 @@ func New(version string) (*cmdutil.Factory, func()) {
 		pool = p
 		return pool, nil
 	}
+	f.DBLost = func(ctx context.Context) bool {
+		poolMu.Lock()
+		p := pool
+		poolMu.Unlock()
+		if p == nil {
+			return false
+		}
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		err := p.Ping(ctx)
+		return err != nil && db.IsUnavailable(err)
+	}
 	f.HTTPClient = func() (*http.Client, error) {
 		return &http.Client{Timeout: 5 * time.Minute}, nil
 	}
