@@ -22,12 +22,12 @@ type Factory struct {
 	// Global holds the root's persistent flags, resolved before any command runs.
 	Global *GlobalOptions
 
-	Config     func() (*config.Config, error)
-	DB         func(ctx context.Context) (*pgxpool.Pool, error)
+	Config func() (*config.Config, error)
+	DB     func(ctx context.Context) (*pgxpool.Pool, error)
 	// DBLost reports whether the run opened the database and it no longer
 	// answers: a job that failed because PostgreSQL died mid-run sees only
 	// an "unexpected EOF", and cli.Main makes that exit 4 (retry later).
-	DBLost func(ctx context.Context) bool
+	DBLost     func(ctx context.Context) bool
 	Now        func() time.Time
 	Logger     func() *slog.Logger
 	HTTPClient func() (*http.Client, error)
