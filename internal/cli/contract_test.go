@@ -182,3 +182,50 @@ func TestConfigShowUnknownPrefix(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestCompletion: flag values complete from fixed lists, names from the
+// database; with the database unreachable completion offers nothing, at once,
+// and exits 0 (a shell must never see an error).
+func TestCompletion(t *testing.T) {
+	r := helix(t, nil, "", "__complete", "synthesize", "--output", "")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "text\njson\n:4\n") {
+		t.Errorf("-o: exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = helix(t, nil, "", "__complete", "synthesize", "--algorithm", "h")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "dbscan\nhdbscan\nkmeans\n:4\n") {
+		t.Errorf("--algorithm: exit %d, stdout %q", r.code, r.stdout)
+	}
+	// hidden deprecated names are not offered
+	r = helix(t, nil, "", "__complete", "catalog", "fetch", "--")
+	if !strings.Contains(r.stdout, "--fetch-timeout") || strings.Contains(r.stdout, "--timeout\t") || strings.Contains(r.stdout, "--provider\t") {
+		t.Errorf("catalog fetch flags: %q", r.stdout)
+	}
+	r = helix(t, []string{"DATABASE_URL=" + closedPortURL(t)}, "", "__complete", "tool", "exec", "")
+	if r.code != 0 || r.stdout != ":4\n" {
+		t.Errorf("tool names, database down: exit %d, stdout %q", r.code, r.stdout)
+	}
+	// a bad setting does not break completion either
+	r = helix(t, []string{"HELIX_DB_STATEMENT_TIMEOUT=banana"}, "", "__complete", "-o", "")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "text\njson\n") {
+		t.Errorf("-o with a bad setting: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// TestDeprecatedFlagStillWorks: an old flag name runs the command with a
+// notice, as a JSON line under -o json; old and new together are exit 2.
+func TestDeprecatedFlagStillWorks(t *testing.T) {
+	env := []string{"DATABASE_URL=" + closedPortURL(t)}
+	r := helix(t, env, "", "skill", "list", "--all", "-o", "json")
+	if r.code != 4 || !strings.Contains(r.stderr, `"msg":"flag --all is deprecated: use --all-versions"`) {
+		t.Errorf("skill list --all: exit %d, stderr %q", r.code, r.stderr)
+	}
+	jsonLines(t, "skill list --all -o json", r.stderr)
+	r = helix(t, env, "", "sync", "reconcile", "--batch", "5", "--batch-size", "6")
+	if r.code != 2 || !strings.Contains(r.stderr, "--batch is the old name of --batch-size") {
+		t.Errorf("old and new name: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = helix(t, env, "", "sync", "reconcile", "--user-id", "bob")
+	if r.code != 2 || !strings.Contains(r.stderr, `invalid argument "bob" for "--user-id" flag: not a UUID`) {
+		t.Errorf("bad --user-id: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -74,9 +74,9 @@ RET="power(1 + $F * greatest(date_part('epoch', '$AT'::timestamptz - $REF), 0) /
 SET="stability = $SNEW, difficulty = coalesce(difficulty, $D0), reviewed_at = CASE WHEN $NEW THEN last_accessed ELSE reviewed_at END,
      retention = $RET, decayed_at = '$AT'"
 
-echo "(a) helix decay run --chunk-size $CHUNK"
+echo "(a) helix decay run --batch-size $CHUNK"
 t0=$(now)
-"$BIN" decay run --at "$AT" --chunk-size "$CHUNK" 2>"$WORK/a.log"
+"$BIN" decay run --at "$AT" --batch-size "$CHUNK" 2>"$WORK/a.log"
 ta=$(secs "$t0" "$(now)")
 
 echo "(b) one pure-SQL UPDATE"
@@ -122,14 +122,14 @@ echo "(d)/(a) = $(fmt "$da")   (> 1: updating in place beats shipping rows out a
 echo
 echo "SIGTERM during decay run over $ROWS rows"
 psql_d -c "UPDATE memories SET decayed_at = NULL" -c "VACUUM memories" >/dev/null
-"$BIN" decay run --at "$AT" --chunk-size "$CHUNK" 2>"$WORK/sigterm.log" &
+"$BIN" decay run --at "$AT" --batch-size "$CHUNK" 2>"$WORK/sigterm.log" &
 pid=$!
 until [ "$(psql_d -Atc "SELECT count(*) FROM decay_progress WHERE last_id IS NOT NULL")" != 0 ]; do sleep 0.05; done
 kill -TERM "$pid"
 set +e; wait "$pid"; code=$?; set -e
 done_rows=$(psql_d -Atc "SELECT count(*) FROM memories WHERE decayed_at IS NOT NULL")
 echo "    exit $code (want 130); $done_rows rows written = $((done_rows / CHUNK)) whole chunks + $((done_rows % CHUNK)) rows (want 0)"
-"$BIN" decay run --at "$AT" --chunk-size "$CHUNK" --output json 2>/dev/null | grep -E '"(memories|resumed_from)"' | sed 's/^/    /'
+"$BIN" decay run --at "$AT" --batch-size "$CHUNK" --output json 2>/dev/null | grep -E '"(memories|resumed_from)"' | sed 's/^/    /'
 left=$(psql_d -Atc "SELECT count(*) FROM memories WHERE decayed_at IS NULL")
 echo "    rows left after the resuming run: $left (want 0)"
 [ "$code" = 130 ] && [ $((done_rows % CHUNK)) = 0 ] && [ "$left" = 0 ]

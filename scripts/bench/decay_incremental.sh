@@ -64,7 +64,7 @@ VACUUM ANALYZE;
 SQL
 
 echo "night 0: full run at $T0 (--forget-below $FORGET)"
-HELIX_DATABASE_URL=$(dburl "$INC") "$BIN" decay run --at "$T0" --forget-below "$FORGET" --chunk-size "$CHUNK" >/dev/null
+HELIX_DATABASE_URL=$(dburl "$INC") "$BIN" decay run --at "$T0" --forget-below "$FORGET" --batch-size "$CHUNK" >/dev/null
 
 echo "the platform's day: 1 % of the memories and 1 % of the layers accessed between T0 and T1"
 psql_i <<SQL
@@ -84,11 +84,11 @@ psql_f -c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
 
 echo "(i) helix decay run (incremental) at $T1"
 t0=$(now)
-HELIX_DATABASE_URL=$(dburl "$INC") "$BIN" decay run --at "$T1" --forget-below "$FORGET" --chunk-size "$CHUNK" --output json >"$WORK/i.json" 2>"$WORK/i.log"
+HELIX_DATABASE_URL=$(dburl "$INC") "$BIN" decay run --at "$T1" --forget-below "$FORGET" --batch-size "$CHUNK" --output json >"$WORK/i.json" 2>"$WORK/i.log"
 ti=$(secs "$t0" "$(now)")
 echo "(f) helix decay run --full at $T1"
 t0=$(now)
-HELIX_DATABASE_URL=$(dburl "$FULL") "$BIN" decay run --full --at "$T1" --forget-below "$FORGET" --chunk-size "$CHUNK" --output json >"$WORK/f.json" 2>"$WORK/f.log"
+HELIX_DATABASE_URL=$(dburl "$FULL") "$BIN" decay run --full --at "$T1" --forget-below "$FORGET" --batch-size "$CHUNK" --output json >"$WORK/f.json" 2>"$WORK/f.log"
 tf=$(secs "$t0" "$(now)")
 
 field() { grep -o "\"$2\":[^,}]*" "$1" | head -1 | cut -d: -f2 | tr -d '" '; }

@@ -201,6 +201,8 @@ func settingProblems(cfg *config.Config, root *cobra.Command) []string {
 	for _, key := range cfg.FileKeys() {
 		switch {
 		case known[key], deprecated[key] && known[canonicalOf(root, key)]:
+		case deprecated[key] && arguments[canonicalOf(root, key)]:
+			out = append(out, at(key)+" is a per-invocation argument: give it on the command line")
 		case arguments[key]:
 			out = append(out, at(key)+" is a per-invocation argument: give it on the command line")
 		case hasAnyPrefix(key, maps):
