@@ -65,6 +65,7 @@ func Parse[O any](newCmd func(runF func(O) error) *cobra.Command, argv string) (
 	var got O
 	cmd := newCmd(func(o O) error { got = o; return nil })
 	cmd.SetArgs(strings.Fields(argv))
+	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError) // as under the root
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	err := cmd.Execute()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // ExitCode is the process exit status. The mapping is stable and documented
@@ -35,6 +37,11 @@ type FlagError struct{ Err error }
 
 func (e *FlagError) Error() string { return e.Err.Error() }
 func (e *FlagError) Unwrap() error { return e.Err }
+
+// WrapFlagError is the root's flag error func: whatever pflag refuses (an
+// unknown flag, a value a flag's type rejects, such as --user-id bob) is a
+// usage error. Tests of a lone command set it too.
+func WrapFlagError(_ *cobra.Command, err error) error { return &FlagError{Err: err} }
 
 // FlagErrorf builds a FlagError.
 func FlagErrorf(format string, args ...any) error {

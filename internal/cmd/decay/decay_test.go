@@ -66,6 +66,7 @@ func TestRunFlags(t *testing.T) {
 	} {
 		cmd := NewCmdRun(f, func(*RunOptions) error { t.Errorf("%v: runF called", args); return nil })
 		cmd.SetArgs(args)
+		cmd.SetFlagErrorFunc(cmdutil.WrapFlagError)
 		cmd.SilenceErrors, cmd.SilenceUsage = true, true
 		if err := cmd.Execute(); exitCode(err) != cmdutil.ExitUsage {
 			t.Errorf("%v: exit %d (%v), want 2", args, exitCode(err), err)

@@ -80,7 +80,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		},
 	}
 	cmd.SetVersionTemplate("helix {{.Version}}\n")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
+	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError)
 
 	g := f.Global
 	pf := cmd.PersistentFlags()

@@ -41,6 +41,7 @@ func seed(t *testing.T, pool *pgxpool.Pool) {
 func run(t *testing.T, cmd *cobra.Command, args ...string) error {
 	t.Helper()
 	cmd.SetArgs(args)
+	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError)
 	cmd.SetOut(&strings.Builder{})
 	cmd.SetErr(&strings.Builder{})
 	return cmd.Execute()
