@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/schedule"
 )
 
 // Options are the inputs of `worker`.
@@ -33,6 +35,7 @@ type Options struct {
 	RescueAfter     time.Duration
 	PollInterval    time.Duration
 	FetchCooldown   time.Duration
+	ScheduleGrace   time.Duration
 }
 
 // NewCmdWorker builds `helix worker`.
@@ -86,6 +89,7 @@ EXAMPLES
 	// River's default (100 ms) caps a worker at 10 fetches a second, i.e. 10
 	// jobs a second per free slot: far below a user's few milliseconds of work.
 	fl.DurationVar(&opts.FetchCooldown, "fetch-cooldown", 2*time.Millisecond, "least time between two fetches of jobs")
+	fl.DurationVar(&opts.ScheduleGrace, "schedule-grace", time.Minute, "a schedule's tick fired later than this (at most its period) was missed: see helix schedule add --catch-up")
 	return cmd
 }
 
@@ -110,6 +114,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("invalid --poll-interval %s", o.PollInterval)
 	case o.FetchCooldown < time.Millisecond || o.FetchCooldown > o.PollInterval:
 		return cmdutil.FlagErrorf("invalid --fetch-cooldown %s: want 1ms to --poll-interval", o.FetchCooldown)
+	case o.ScheduleGrace < time.Second:
+		return cmdutil.FlagErrorf("invalid --schedule-grace %s: want 1s or more", o.ScheduleGrace)
 	}
 	return nil
 }
@@ -125,9 +131,15 @@ func workerRun(ctx context.Context, opts *Options) error {
 	for _, q := range opts.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
 	}
+	workers := queue.Workers(pool, f.Now)
+	periodic, err := addSchedules(workers, opts, pool, log)
+	if err != nil {
+		return err
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:               queues,
-		Workers:              queue.Workers(pool, f.Now),
+		Workers:              workers,
+		PeriodicJobs:         periodic,
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
 		FetchPollInterval:    opts.PollInterval,
@@ -226,4 +238,25 @@ func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log 
 		case <-t.C:
 		}
 	}
+}
+
+// addSchedules registers helix schedule's workers (issue 16): fires run the
+// job's command line with this binary and environment. A --once worker
+// drains the queues and does not tick: its periodic tick pass would never
+// let them empty.
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger) ([]*river.PeriodicJob, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
+	}
+	env := os.Environ()
+	if opts.F.Global.ConfigFile != "" {
+		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
+	}
+	schedule.AddWorkers(ws, schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
+		Grace: opts.ScheduleGrace, Exe: exe, Env: env, KillAfter: 25 * time.Second})
+	if opts.Once {
+		return nil, nil
+	}
+	return schedule.PeriodicJobs(), nil
 }

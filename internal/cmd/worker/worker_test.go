@@ -3,12 +3,14 @@ package worker
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/queue"
 )
 
 func TestNewCmdWorkerFlags(t *testing.T) {
@@ -18,7 +20,7 @@ func TestNewCmdWorkerFlags(t *testing.T) {
 		check   func(*Options) bool
 	}{
 		{"", "", func(o *Options) bool {
-			return len(o.Queues) == 1 && o.Queues[0] == "synthesize" && o.Concurrency == 4 && o.ShutdownTimeout == 30*time.Second && !o.Once
+			return slices.Equal(o.Queues, queue.Queues) && o.Concurrency == 4 && o.ShutdownTimeout == 30*time.Second && !o.Once
 		}},
 		{"--queues synthesize --concurrency 8 --shutdown-timeout 2m --once", "", func(o *Options) bool {
 			return o.Concurrency == 8 && o.ShutdownTimeout == 2*time.Minute && o.Once

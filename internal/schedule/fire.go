@@ -1,0 +1,211 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// Fire statuses (helix_schedule_fires.status).
+const (
+	StatusPending     = "pending"
+	StatusRunning     = "running"
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusPartial     = "partial"
+	StatusSkipped     = "skipped"
+	StatusInterrupted = "interrupted"
+)
+
+// finished reports whether a fire is done for good: it never runs again.
+func finished(status string) bool {
+	switch status {
+	case StatusOK, StatusFailed, StatusPartial, StatusSkipped:
+		return true
+	}
+	return false
+}
+
+// Config is what the workers of schedules need.
+type Config struct {
+	Pool  *pgxpool.Pool
+	Now   func() time.Time
+	Log   *slog.Logger
+	Grace time.Duration // how late a tick may fire and still be on time (see Grace)
+	// Exe and Env run a fire's job: the helix binary and its environment.
+	Exe string
+	Env []string
+	// KillAfter is how long a job given SIGTERM (its fire cancelled) has
+	// before it is killed.
+	KillAfter time.Duration
+}
+
+// AddWorkers registers the tick pass and the fire workers.
+func AddWorkers(ws *river.Workers, c Config) {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	river.AddWorker(ws, &TickWorker{c: c})
+	river.AddWorker(ws, &FireWorker{c: c})
+}
+
+// TickWorker works TickArgs: one Pass.
+type TickWorker struct {
+	river.WorkerDefaults[TickArgs]
+	c Config
+}
+
+// Work runs a tick pass with the River client the job came from.
+func (w *TickWorker) Work(ctx context.Context, job *river.Job[TickArgs]) error {
+	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+	if err != nil {
+		return err
+	}
+	res, err := Pass(ctx, w.c.Pool, client, w.c.Now(), w.c.Grace, w.c.Log)
+	if err != nil {
+		return fmt.Errorf("schedule tick pass: %w", err)
+	}
+	if res.Fires > 0 {
+		w.c.Log.Debug("schedule tick pass", "schedules", res.Schedules, "fires", res.Fires, "missed", res.Missed)
+	}
+	return nil
+}
+
+// FireWorker works FireArgs: it runs the schedule's job once and records the
+// outcome on the fire.
+type FireWorker struct {
+	river.WorkerDefaults[FireArgs]
+	c Config
+}
+
+// Timeout: a fire runs as long as its job does (a nightly synthesis can take
+// hours); the job's own settings bound it, not the worker's --job-timeout.
+func (w *FireWorker) Timeout(*river.Job[FireArgs]) time.Duration { return -1 }
+
+// errInterrupted makes River retry a fire whose job was stopped before it finished.
+var errInterrupted = errors.New("interrupted")
+
+// Work runs one fire. The fire's advisory lock, held for the whole run on a
+// connection of its own, tells a rescued copy of this job (River rescues
+// jobs running longer than --rescue-after) that the first one still runs:
+// it snoozes. Once the fire is finished its job never runs again, whoever
+// retries or rescues it.
+func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
+	c := w.c
+	id := job.Args.FireID
+	lock, err := db.TryLock(ctx, c.Pool, "schedule-fire "+strconv.FormatInt(id, 10))
+	if db.IsLockHeld(err) {
+		return river.JobSnooze(10 * time.Second)
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Release(ctx) }()
+	conn := lock.Conn()
+	var (
+		status, kind, name string
+		argv               []string
+		paused             bool
+		disabled           *string
+	)
+	err = conn.QueryRow(ctx, `SELECT f.status, f.kind, s.name, s.argv, s.paused, s.disabled_reason
+		FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id WHERE f.id = $1`, id).
+		Scan(&status, &kind, &name, &argv, &paused, &disabled)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		c.Log.Info("schedule fire dropped: its schedule was removed", "fire", id, "schedule", job.Args.Schedule)
+		return nil
+	case err != nil:
+		return err
+	case finished(status):
+		c.Log.Info("schedule fire already finished: not run again", "fire", id, "schedule", name, "status", status)
+		return nil
+	}
+	if kind != KindRunNow && (paused || disabled != nil) {
+		why := "the schedule is paused"
+		if disabled != nil {
+			why = "the schedule is disabled: " + *disabled
+		}
+		return w.finish(ctx, conn, name, id, &Result{Status: StatusSkipped, Error: why})
+	}
+	if _, err := conn.Exec(ctx, `UPDATE helix_schedule_fires SET status = 'running', started_at = $2,
+		attempts = attempts + 1, river_job_id = $3 WHERE id = $1`, id, c.Now(), job.ID); err != nil {
+		return err
+	}
+	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
+	res := Exec(ctx, c.Exe, argv, c.Env, c.KillAfter)
+	if err := w.finish(context.WithoutCancel(ctx), conn, name, id, res); err != nil {
+		return err
+	}
+	if res.Status == StatusInterrupted {
+		return fmt.Errorf("schedule %s fire %d: %w", name, id, errInterrupted)
+	}
+	return nil
+}
+
+// finish records a fire's outcome and, in the same transaction, the
+// schedule's run of failures: max_failures failed fires in a row disable it.
+func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, id int64, res *Result) error {
+	now := w.c.Now()
+	var dur *int64
+	if res.Duration > 0 {
+		ms := res.Duration.Milliseconds()
+		dur = &ms
+	}
+	var errText *string
+	if res.Error != "" {
+		errText = &res.Error
+	}
+	var disabled *string
+	err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
+		var sched int64
+		if err := tx.QueryRow(ctx, `UPDATE helix_schedule_fires SET status = $2, exit_code = $3, finished_at = $4,
+			duration_ms = $5, counts = $6, error = $7 WHERE id = $1 RETURNING schedule_id`,
+			id, res.Status, res.ExitCode, now, dur, res.Counts, errText).Scan(&sched); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `UPDATE helix_schedules SET
+			consecutive_failures = CASE WHEN $2 = 'failed' THEN consecutive_failures + 1
+			                            WHEN $2 IN ('ok', 'partial') THEN 0 ELSE consecutive_failures END,
+			disabled_reason = CASE WHEN disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
+			                            AND consecutive_failures + 1 >= max_failures
+			                       THEN format('%s failures in a row; the last: %s', consecutive_failures + 1, $3::text)
+			                       ELSE disabled_reason END,
+			disabled_at = CASE WHEN disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
+			                        AND consecutive_failures + 1 >= max_failures THEN $4 ELSE disabled_at END,
+			updated_at = $4
+			WHERE id = $1
+			RETURNING CASE WHEN disabled_at = $4 THEN disabled_reason END`,
+			sched, res.Status, res.describe(), now).Scan(&disabled)
+	})
+	if err != nil {
+		return fmt.Errorf("record schedule fire %d: %w", id, err)
+	}
+	l := w.c.Log.With("schedule", name, "fire", id, "status", res.Status, "seconds", res.Duration.Seconds())
+	if res.ExitCode != nil {
+		l = l.With("exit_code", *res.ExitCode)
+	}
+	switch res.Status {
+	case StatusOK, StatusPartial, StatusSkipped:
+		l.Info("schedule fire finished", "error", res.Error)
+	default:
+		l.Warn("schedule fire failed", "error", res.Error)
+	}
+	if disabled != nil {
+		w.c.Log.Warn("schedule disabled: too many failures in a row; helix schedule resume "+name+" enables it again",
+			"schedule", name, "reason", *disabled)
+	}
+	return nil
+}
