@@ -60,11 +60,19 @@ EXAMPLES
 			tp.Header("NAME", "STATE", "CRON", "TIMEZONE", "NEXT", "LAST", "FAILURES", "JOB", "REASON")
 			for _, s := range ss {
 				tp.Row(s.Name, s.State, s.Cron, s.Timezone, fmtTime(s.NextTick), fmtTime(s.LastTick),
-					fmt.Sprintf("%d/%d", s.ConsecutiveFailures, s.MaxFailures), jobLine(s.Job), deref(s.DisabledReason))
+					failures(s), jobLine(s.Job), deref(s.DisabledReason))
 			}
 			return tp.Render()
 		},
 	}
+}
+
+// failures is "failed fires in a row/the limit"; "-" for no limit.
+func failures(s *schedule.Schedule) string {
+	if s.MaxFailures == 0 {
+		return fmt.Sprintf("%d/-", s.ConsecutiveFailures)
+	}
+	return fmt.Sprintf("%d/%d", s.ConsecutiveFailures, s.MaxFailures)
 }
 
 func fmtTime(t *time.Time) string {

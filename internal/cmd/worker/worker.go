@@ -51,6 +51,10 @@ worked by one of them, and a job completes in the transaction that writes
 its results.
 
 Job kinds: synthesize (one user, queue synthesize).
+helix schedule: the elected leader enqueues a tick pass every second (queue
+schedule_tick) that turns due ticks into fires (schedule_fire, queue
+schedule), each running its job as a child process of this binary with this
+environment; --schedule-grace bounds how late a tick may fire.
 
 SIGTERM or SIGINT stops fetching; running jobs get --shutdown-timeout to
 finish, then are cancelled and given back to the queue (retried later);
