@@ -115,34 +115,53 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	defer func() { _ = lock.Release(ctx) }()
 	conn := lock.Conn()
 	var (
-		status, kind, name string
-		argv               []string
-		paused             bool
-		disabled           *string
+		name  string
+		argv  []string
+		state string // run, or why not
 	)
-	err = conn.QueryRow(ctx, `SELECT f.status, f.kind, s.name, s.argv, s.paused, s.disabled_reason
-		FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id WHERE f.id = $1`, id).
-		Scan(&status, &kind, &name, &argv, &paused, &disabled)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		c.Log.Info("schedule fire dropped: its schedule was removed", "fire", id, "schedule", job.Args.Schedule)
-		return nil
-	case err != nil:
-		return err
-	case finished(status):
-		c.Log.Info("schedule fire already finished: not run again", "fire", id, "schedule", name, "status", status)
-		return nil
-	}
-	if kind != KindRunNow && (paused || disabled != nil) {
-		why := "the schedule is paused"
-		if disabled != nil {
-			why = "the schedule is disabled: " + *disabled
+	// The claim reads the schedule FOR SHARE: a fire finishing meanwhile
+	// (which may disable the schedule) updates that row, so the two are
+	// ordered: a fire claimed after a disable sees it, one claimed before
+	// started before it (the database's clock stamps both).
+	err = db.InTx(ctx, conn, func(tx pgx.Tx) error {
+		var (
+			status, kind string
+			paused       bool
+			disabled     *string
+		)
+		err := tx.QueryRow(ctx, `SELECT f.status, f.kind, s.name, s.argv, s.paused, s.disabled_reason
+			FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id WHERE f.id = $1 FOR SHARE OF s`, id).
+			Scan(&status, &kind, &name, &argv, &paused, &disabled)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			state = "its schedule was removed"
+			return nil
+		case err != nil:
+			return err
+		case finished(status):
+			state = "already finished (" + status + "): not run again"
+			return nil
 		}
-		return w.finish(ctx, conn, name, id, &Result{Status: StatusSkipped, Error: why})
-	}
-	if _, err := conn.Exec(ctx, `UPDATE helix_schedule_fires SET status = 'running', started_at = $2,
-		attempts = attempts + 1, river_job_id = $3 WHERE id = $1`, id, c.Now(), job.ID); err != nil {
+		if kind != KindRunNow && (paused || disabled != nil) {
+			state = "the schedule is paused"
+			if disabled != nil {
+				state = "the schedule is disabled: " + *disabled
+			}
+			_, err := tx.Exec(ctx, `UPDATE helix_schedule_fires SET status = 'skipped', finished_at = clock_timestamp(),
+				error = $2, river_job_id = $3 WHERE id = $1`, id, state, job.ID)
+			return err
+		}
+		state = "run"
+		_, err = tx.Exec(ctx, `UPDATE helix_schedule_fires SET status = 'running', started_at = clock_timestamp(),
+			attempts = attempts + 1, river_job_id = $2 WHERE id = $1`, id, job.ID)
 		return err
+	})
+	if err != nil {
+		return err
+	}
+	if state != "run" {
+		c.Log.Info("schedule fire not run: "+state, "fire", id, "schedule", job.Args.Schedule)
+		return nil
 	}
 	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
 	res := Exec(ctx, c.Exe, argv, c.Env, c.KillAfter)
@@ -158,7 +177,6 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 // finish records a fire's outcome and, in the same transaction, the
 // schedule's run of failures: max_failures failed fires in a row disable it.
 func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, id int64, res *Result) error {
-	now := w.c.Now()
 	var dur *int64
 	if res.Duration > 0 {
 		ms := res.Duration.Milliseconds()
@@ -171,24 +189,25 @@ func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, i
 	var disabled *string
 	err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
 		var sched int64
-		if err := tx.QueryRow(ctx, `UPDATE helix_schedule_fires SET status = $2, exit_code = $3, finished_at = $4,
-			duration_ms = $5, counts = $6, error = $7 WHERE id = $1 RETURNING schedule_id`,
-			id, res.Status, res.ExitCode, now, dur, res.Counts, errText).Scan(&sched); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE helix_schedule_fires SET status = $2, exit_code = $3, finished_at = clock_timestamp(),
+			duration_ms = $4, counts = $5, error = $6 WHERE id = $1 RETURNING schedule_id`,
+			id, res.Status, res.ExitCode, dur, res.Counts, errText).Scan(&sched); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `UPDATE helix_schedules SET
+		return tx.QueryRow(ctx, `WITH old AS (SELECT id, disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
+			                                   AND consecutive_failures + 1 >= max_failures AS disable
+			                        FROM helix_schedules WHERE id = $1 FOR UPDATE)
+			UPDATE helix_schedules s SET
 			consecutive_failures = CASE WHEN $2 = 'failed' THEN consecutive_failures + 1
 			                            WHEN $2 IN ('ok', 'partial') THEN 0 ELSE consecutive_failures END,
-			disabled_reason = CASE WHEN disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
-			                            AND consecutive_failures + 1 >= max_failures
+			disabled_reason = CASE WHEN old.disable
 			                       THEN format('%s failures in a row; the last: %s', consecutive_failures + 1, $3::text)
 			                       ELSE disabled_reason END,
-			disabled_at = CASE WHEN disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
-			                        AND consecutive_failures + 1 >= max_failures THEN $4 ELSE disabled_at END,
-			updated_at = $4
-			WHERE id = $1
-			RETURNING CASE WHEN disabled_at = $4 THEN disabled_reason END`,
-			sched, res.Status, res.describe(), now).Scan(&disabled)
+			disabled_at = CASE WHEN old.disable THEN clock_timestamp() ELSE disabled_at END,
+			updated_at = clock_timestamp()
+			FROM old WHERE s.id = old.id
+			RETURNING CASE WHEN old.disable THEN s.disabled_reason END`,
+			sched, res.Status, res.describe()).Scan(&disabled)
 	})
 	if err != nil {
 		return fmt.Errorf("record schedule fire %d: %w", id, err)

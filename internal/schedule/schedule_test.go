@@ -201,6 +201,26 @@ func TestPassFiresOnce(t *testing.T) {
 	}
 }
 
+// --jitter schedules a fire's job a random delay after its tick.
+func TestPassJitter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	if _, err := Add(ctx, pool, Spec{Name: "jittery", Cron: "@hourly", Timezone: "UTC", CatchUp: CatchUpNone, Jitter: 10 * time.Minute,
+		Argv: []string{"decay", "run"}}, t0.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Pass(ctx, pool, insertClient(t, pool), t0, time.Minute, quiet); err != nil || res.Fires != 1 {
+		t.Fatalf("pass: %+v %v", res, err)
+	}
+	state := scalar[string](t, pool, `SELECT state::text FROM river_job WHERE kind = 'schedule_fire'`)
+	at := scalar[time.Time](t, pool, `SELECT scheduled_at FROM river_job WHERE kind = 'schedule_fire'`)
+	if d := at.Sub(t0); state != "scheduled" || d < 0 || d >= 10*time.Minute {
+		t.Fatalf("fire job %s at tick+%s, want scheduled within 10m", state, d)
+	}
+}
+
 func TestAddValidates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
