@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -163,6 +164,9 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 		c.Log.Info("schedule fire not run: "+state, "fire", id, "schedule", job.Args.Schedule)
 		return nil
 	}
+	if why := refuse(argv); why != "" {
+		return w.finish(ctx, conn, name, id, &Result{Status: StatusFailed, Error: why})
+	}
 	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
 	res := Exec(ctx, c.Exe, argv, c.Env, c.KillAfter)
 	if err := w.finish(context.WithoutCancel(ctx), conn, name, id, res); err != nil {
@@ -172,6 +176,21 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 		return fmt.Errorf("schedule %s fire %d: %w", name, id, errInterrupted)
 	}
 	return nil
+}
+
+// notJobs are helix's commands that are no jobs. schedule add refuses them
+// against the command tree; a row written into helix_schedules by other
+// means is checked again here, so a fire never migrates, configures or
+// starts a worker.
+var notJobs = map[string]bool{"migrate": true, "config": true, "import": true, "doctor": true, "version": true,
+	"completion": true, "help": true, "worker": true, "jobs": true, "schedule": true, "__complete": true}
+
+func refuse(argv []string) string {
+	if len(argv) == 0 || strings.HasPrefix(argv[0], "-") || notJobs[argv[0]] ||
+		len(argv) > 1 && argv[0] == "decay" && argv[1] == "schedule" {
+		return fmt.Sprintf("refused to run %q: not a helix job (helix schedule add checks job lines)", strings.Join(argv, " "))
+	}
+	return ""
 }
 
 // finish records a fire's outcome and, in the same transaction, the

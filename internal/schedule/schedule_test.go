@@ -359,6 +359,14 @@ func TestFireRecordsAndRunsOnce(t *testing.T) {
 			t.Errorf("%s: %+v", action, h[0])
 		}
 	}
+	// A job line written into the table by other means is checked again.
+	e.add("sneaky", 5, "migrate", "down", "--yes")
+	if _, err := e.fire(ctx, "sneaky", tick, KindRunNow); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := History(ctx, e.pool, "sneaky", 1); h[0].Status != StatusFailed || !strings.Contains(*h[0].Error, "not a helix job") {
+		t.Errorf("sneaky: %+v", h[0])
+	}
 	// A removed schedule's queued fire is dropped.
 	e.add("gone", 5, "ok")
 	var gone int64
