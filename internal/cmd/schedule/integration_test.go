@@ -232,6 +232,13 @@ func TestThreeWorkersFireEachTickOnce(t *testing.T) {
 	if n := scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE kind <> 'tick'`); n != 0 {
 		t.Errorf("%d catch-up fires", n)
 	}
+	t.Logf("tick to fire row: avg %s max %s; tick to job start: avg %s max %s; job (a helix process): avg %s max %s",
+		scalar[string](t, pool, `SELECT avg(created_at - tick)::text FROM helix_schedule_fires`),
+		scalar[string](t, pool, `SELECT max(created_at - tick)::text FROM helix_schedule_fires`),
+		scalar[string](t, pool, `SELECT avg(started_at - tick)::text FROM helix_schedule_fires WHERE status = 'ok'`),
+		scalar[string](t, pool, `SELECT max(started_at - tick)::text FROM helix_schedule_fires WHERE status = 'ok'`),
+		scalar[string](t, pool, `SELECT (avg(duration_ms) * interval '1 ms')::text FROM helix_schedule_fires WHERE status = 'ok'`),
+		scalar[string](t, pool, `SELECT (max(duration_ms) * interval '1 ms')::text FROM helix_schedule_fires WHERE status = 'ok'`))
 	t.Logf("%d ticks, %d ok fires, worked by %d workers, %d tick passes",
 		total, fires, scalar[int](t, pool, `SELECT count(DISTINCT attempted_by[1]) FROM river_job WHERE kind = 'schedule_fire'`),
 		scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'schedule_tick'`))
