@@ -38,7 +38,7 @@ var settingFlags = set(
 	"tool-timeout", "trim-silence", "utterances",
 	// issue 15: helix worker tuning and the per-user lock wait
 	"queues", "job-timeout", "rescue-after", "poll-interval", "fetch-cooldown", "lock-wait",
-	"schedule-grace", // issue 16: how late a tick may fire
+	"schedule-grace", "schedule-timeout", // issue 16: how late a tick may fire, how long a fire may run
 )
 
 // argumentKeys are flags (by configuration key) that are arguments although

@@ -48,7 +48,14 @@ type Config struct {
 	// KillAfter is how long a job given SIGTERM (its fire cancelled) has
 	// before it is killed.
 	KillAfter time.Duration
+	// Timeout bounds a fire's job (default DefaultTimeout). It is also how
+	// long River waits before it rescues the fire of a worker that died:
+	// River never rescues a job without a timeout.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is a fire's timeout when Config.Timeout is not set.
+const DefaultTimeout = 12 * time.Hour
 
 // AddWorkers registers the tick pass and the fire workers.
 func AddWorkers(ws *river.Workers, c Config) {
@@ -92,8 +99,15 @@ type FireWorker struct {
 }
 
 // Timeout: a fire runs as long as its job does (a nightly synthesis can take
-// hours); the job's own settings bound it, not the worker's --job-timeout.
-func (w *FireWorker) Timeout(*river.Job[FireArgs]) time.Duration { return -1 }
+// hours), up to Config.Timeout, not the worker's --job-timeout. It must be
+// finite: River's rescuer skips jobs without a timeout, and a dead worker's
+// fire would stay running for ever.
+func (w *FireWorker) Timeout(*river.Job[FireArgs]) time.Duration {
+	if w.c.Timeout > 0 {
+		return w.c.Timeout
+	}
+	return DefaultTimeout
+}
 
 // errInterrupted makes River retry a fire whose job was stopped before it finished.
 var errInterrupted = errors.New("interrupted")
@@ -169,6 +183,11 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	}
 	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
 	res := Exec(ctx, c.Exe, argv, c.Env, c.KillAfter)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Not retried: the next attempt would time out as well.
+		res.Status = StatusFailed
+		res.Error = fmt.Sprintf("timed out after %s (helix worker --schedule-timeout): %s", w.Timeout(job), res.Error)
+	}
 	if err := w.finish(context.WithoutCancel(ctx), conn, name, id, res); err != nil {
 		return err
 	}

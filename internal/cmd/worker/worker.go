@@ -36,6 +36,7 @@ type Options struct {
 	PollInterval    time.Duration
 	FetchCooldown   time.Duration
 	ScheduleGrace   time.Duration
+	ScheduleTimeout time.Duration
 }
 
 // NewCmdWorker builds `helix worker`.
@@ -93,6 +94,7 @@ EXAMPLES
 	// River's default (100 ms) caps a worker at 10 fetches a second, i.e. 10
 	// jobs a second per free slot: far below a user's few milliseconds of work.
 	fl.DurationVar(&opts.FetchCooldown, "fetch-cooldown", 2*time.Millisecond, "least time between two fetches of jobs")
+	fl.DurationVar(&opts.ScheduleTimeout, "schedule-timeout", schedule.DefaultTimeout, "a scheduled job running longer is stopped and its fire failed; a dead worker's fire runs again after this")
 	fl.DurationVar(&opts.ScheduleGrace, "schedule-grace", time.Minute, "a schedule's tick fired later than this (at most its period) was missed: see helix schedule add --catch-up")
 	return cmd
 }
@@ -118,6 +120,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("invalid --poll-interval %s", o.PollInterval)
 	case o.FetchCooldown < time.Millisecond || o.FetchCooldown > o.PollInterval:
 		return cmdutil.FlagErrorf("invalid --fetch-cooldown %s: want 1ms to --poll-interval", o.FetchCooldown)
+	case o.ScheduleTimeout < time.Second:
+		return cmdutil.FlagErrorf("invalid --schedule-timeout %s: want 1s or more", o.ScheduleTimeout)
 	case o.ScheduleGrace < time.Second:
 		return cmdutil.FlagErrorf("invalid --schedule-grace %s: want 1s or more", o.ScheduleGrace)
 	}
@@ -258,7 +262,7 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
 	schedule.AddWorkers(ws, schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
-		Grace: opts.ScheduleGrace, Exe: exe, Env: env, KillAfter: 25 * time.Second})
+		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second})
 	if opts.Once {
 		return nil, nil
 	}
