@@ -1,0 +1,521 @@
+package aac
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// A minimal ISO BMFF (MP4/M4A) reader: enough of moov to find the first
+// audio track's AudioSpecificConfig, its samples and its edit list. Every
+// count is checked against the bytes of its box before anything is
+// allocated, and moov is read whole only when the file is at least that long.
+
+type box struct {
+	typ  string
+	data []byte
+}
+
+// boxes splits b into its child boxes.
+func boxes(b []byte) ([]box, error) {
+	var out []box
+	for len(b) > 0 {
+		if len(b) < 8 {
+			return nil, corrupt("box header cut short")
+		}
+		size := uint64(binary.BigEndian.Uint32(b))
+		typ := string(b[4:8])
+		hdr := uint64(8)
+		switch size {
+		case 0:
+			size = uint64(len(b))
+		case 1:
+			if len(b) < 16 {
+				return nil, corrupt("box header cut short")
+			}
+			size, hdr = binary.BigEndian.Uint64(b[8:]), 16
+		}
+		if size < hdr || size > uint64(len(b)) {
+			return nil, corrupt("box %q of %d bytes in %d", typ, size, len(b))
+		}
+		out = append(out, box{typ, b[hdr:size]})
+		b = b[size:]
+	}
+	return out, nil
+}
+
+func child(b []byte, path ...string) []byte {
+	for _, name := range path {
+		bs, err := boxes(b)
+		if err != nil {
+			return nil
+		}
+		found := false
+		for _, x := range bs {
+			if x.typ == name {
+				b, found = x.data, true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return b
+}
+
+type mp4Track struct {
+	asc       []byte
+	offsets   []int64
+	sizes     []uint32
+	timescale uint32 // of the media
+	movieTS   uint32 // of the movie (elst durations)
+	skip      int64  // media time of the first sample shown
+	editDur   int64  // the edit's duration in movie time units; −1 unknown
+	smpbTotal int64  // iTunSMPB's sample count; −1 unknown
+}
+
+// readTopLevel finds moov and returns its payload.
+func readMoov(r io.ReadSeeker) ([]byte, error) {
+	end, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
+	var off int64
+	var hdr [16]byte
+	for off+8 <= end {
+		if _, err := r.Seek(off, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(r, hdr[:8]); err != nil {
+			return nil, err
+		}
+		size := int64(binary.BigEndian.Uint32(hdr[:]))
+		typ := string(hdr[4:8])
+		h := int64(8)
+		if size == 1 {
+			if _, err := io.ReadFull(r, hdr[8:16]); err != nil {
+				return nil, fmt.Errorf("truncated: file ends inside box %q", typ)
+			}
+			u := binary.BigEndian.Uint64(hdr[8:])
+			if u > uint64(end) {
+				return nil, fmt.Errorf("truncated: box %q of %d bytes at byte %d, file has %d", typ, u, off, end)
+			}
+			size, h = int64(u), 16
+		} else if size == 0 {
+			size = end - off
+		}
+		if size < h {
+			return nil, corrupt("box %q at byte %d has size %d", typ, off, size)
+		}
+		if off+size > end {
+			return nil, fmt.Errorf("truncated: box %q at byte %d needs %d bytes, file has %d", typ, off, size, end-off)
+		}
+		if typ == "moov" {
+			b := make([]byte, size-h)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, err
+			}
+			return b, nil
+		}
+		off += size
+	}
+	return nil, corrupt("no moov box")
+}
+
+func parseMP4(r io.ReadSeeker) (*mp4Track, error) {
+	moov, err := readMoov(r)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := boxes(moov)
+	if err != nil {
+		return nil, err
+	}
+	var movieTS uint32
+	if mvhd := child(moov, "mvhd"); len(mvhd) >= 20 {
+		if mvhd[0] == 1 && len(mvhd) >= 24 {
+			movieTS = binary.BigEndian.Uint32(mvhd[20:])
+		} else {
+			movieTS = binary.BigEndian.Uint32(mvhd[12:])
+		}
+	}
+	var smpb string
+	if ilst := child(moov, "udta", "meta"); len(ilst) > 4 {
+		smpb = itunSMPB(child(ilst[4:], "ilst"))
+	}
+	for _, trak := range bs {
+		if trak.typ != "trak" {
+			continue
+		}
+		hdlr := child(trak.data, "mdia", "hdlr")
+		if len(hdlr) < 12 || string(hdlr[8:12]) != "soun" {
+			continue
+		}
+		t, err := parseTrak(trak.data)
+		if err != nil {
+			return nil, err
+		}
+		t.movieTS = movieTS
+		if t.editDur < 0 && smpb != "" {
+			t.applySMPB(smpb)
+		}
+		return t, nil
+	}
+	return nil, corrupt("no audio track")
+}
+
+func parseTrak(trak []byte) (*mp4Track, error) {
+	t := &mp4Track{editDur: -1, smpbTotal: -1}
+	mdhd := child(trak, "mdia", "mdhd")
+	if len(mdhd) >= 16 && mdhd[0] == 0 {
+		t.timescale = binary.BigEndian.Uint32(mdhd[12:])
+	} else if len(mdhd) >= 24 {
+		t.timescale = binary.BigEndian.Uint32(mdhd[20:])
+	}
+	stbl := child(trak, "mdia", "minf", "stbl")
+	if stbl == nil {
+		return nil, corrupt("audio track without a sample table")
+	}
+	stsd := child(stbl, "stsd")
+	if len(stsd) < 8 {
+		return nil, corrupt("no sample description")
+	}
+	entries, err := boxes(stsd[8:])
+	if err != nil || len(entries) == 0 {
+		return nil, corrupt("sample description")
+	}
+	e := entries[0]
+	if e.typ != "mp4a" {
+		return nil, unsupported("audio codec %q", e.typ)
+	}
+	if len(e.data) < 28 {
+		return nil, corrupt("mp4a sample entry of %d bytes", len(e.data))
+	}
+	ext := e.data[28:]
+	switch binary.BigEndian.Uint16(e.data[8:]) { // QuickTime sound description version
+	case 1:
+		if len(ext) < 16 {
+			return nil, corrupt("mp4a sample entry")
+		}
+		ext = ext[16:]
+	case 2:
+		if len(ext) < 36 {
+			return nil, corrupt("mp4a sample entry")
+		}
+		ext = ext[36:]
+	}
+	esds := child(ext, "esds")
+	if esds == nil {
+		esds = child(ext, "wave", "esds")
+	}
+	if len(esds) < 4 {
+		return nil, corrupt("mp4a without esds")
+	}
+	t.asc, err = parseESDS(esds[4:])
+	if err != nil {
+		return nil, err
+	}
+	if err := t.samples(stbl); err != nil {
+		return nil, err
+	}
+	if elst := child(trak, "edts", "elst"); len(elst) >= 8 {
+		t.parseELST(elst)
+	}
+	return t, nil
+}
+
+// descriptor reads an MPEG-4 descriptor's tag and payload.
+func descriptor(b []byte) (tag byte, body, rest []byte, err error) {
+	if len(b) < 2 {
+		return 0, nil, nil, corrupt("descriptor cut short")
+	}
+	tag = b[0]
+	n, i := 0, 1
+	for ; i < 5 && i < len(b); i++ {
+		n = n<<7 | int(b[i]&0x7F)
+		if b[i]&0x80 == 0 {
+			i++
+			break
+		}
+	}
+	if n > len(b)-i {
+		return 0, nil, nil, corrupt("descriptor %d of %d bytes in %d", tag, n, len(b)-i)
+	}
+	return tag, b[i : i+n], b[i+n:], nil
+}
+
+func parseESDS(b []byte) ([]byte, error) {
+	tag, es, _, err := descriptor(b)
+	if err != nil {
+		return nil, err
+	}
+	if tag != 3 || len(es) < 3 {
+		return nil, corrupt("esds without an ES descriptor")
+	}
+	flags := es[2]
+	es = es[3:]
+	if flags&0x80 != 0 {
+		if len(es) < 2 {
+			return nil, corrupt("ES descriptor")
+		}
+		es = es[2:]
+	}
+	if flags&0x40 != 0 {
+		if len(es) < 1 || len(es) < 1+int(es[0]) {
+			return nil, corrupt("ES descriptor")
+		}
+		es = es[1+int(es[0]):]
+	}
+	if flags&0x20 != 0 {
+		if len(es) < 2 {
+			return nil, corrupt("ES descriptor")
+		}
+		es = es[2:]
+	}
+	for len(es) > 0 {
+		tag, dc, rest, err := descriptor(es)
+		if err != nil {
+			return nil, err
+		}
+		es = rest
+		if tag != 4 {
+			continue
+		}
+		if len(dc) < 13 {
+			return nil, corrupt("decoder config descriptor")
+		}
+		switch dc[0] {
+		case 0x40, 0x66, 0x67, 0x68:
+		case 0x69, 0x6B:
+			return nil, unsupported("MP3 in MP4")
+		default:
+			return nil, unsupported("object type indication %#x", dc[0])
+		}
+		dc = dc[13:]
+		for len(dc) > 0 {
+			tag, dsi, rest, err := descriptor(dc)
+			if err != nil {
+				return nil, err
+			}
+			if tag == 5 {
+				return dsi, nil
+			}
+			dc = rest
+		}
+	}
+	return nil, corrupt("esds without an AudioSpecificConfig")
+}
+
+func (t *mp4Track) samples(stbl []byte) error {
+	stsz := child(stbl, "stsz")
+	if len(stsz) < 12 {
+		return corrupt("no sample size table")
+	}
+	fixed := binary.BigEndian.Uint32(stsz[4:])
+	count := int(binary.BigEndian.Uint32(stsz[8:]))
+	if fixed == 0 {
+		if count > (len(stsz)-12)/4 {
+			return corrupt("stsz lists %d samples in %d bytes", count, len(stsz))
+		}
+		t.sizes = make([]uint32, count)
+		for i := range t.sizes {
+			t.sizes[i] = binary.BigEndian.Uint32(stsz[12+4*i:])
+		}
+	} else {
+		if count > 1<<24 {
+			return corrupt("stsz lists %d samples", count)
+		}
+		t.sizes = make([]uint32, count)
+		for i := range t.sizes {
+			t.sizes[i] = fixed
+		}
+	}
+	var chunks []int64
+	if stco := child(stbl, "stco"); len(stco) >= 8 {
+		n := int(binary.BigEndian.Uint32(stco[4:]))
+		if n > (len(stco)-8)/4 {
+			return corrupt("stco lists %d chunks in %d bytes", n, len(stco))
+		}
+		chunks = make([]int64, n)
+		for i := range chunks {
+			chunks[i] = int64(binary.BigEndian.Uint32(stco[8+4*i:]))
+		}
+	} else if co64 := child(stbl, "co64"); len(co64) >= 8 {
+		n := int(binary.BigEndian.Uint32(co64[4:]))
+		if n > (len(co64)-8)/8 {
+			return corrupt("co64 lists %d chunks in %d bytes", n, len(co64))
+		}
+		chunks = make([]int64, n)
+		for i := range chunks {
+			chunks[i] = int64(binary.BigEndian.Uint64(co64[8+8*i:]))
+		}
+	} else {
+		return corrupt("no chunk offset table")
+	}
+	stsc := child(stbl, "stsc")
+	if len(stsc) < 8 {
+		return corrupt("no sample-to-chunk table")
+	}
+	n := int(binary.BigEndian.Uint32(stsc[4:]))
+	if n > (len(stsc)-8)/12 || n == 0 {
+		return corrupt("stsc lists %d entries in %d bytes", n, len(stsc))
+	}
+	t.offsets = make([]int64, 0, len(t.sizes))
+	s := 0
+	for i := 0; i < n && s < len(t.sizes); i++ {
+		e := stsc[8+12*i:]
+		first := int64(binary.BigEndian.Uint32(e)) - 1
+		per := int(binary.BigEndian.Uint32(e[4:]))
+		last := int64(len(chunks))
+		if i+1 < n {
+			last = int64(binary.BigEndian.Uint32(stsc[8+12*(i+1):])) - 1
+		}
+		if first < 0 || last > int64(len(chunks)) || first > last {
+			return corrupt("sample-to-chunk table")
+		}
+		for c := first; c < last && s < len(t.sizes); c++ {
+			off := chunks[c]
+			for j := 0; j < per && s < len(t.sizes); j++ {
+				t.offsets = append(t.offsets, off)
+				off += int64(t.sizes[s])
+				s++
+			}
+		}
+	}
+	if s < len(t.sizes) {
+		return corrupt("chunks hold %d of %d samples", s, len(t.sizes))
+	}
+	return nil
+}
+
+func (t *mp4Track) parseELST(b []byte) {
+	version := b[0]
+	n := int(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	size := 12
+	if version == 1 {
+		size = 20
+	}
+	for i := 0; i < n && len(b) >= size; i++ {
+		var dur, mt int64
+		if version == 1 {
+			dur, mt = int64(binary.BigEndian.Uint64(b)), int64(binary.BigEndian.Uint64(b[8:]))
+		} else {
+			dur, mt = int64(binary.BigEndian.Uint32(b)), int64(int32(binary.BigEndian.Uint32(b[4:])))
+		}
+		b = b[size:]
+		if mt == -1 {
+			continue // an empty edit (a delay before the track): ignored
+		}
+		t.skip, t.editDur = mt, dur
+		return
+	}
+}
+
+// itunSMPB returns the value of iTunes' gapless tag, if any.
+func itunSMPB(ilst []byte) string {
+	items, err := boxes(ilst)
+	if err != nil {
+		return ""
+	}
+	for _, it := range items {
+		if it.typ != "----" {
+			continue
+		}
+		name := child(it.data, "name")
+		data := child(it.data, "data")
+		if len(name) < 4 || string(name[4:]) != "iTunSMPB" || len(data) < 8 {
+			continue
+		}
+		return string(data[8:])
+	}
+	return ""
+}
+
+func (t *mp4Track) applySMPB(v string) {
+	f := strings.Fields(v)
+	if len(f) < 4 {
+		return
+	}
+	delay, err1 := strconv.ParseInt(f[1], 16, 64)
+	total, err2 := strconv.ParseInt(f[3], 16, 64)
+	if err1 != nil || err2 != nil || delay < 0 || total <= 0 {
+		return
+	}
+	t.skip, t.smpbTotal = delay, total
+}
+
+// OpenMP4 decodes the first audio track of an MP4/M4A file, trimmed as its
+// edit list (or iTunSMPB tag) says.
+func OpenMP4(r io.ReadSeeker) (*Stream, error) {
+	t, err := parseMP4(r)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseASC(t.asc)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.sizes) == 0 {
+		return nil, corrupt("the audio track has no samples")
+	}
+	rate := int64(cfg.SampleRate)
+	ts := int64(t.timescale)
+	if ts <= 0 {
+		ts = rate
+	}
+	skip := t.skip * rate / ts
+	total := int64(-1)
+	switch {
+	case t.editDur > 0 && t.movieTS > 0:
+		total = t.editDur * rate / int64(t.movieTS)
+	case t.smpbTotal > 0:
+		total = t.smpbTotal
+	}
+	if total == 0 {
+		total = -1
+	}
+	if skip < 0 || skip > int64(len(t.sizes))*1024 {
+		skip = 0
+	}
+	var buf []byte
+	i := 0
+	br := bufio.NewReaderSize(r, 64<<10)
+	pos := int64(-1) // where br reads from
+	next := func() ([]byte, error) {
+		if i == len(t.sizes) {
+			return nil, io.EOF
+		}
+		n := int(t.sizes[i])
+		if n > 1<<16 {
+			return nil, corrupt("sample %d of %d bytes", i+1, n)
+		}
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		b := buf[:n]
+		if pos != t.offsets[i] {
+			if _, err := r.Seek(t.offsets[i], io.SeekStart); err != nil {
+				return nil, err
+			}
+			br.Reset(r)
+			pos = t.offsets[i]
+		}
+		k, err := io.ReadFull(br, b)
+		pos += int64(k)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("truncated: sample %d at byte %d lies past the end of the file", i+1, t.offsets[i])
+			}
+			return nil, err
+		}
+		i++
+		return b, nil
+	}
+	return newStream(cfg, next, skip, total)
+}
