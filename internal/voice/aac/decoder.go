@@ -464,17 +464,40 @@ func (d *Decoder) readICS(c *ics, common bool) error {
 			if k >= 1024 {
 				return corrupt("pulse past the spectrum")
 			}
-			if c.q[k] > 0 {
-				c.q[k] += int32(pulses[i][1])
-			} else {
-				c.q[k] -= int32(pulses[i][1])
-			}
+			d.pulse(c, k, pulses[i][1])
 		}
 	}
 	if r.overrun() {
 		return errOverrun
 	}
 	return nil
+}
+
+// pulse adds amp to the magnitude of quantised value k (long windows only),
+// recovering the value from its dequantised form.
+func (d *Decoder) pulse(c *ics, k, amp int) {
+	in := &c.info
+	s := 0
+	for s+1 < len(in.swb) && int(in.swb[s+1]) <= k {
+		s++
+	}
+	if s >= in.maxSfb {
+		return // outside the coded bands: the value is zero and no band gain applies
+	}
+	cb := c.cb[0][s]
+	if cb == zeroHCB || cb >= noiseHCB {
+		return
+	}
+	gain := d.gain[c.sf[0][s]+100]
+	x := c.spec[k]
+	q := int(math.Round(math.Pow(math.Abs(float64(x/gain)), 0.75)))
+	if x > 0 {
+		q += amp
+		c.spec[k] = d.pow43[min(q, len(d.pow43)-1)] * gain
+	} else {
+		q += amp
+		c.spec[k] = -d.pow43[min(q, len(d.pow43)-1)] * gain
+	}
 }
 
 func (d *Decoder) readTNS(c *ics) error {
@@ -537,10 +560,13 @@ func (d *Decoder) readTNS(c *ics) error {
 	return nil
 }
 
+// readSpectrum decodes the spectral data and dequantises it on the way,
+// x = sign·|q|^(4/3)·2^((sf−100)/4); noise bands are left to dequant.
 func (d *Decoder) readSpectrum(c *ics) error {
 	r := &d.r
 	in := &c.info
-	clear(c.q[:])
+	clear(c.spec[:])
+	pow43 := d.pow43
 	win := 0
 	for g := 0; g < in.groups; g++ {
 		for s := 0; s < in.maxSfb; s++ {
@@ -549,51 +575,58 @@ func (d *Decoder) readSpectrum(c *ics) error {
 				continue
 			}
 			cb := &d.tab.spec[cbi]
+			gain := d.gain[c.sf[g][s]+100]
 			lo, hi := int(in.swb[s]), int(in.swb[s+1])
 			for w := 0; w < in.groupLen[g]; w++ {
-				q := c.q[(win+w)*128:]
+				x := c.spec[(win+w)*128:]
 				if in.windows == 1 {
-					q = c.q[:]
+					x = c.spec[:]
 				}
+				x = x[:hi]
 				for k := lo; k < hi; k += cb.dim {
 					sym, ok := cb.t.decode(r)
 					if !ok {
 						return errBadCode
 					}
-					v := cb.vals[sym]
+					v := &cb.vals[sym]
 					if !cb.unsigned {
 						for i := 0; i < cb.dim; i++ {
-							q[k+i] = int32(v[i])
+							switch q := v[i]; {
+							case q > 0:
+								x[k+i] = pow43[q] * gain
+							case q < 0:
+								x[k+i] = -pow43[-q] * gain
+							}
 						}
 						continue
 					}
-					var vals [4]int32
+					// sign bits of the non-zero values, then the escapes
+					var neg [4]bool
 					for i := 0; i < cb.dim; i++ {
-						vals[i] = int32(v[i])
-						if vals[i] != 0 && r.bit() {
-							vals[i] = -vals[i]
+						if v[i] != 0 {
+							neg[i] = r.bit()
 						}
 					}
-					if cbi == escHCB {
-						for i := 0; i < 2; i++ {
-							if vals[i] == 16 || vals[i] == -16 {
-								n := 0
-								for r.bit() {
-									n++
-									if n > 8 {
-										return corrupt("escape sequence too long")
-									}
+					for i := 0; i < cb.dim; i++ {
+						q := int(v[i])
+						if q == 0 {
+							continue
+						}
+						if q == 16 && cbi == escHCB {
+							n := 0
+							for r.bit() {
+								n++
+								if n > 8 {
+									return corrupt("escape sequence too long")
 								}
-								e := int32(1)<<(n+4) + int32(r.read(uint(n+4)))
-								if vals[i] < 0 {
-									e = -e
-								}
-								vals[i] = e
 							}
+							q = 1<<(n+4) + int(r.read(uint(n+4)))
 						}
-					}
-					for i := 0; i < cb.dim; i++ {
-						q[k+i] = vals[i]
+						y := pow43[q] * gain
+						if neg[i] {
+							y = -y
+						}
+						x[k+i] = y
 					}
 				}
 				if r.overrun() {
@@ -606,51 +639,34 @@ func (d *Decoder) readSpectrum(c *ics) error {
 	return nil
 }
 
-// dequant turns the quantised values into spectral values, x = sign·|q|^(4/3)·2^((sf−100)/4),
-// and fills noise bands (PNS) with scaled pseudo-random values.
+// dequant fills the noise bands (PNS) with scaled pseudo-random values, in
+// band order, drawing from the generator as ffmpeg does.
 func (d *Decoder) dequant(c *ics) {
 	in := &c.info
-	clear(c.spec[:])
 	win := 0
 	for g := 0; g < in.groups; g++ {
 		for s := 0; s < in.maxSfb; s++ {
-			cbi := c.cb[g][s]
-			lo, hi := int(in.swb[s]), int(in.swb[s+1])
-			if cbi == zeroHCB || cbi == intensityHCB || cbi == intensityHCB2 {
+			if c.cb[g][s] != noiseHCB {
 				continue
 			}
+			lo, hi := int(in.swb[s]), int(in.swb[s+1])
 			for w := 0; w < in.groupLen[g]; w++ {
 				base := (win + w) * 128
 				if in.windows == 1 {
 					base = 0
 				}
 				x := c.spec[base+lo : base+hi]
-				if cbi == noiseHCB {
-					d.stats.pns++
-					var e float64
-					for i := range x {
-						d.rnd = d.rnd*1664525 + 1013904223
-						v := float32(int32(d.rnd))
-						x[i] = v
-						e += float64(v) * float64(v)
-					}
-					scale := float32(math.Pow(2, 0.25*float64(c.sf[g][s])) / math.Sqrt(e))
-					for i := range x {
-						x[i] *= scale
-					}
-					continue
+				d.stats.pns++
+				var e float64
+				for i := range x {
+					d.rnd = d.rnd*1664525 + 1013904223
+					v := float32(int32(d.rnd))
+					x[i] = v
+					e += float64(v) * float64(v)
 				}
-				gain := d.gain[c.sf[g][s]+100]
-				q := c.q[base+lo : base+hi]
-				for i, v := range q {
-					if v == 0 {
-						continue
-					}
-					if v > 0 {
-						x[i] = d.pow43[min(v, 8191+15)] * gain
-					} else {
-						x[i] = -d.pow43[min(-v, 8191+15)] * gain
-					}
+				scale := float32(math.Pow(2, 0.25*float64(c.sf[g][s])) / math.Sqrt(e))
+				for i := range x {
+					x[i] *= scale
 				}
 			}
 		}
