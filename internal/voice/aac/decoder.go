@@ -141,7 +141,7 @@ type Decoder struct {
 	win    *windows
 	y      [2048]float64
 	tmp    [2048]float64
-	gain   [512]float32 // 2^(0.25·(i−200)), i = sf + 100
+	gain   *[512]float32 // 2^(0.25·(i−200)), i = sf + 100
 	pow43  []float32
 	// SBR is set once a frame carried SBR extension data (implicit HE-AAC)
 	SBR   bool
@@ -165,17 +165,11 @@ func NewDecoder(c Config) (*Decoder, error) {
 	if c.RateIndex < 0 || c.RateIndex >= len(sampleRates) {
 		return nil, unsupported("sampling frequency index %d", c.RateIndex)
 	}
-	d := &Decoder{cfg: c, tab: getTables(), rnd: 0x1f2e3d4c, win: newWindows()}
+	t := getTables()
+	d := &Decoder{cfg: c, tab: t, rnd: 0x1f2e3d4c, win: t.win, gain: &t.gain, pow43: t.pow43}
 	// spec: x = 2/N Σ …; output full scale is 32768
 	d.long = newIMDCT(1024, 2.0/2048/32768)
 	d.short = newIMDCT(128, 2.0/256/32768)
-	for i := range d.gain {
-		d.gain[i] = float32(math.Pow(2, 0.25*float64(i-200)))
-	}
-	d.pow43 = make([]float32, 8192+16)
-	for i := range d.pow43 {
-		d.pow43[i] = float32(math.Pow(float64(i), 4.0/3))
-	}
 	return d, nil
 }
 

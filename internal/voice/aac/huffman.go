@@ -2,6 +2,7 @@ package aac
 
 import (
 	"errors"
+	"math"
 	"sync"
 )
 
@@ -84,13 +85,24 @@ type codebook struct {
 	vals     [][4]int8
 }
 
+// tables are built once and shared by every decoder.
 type tables struct {
-	scf  huffTable
-	spec [12]codebook
+	scf   huffTable
+	spec  [12]codebook
+	gain  [512]float32 // 2^(0.25·(i−200)): index sf+100 for 2^((sf−100)/4)
+	pow43 []float32    // i^(4/3), up to the largest escape value plus a pulse
+	win   *windows
 }
 
 var getTables = sync.OnceValue(func() *tables {
-	t := &tables{scf: buildHuff(scfLen[:], scfCode[:])}
+	t := &tables{scf: buildHuff(scfLen[:], scfCode[:]), win: newWindows()}
+	for i := range t.gain {
+		t.gain[i] = float32(math.Pow(2, 0.25*float64(i-200)))
+	}
+	t.pow43 = make([]float32, 8192+16)
+	for i := range t.pow43 {
+		t.pow43[i] = float32(math.Pow(float64(i), 4.0/3))
+	}
 	for cb := 1; cb <= 11; cb++ {
 		c := codebook{t: buildHuff(specLen[cb], specCode[cb])}
 		var mod, off int

@@ -36,8 +36,9 @@ func (d *imdct) run(x []float32, y []float64) {
 	m := d.m
 	h := m / 2
 	z := d.buf
+	rev := d.fft.rev[:h]
 	for j := 0; j < h; j++ {
-		z[j] = complex(float64(x[2*j]), float64(x[m-1-2*j])) * d.pre[j]
+		z[rev[j]] = complex(float64(x[2*j]), float64(x[m-1-2*j])) * d.pre[j]
 	}
 	d.fft.run(z)
 	u := d.u
@@ -58,22 +59,30 @@ func (d *imdct) run(x []float32, y []float64) {
 	}
 }
 
-// fft is an in-place radix-2 complex FFT (forward, e^{-2πi jk/n}).
+// fft is an in-place radix-2 complex FFT (forward, e^{-2πi jk/n}) whose
+// input is already in bit-reversed order (the IMDCT's pre-twiddle writes it
+// so); the first two stages are one twiddle-free radix-4 pass.
 type fft struct {
 	n   int
 	rev []int32
-	tw  []complex128
+	tw  [][]complex128 // per stage of size 2^s: its half-size twiddles, contiguous
 }
 
 func newFFT(n int) fft {
-	f := fft{n: n, rev: make([]int32, n), tw: make([]complex128, n/2)}
+	f := fft{n: n, rev: make([]int32, n)}
 	lg := bits.TrailingZeros(uint(n))
 	for i := range f.rev {
 		f.rev[i] = int32(bits.Reverse32(uint32(i)) >> (32 - lg))
 	}
-	for i := range f.tw {
-		a := -2 * math.Pi * float64(i) / float64(n)
-		f.tw[i] = complex(math.Cos(a), math.Sin(a))
+	f.tw = make([][]complex128, lg+1)
+	for s := 1; s <= lg; s++ {
+		size := 1 << s
+		t := make([]complex128, size/2)
+		for k := range t {
+			a := -2 * math.Pi * float64(k) / float64(size)
+			t[k] = complex(math.Cos(a), math.Sin(a))
+		}
+		f.tw[s] = t
 	}
 	return f
 }
@@ -81,19 +90,26 @@ func newFFT(n int) fft {
 func (f *fft) run(z []complex128) {
 	n := f.n
 	z = z[:n]
-	for i, r := range f.rev {
-		if int(r) > i {
-			z[i], z[r] = z[r], z[i]
-		}
+	for i := 0; i+3 < n; i += 4 {
+		q := z[i : i+4 : i+4]
+		t0, t1 := q[0]+q[1], q[0]-q[1]
+		t2, t3 := q[2]+q[3], q[2]-q[3]
+		t3 = complex(imag(t3), -real(t3)) // ·(−i)
+		q[0], q[2] = t0+t2, t0-t2
+		q[1], q[3] = t1+t3, t1-t3
 	}
-	for size := 2; size <= n; size <<= 1 {
+	for s, size := 3, 8; size <= n; s, size = s+1, size<<1 {
 		half := size >> 1
-		step := n / size
+		tw := f.tw[s][:half]
 		for start := 0; start < n; start += size {
 			a := z[start : start+half]
 			b := z[start+half : start+size]
-			for k := 0; k < half; k++ {
-				t := b[k] * f.tw[k*step]
+			b = b[:len(a)]
+			tw := tw[:len(a)]
+			for k := range a {
+				br, bi := real(b[k]), imag(b[k])
+				wr, wi := real(tw[k]), imag(tw[k])
+				t := complex(br*wr-bi*wi, br*wi+bi*wr)
 				b[k] = a[k] - t
 				a[k] += t
 			}
