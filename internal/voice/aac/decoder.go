@@ -594,18 +594,19 @@ func (d *Decoder) readSpectrum(c *ics) error {
 						}
 						continue
 					}
-					// sign bits of the non-zero values, then the escapes
-					var neg [4]bool
-					for i := 0; i < cb.dim; i++ {
-						if v[i] != 0 {
-							neg[i] = r.bit()
-						}
+					// sign bits of the non-zero values (read at once), then the escapes
+					nz := uint(cb.nz[sym])
+					if nz == 0 {
+						continue
 					}
+					signs := r.read(nz) << (32 - nz) // first sign in the top bit
 					for i := 0; i < cb.dim; i++ {
 						q := int(v[i])
 						if q == 0 {
 							continue
 						}
+						neg := signs&(1<<31) != 0
+						signs <<= 1
 						if q == 16 && cbi == escHCB {
 							n := 0
 							for r.bit() {
@@ -617,7 +618,7 @@ func (d *Decoder) readSpectrum(c *ics) error {
 							q = 1<<(n+4) + int(r.read(uint(n+4)))
 						}
 						y := pow43[q] * gain
-						if neg[i] {
+						if neg {
 							y = -y
 						}
 						x[k+i] = y

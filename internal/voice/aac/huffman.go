@@ -83,6 +83,7 @@ type codebook struct {
 	dim      int  // 4 or 2 values per codeword
 	unsigned bool // sign bits follow the codeword
 	vals     [][4]int8
+	nz       []uint8 // non-zero values of each symbol (sign bits that follow it)
 }
 
 // tables are built once and shared by every decoder.
@@ -121,10 +122,14 @@ var getTables = sync.OnceValue(func() *tables {
 			c.dim, mod, c.unsigned = 2, 17, true
 		}
 		c.vals = make([][4]int8, len(specLen[cb]))
+		c.nz = make([]uint8, len(specLen[cb]))
 		for s := range c.vals {
 			x := s
 			for i := c.dim - 1; i >= 0; i-- {
 				c.vals[s][i] = int8(x%mod + off)
+				if c.vals[s][i] != 0 {
+					c.nz[s]++
+				}
 				x /= mod
 			}
 		}
