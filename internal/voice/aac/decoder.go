@@ -582,15 +582,14 @@ func (d *Decoder) readSpectrum(c *ics) error {
 					if !ok {
 						return errBadCode
 					}
-					v := &cb.vals[sym]
+					f := &cb.fvals[sym]
 					if !cb.unsigned {
-						for i := 0; i < cb.dim; i++ {
-							switch q := v[i]; {
-							case q > 0:
-								x[k+i] = pow43[q] * gain
-							case q < 0:
-								x[k+i] = -pow43[-q] * gain
-							}
+						if cb.dim == 4 {
+							y := x[k : k+4 : k+4]
+							y[0], y[1], y[2], y[3] = f[0]*gain, f[1]*gain, f[2]*gain, f[3]*gain
+						} else {
+							y := x[k : k+2 : k+2]
+							y[0], y[1] = f[0]*gain, f[1]*gain
 						}
 						continue
 					}
@@ -599,6 +598,7 @@ func (d *Decoder) readSpectrum(c *ics) error {
 					if nz == 0 {
 						continue
 					}
+					v := &cb.vals[sym]
 					signs := r.read(nz) << (32 - nz) // first sign in the top bit
 					for i := 0; i < cb.dim; i++ {
 						q := int(v[i])
@@ -607,6 +607,7 @@ func (d *Decoder) readSpectrum(c *ics) error {
 						}
 						neg := signs&(1<<31) != 0
 						signs <<= 1
+						y := f[i] * gain
 						if q == 16 && cbi == escHCB {
 							n := 0
 							for r.bit() {
@@ -616,8 +617,8 @@ func (d *Decoder) readSpectrum(c *ics) error {
 								}
 							}
 							q = 1<<(n+4) + int(r.read(uint(n+4)))
+							y = pow43[q] * gain
 						}
-						y := pow43[q] * gain
 						if neg {
 							y = -y
 						}

@@ -83,7 +83,8 @@ type codebook struct {
 	dim      int  // 4 or 2 values per codeword
 	unsigned bool // sign bits follow the codeword
 	vals     [][4]int8
-	nz       []uint8 // non-zero values of each symbol (sign bits that follow it)
+	nz       []uint8      // non-zero values of each symbol (sign bits that follow it)
+	fvals    [][4]float32 // vals^(4/3), signed as vals are
 }
 
 // tables are built once and shared by every decoder.
@@ -123,12 +124,14 @@ var getTables = sync.OnceValue(func() *tables {
 		}
 		c.vals = make([][4]int8, len(specLen[cb]))
 		c.nz = make([]uint8, len(specLen[cb]))
+		c.fvals = make([][4]float32, len(specLen[cb]))
 		for s := range c.vals {
 			x := s
 			for i := c.dim - 1; i >= 0; i-- {
 				c.vals[s][i] = int8(x%mod + off)
-				if c.vals[s][i] != 0 {
+				if q := c.vals[s][i]; q != 0 {
 					c.nz[s]++
+					c.fvals[s][i] = float32(math.Copysign(math.Pow(math.Abs(float64(q)), 4.0/3), float64(q)))
 				}
 				x /= mod
 			}
