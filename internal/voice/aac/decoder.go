@@ -788,6 +788,32 @@ func (d *Decoder) synthesize(out []float32) {
 				out[n*nch+chn] = float32(ov[n] + buf[n])
 			}
 			copy(ov[:], buf[1024:2048])
+		case onlyLong:
+			// the IMDCT's output unfolded from the DCT-IV's u and windowed in
+			// one pass: y[n] = u[512+n] = −y[1023−n], y[1024+n] = −u[511−n] = y[2047−n]
+			u := d.long.dct4(c.spec[:1024])
+			u = u[:1024]
+			left, right := wl[st.prevShape][:1024], wl[in.shape][:1024]
+			if nch == 1 {
+				o := out[:1024]
+				for n := 0; n < 512; n++ {
+					a := u[512+n]
+					o[n] = float32(ov[n] + a*left[n])
+					o[1023-n] = float32(ov[1023-n] - a*left[1023-n])
+					b := -u[511-n]
+					ov[n] = b * right[1023-n]
+					ov[1023-n] = b * right[n]
+				}
+			} else {
+				for n := 0; n < 512; n++ {
+					a := u[512+n]
+					out[2*n+chn] = float32(ov[n] + a*left[n])
+					out[2*(1023-n)+chn] = float32(ov[1023-n] - a*left[1023-n])
+					b := -u[511-n]
+					ov[n] = b * right[1023-n]
+					ov[1023-n] = b * right[n]
+				}
+			}
 		default:
 			d.long.run(c.spec[:1024], y)
 			if in.seq == longStop {

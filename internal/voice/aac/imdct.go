@@ -35,6 +35,23 @@ func newIMDCT(m int, scale float64) *imdct {
 func (d *imdct) run(x []float32, y []float64) {
 	m := d.m
 	h := m / 2
+	u := d.dct4(x)
+	// unfold: y[n] = u[n+M/2] for n < M/2; −u[3M/2−1−n] for M/2 ≤ n < 3M/2; −u[n−3M/2] after
+	for n := 0; n < h; n++ {
+		y[n] = u[n+h]
+	}
+	for n := h; n < 3*h; n++ {
+		y[n] = -u[3*h-1-n]
+	}
+	for n := 3 * h; n < 2*m; n++ {
+		y[n] = -u[n-3*h]
+	}
+}
+
+// dct4 returns the scaled DCT-IV of x (M values), u[m] = scale·Σ_k x[k] cos(π/M (m+½)(k+½)).
+func (d *imdct) dct4(x []float32) []float64 {
+	m := d.m
+	h := m / 2
 	z := d.buf
 	rev := d.fft.rev[:h]
 	for j := 0; j < h; j++ {
@@ -47,16 +64,7 @@ func (d *imdct) run(x []float32, y []float64) {
 		u[2*p] = real(w)
 		u[m-1-2*p] = -imag(w)
 	}
-	// unfold: y[n] = u[n+M/2] for n < M/2; −u[3M/2−1−n] for M/2 ≤ n < 3M/2; −u[n−3M/2] after
-	for n := 0; n < h; n++ {
-		y[n] = u[n+h]
-	}
-	for n := h; n < 3*h; n++ {
-		y[n] = -u[3*h-1-n]
-	}
-	for n := 3 * h; n < 2*m; n++ {
-		y[n] = -u[n-3*h]
-	}
+	return u
 }
 
 // fft is an in-place radix-2 complex FFT (forward, e^{-2πi jk/n}) whose
