@@ -61,6 +61,7 @@ func TestMatchesFFmpegDecode(t *testing.T) {
 		{"speech-aac-48k-mono.m4a", M4A, 48000, 1, 1024},
 		{"speech-aac-48k-stereo.m4a", M4A, 48000, 2, 1024},
 		{"speech-aac-22k.aac", AAC, 22050, 1, 1024},
+		{"speech-aac-16k-stereo-frag.m4a", M4A, 16000, 2, 1024},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			path := filepath.Join(fixtures, c.file)

@@ -75,8 +75,9 @@ func readRef(t testing.TB, name string) []float32 {
 }
 
 // TestMatchesFFmpegReference decodes every AAC fixture (AAC-LC from ffmpeg's
-// encoder: M4A at 16, 44.1 and 48 kHz, mono and stereo, and ADTS at 22.05 kHz)
-// and compares it with ffmpeg's decode of the same file, committed under
+// encoder: M4A at 16, 44.1 and 48 kHz, mono and stereo, ADTS at 22.05 kHz,
+// and fragmented MP4 as Safari's MediaRecorder writes it) and compares it
+// with ffmpeg's decode of the same file, committed under
 // testdata/voice (scripts/voice-fixtures.sh): the first second sample by
 // sample (correlation ≥ 0.999 at lag 0, level within 1 %) and the length
 // within one frame of ffmpeg's. No ffmpeg is needed.
@@ -129,8 +130,8 @@ func TestMatchesFFmpegReference(t *testing.T) {
 			}
 		})
 	}
-	if n != 7 {
-		t.Errorf("%d fixtures listed, want 7", n)
+	if n != 8 {
+		t.Errorf("%d fixtures listed, want 8", n)
 	}
 }
 

@@ -43,7 +43,7 @@ func drain(t *testing.T, s *Stream) {
 // FuzzMP4: the box reader and the decoder behind it; any input may fail,
 // none may panic or allocate beyond what the file's size allows.
 func FuzzMP4(f *testing.F) {
-	seed(f, "speech-aac-16k-mono.m4a", "speech-aac-16k-stereo.m4a")
+	seed(f, "speech-aac-16k-mono.m4a", "speech-aac-16k-stereo.m4a", "speech-aac-16k-stereo-frag.m4a")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := OpenMP4(bytes.NewReader(b))
 		if err == nil {

@@ -79,56 +79,75 @@ type mp4Track struct {
 	smpbTotal int64  // iTunSMPB's sample count; −1 unknown
 }
 
-// readTopLevel finds moov and returns its payload.
-func readMoov(r io.ReadSeeker) ([]byte, error) {
+// fragment is a movie fragment's moof box: where it starts and its payload.
+type fragment struct {
+	off  int64
+	data []byte
+}
+
+// readMoov finds moov and returns its payload, and the payloads of the movie
+// fragments (moof) of a fragmented file, as Safari's MediaRecorder writes.
+func readMoov(r io.ReadSeeker) ([]byte, []fragment, error) {
 	end, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var off int64
 	var hdr [16]byte
+	var moov []byte
+	var frags []fragment
 	for off+8 <= end {
 		if _, err := r.Seek(off, io.SeekStart); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if _, err := io.ReadFull(r, hdr[:8]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		size := int64(binary.BigEndian.Uint32(hdr[:]))
 		typ := string(hdr[4:8])
 		h := int64(8)
 		if size == 1 {
 			if _, err := io.ReadFull(r, hdr[8:16]); err != nil {
-				return nil, fmt.Errorf("truncated: file ends inside box %q", typ)
+				return nil, nil, fmt.Errorf("truncated: file ends inside box %q", typ)
 			}
 			u := binary.BigEndian.Uint64(hdr[8:])
 			if u > uint64(end) {
-				return nil, fmt.Errorf("truncated: box %q of %d bytes at byte %d, file has %d", typ, u, off, end)
+				return nil, nil, fmt.Errorf("truncated: box %q of %d bytes at byte %d, file has %d", typ, u, off, end)
 			}
 			size, h = int64(u), 16
 		} else if size == 0 {
 			size = end - off
 		}
 		if size < h {
-			return nil, corrupt("box %q at byte %d has size %d", typ, off, size)
+			return nil, nil, corrupt("box %q at byte %d has size %d", typ, off, size)
 		}
 		if off+size > end {
-			return nil, fmt.Errorf("truncated: box %q at byte %d needs %d bytes, file has %d", typ, off, size, end-off)
+			return nil, nil, fmt.Errorf("truncated: box %q at byte %d needs %d bytes, file has %d", typ, off, size, end-off)
 		}
-		if typ == "moov" {
+		if typ == "moov" || typ == "moof" {
 			b := make([]byte, size-h)
 			if _, err := io.ReadFull(r, b); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return b, nil
+			if typ == "moov" {
+				if moov != nil {
+					return nil, nil, corrupt("a second moov box at byte %d", off)
+				}
+				moov = b
+			} else {
+				frags = append(frags, fragment{off, b})
+			}
 		}
 		off += size
 	}
-	return nil, corrupt("no moov box")
+	if moov == nil {
+		return nil, nil, corrupt("no moov box")
+	}
+	return moov, frags, nil
 }
 
 func parseMP4(r io.ReadSeeker) (*mp4Track, error) {
-	moov, err := readMoov(r)
+	moov, frags, err := readMoov(r)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +178,11 @@ func parseMP4(r io.ReadSeeker) (*mp4Track, error) {
 		t, err := parseTrak(trak.data)
 		if err != nil {
 			return nil, err
+		}
+		if len(frags) > 0 {
+			if err := t.fragments(trak.data, child(moov, "mvex"), frags); err != nil {
+				return nil, err
+			}
 		}
 		t.movieTS = movieTS
 		if t.editDur < 0 && smpb != "" {
@@ -227,6 +251,144 @@ func parseTrak(trak []byte) (*mp4Track, error) {
 		t.parseELST(elst)
 	}
 	return t, nil
+}
+
+// fragments appends the samples of the track's runs in every movie fragment
+// (ISO/IEC 14496-12 8.8: moof/traf with tfhd and trun).
+func (t *mp4Track) fragments(trak, mvex []byte, frags []fragment) error {
+	tkhd := child(trak, "tkhd")
+	var id uint32
+	switch {
+	case len(tkhd) >= 24 && tkhd[0] == 1:
+		id = binary.BigEndian.Uint32(tkhd[20:])
+	case len(tkhd) >= 16:
+		id = binary.BigEndian.Uint32(tkhd[12:])
+	default:
+		return corrupt("track header")
+	}
+	var defSize uint32
+	if exs, err := boxes(mvex); err == nil {
+		for _, x := range exs {
+			if x.typ == "trex" && len(x.data) >= 24 && binary.BigEndian.Uint32(x.data[4:]) == id {
+				defSize = binary.BigEndian.Uint32(x.data[16:])
+			}
+		}
+	}
+	for _, fr := range frags {
+		trafs, err := boxes(fr.data)
+		if err != nil {
+			return err
+		}
+		for _, traf := range trafs {
+			if traf.typ != "traf" {
+				continue
+			}
+			tfhd := child(traf.data, "tfhd")
+			if len(tfhd) < 8 {
+				return corrupt("track fragment header")
+			}
+			if binary.BigEndian.Uint32(tfhd[4:]) != id {
+				continue
+			}
+			flags := binary.BigEndian.Uint32(tfhd) & 0xFFFFFF
+			base := fr.off // default-base-is-moof, and the first traf's base without it
+			size := defSize
+			p := tfhd[8:]
+			field := func(n int) (uint64, bool) {
+				if len(p) < n {
+					return 0, false
+				}
+				var v uint64
+				for _, c := range p[:n] {
+					v = v<<8 | uint64(c)
+				}
+				p = p[n:]
+				return v, true
+			}
+			ok := true
+			if flags&0x01 != 0 {
+				var v uint64
+				v, ok = field(8)
+				base = int64(v)
+			}
+			for _, f := range []struct {
+				bit uint32
+				n   int
+			}{{0x02, 4}, {0x08, 4}} {
+				if ok && flags&f.bit != 0 {
+					_, ok = field(f.n)
+				}
+			}
+			if ok && flags&0x10 != 0 {
+				var v uint64
+				v, ok = field(4)
+				size = uint32(v)
+			}
+			if !ok {
+				return corrupt("track fragment header")
+			}
+			trs, err := boxes(traf.data)
+			if err != nil {
+				return err
+			}
+			for _, tr := range trs {
+				if tr.typ != "trun" {
+					continue
+				}
+				if err := t.run(tr.data, base, size); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// run appends the samples of one track run.
+func (t *mp4Track) run(b []byte, base int64, defSize uint32) error {
+	if len(b) < 8 {
+		return corrupt("track run")
+	}
+	flags := binary.BigEndian.Uint32(b) & 0xFFFFFF
+	n := int(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	off := base
+	if flags&0x01 != 0 {
+		if len(b) < 4 {
+			return corrupt("track run")
+		}
+		off += int64(int32(binary.BigEndian.Uint32(b)))
+		b = b[4:]
+	}
+	if flags&0x04 != 0 {
+		if len(b) < 4 {
+			return corrupt("track run")
+		}
+		b = b[4:]
+	}
+	per := 0
+	for _, bit := range []uint32{0x100, 0x200, 0x400, 0x800} {
+		if flags&bit != 0 {
+			per += 4
+		}
+	}
+	if per > 0 && n > len(b)/per || per == 0 && n > 1<<20 {
+		return corrupt("track run lists %d samples in %d bytes", n, len(b))
+	}
+	for i := 0; i < n; i++ {
+		size := defSize
+		e := b[i*per:]
+		if flags&0x100 != 0 {
+			e = e[4:]
+		}
+		if flags&0x200 != 0 {
+			size = binary.BigEndian.Uint32(e)
+		}
+		t.offsets = append(t.offsets, off)
+		t.sizes = append(t.sizes, size)
+		off += int64(size)
+	}
+	return nil
 }
 
 // descriptor reads an MPEG-4 descriptor's tag and payload.
@@ -318,6 +480,9 @@ func (t *mp4Track) samples(stbl []byte) error {
 	}
 	fixed := binary.BigEndian.Uint32(stsz[4:])
 	count := int(binary.BigEndian.Uint32(stsz[8:]))
+	if count == 0 {
+		return nil // a fragmented file: the samples are in the movie fragments
+	}
 	if fixed == 0 {
 		if count > (len(stsz)-12)/4 {
 			return corrupt("stsz lists %d samples in %d bytes", count, len(stsz))
