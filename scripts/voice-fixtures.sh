@@ -55,6 +55,8 @@ ff -i "$tmp/st48.wav" -c:a aac -b:a 96k "$out/speech-aac-48k-stereo.m4a"
 ff -i "$tmp/master.wav" -c:a aac -b:a 48k "$out/speech-aac-22k.aac"
 ff -i "$out/speech-aac-16k-stereo.m4a" -c copy -movflags frag_keyframe+empty_moov+default_base_moof \
   -frag_duration 500000 "$out/speech-aac-16k-stereo-frag.m4a"
+# a short M4A with moov first, whole within the fuzz targets' 6,000-byte seeds
+ff -i "$out/speech-aac-16k-mono.m4a" -t 0.6 -c copy -movflags +faststart "$out/speech-aac-16k-mono-short.m4a"
 # ffmpeg's own decodes of the AAC fixtures, for the native decoder's test
 # (internal/voice/aac): the first second as s16le, gzipped, and the full
 # length in samples per channel
