@@ -147,6 +147,10 @@ func readMoov(r io.ReadSeeker) ([]byte, []fragment, error) {
 }
 
 func parseMP4(r io.ReadSeeker) (*mp4Track, error) {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
 	moov, frags, err := readMoov(r)
 	if err != nil {
 		return nil, err
@@ -175,12 +179,12 @@ func parseMP4(r io.ReadSeeker) (*mp4Track, error) {
 		if len(hdlr) < 12 || string(hdlr[8:12]) != "soun" {
 			continue
 		}
-		t, err := parseTrak(trak.data)
+		t, err := parseTrak(trak.data, size)
 		if err != nil {
 			return nil, err
 		}
 		if len(frags) > 0 {
-			if err := t.fragments(trak.data, child(moov, "mvex"), frags); err != nil {
+			if err := t.fragments(trak.data, child(moov, "mvex"), frags, size); err != nil {
 				return nil, err
 			}
 		}
@@ -193,7 +197,7 @@ func parseMP4(r io.ReadSeeker) (*mp4Track, error) {
 	return nil, corrupt("no audio track")
 }
 
-func parseTrak(trak []byte) (*mp4Track, error) {
+func parseTrak(trak []byte, fileSize int64) (*mp4Track, error) {
 	t := &mp4Track{editDur: -1, smpbTotal: -1}
 	mdhd := child(trak, "mdia", "mdhd")
 	if len(mdhd) >= 16 && mdhd[0] == 0 {
@@ -244,7 +248,7 @@ func parseTrak(trak []byte) (*mp4Track, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.samples(stbl); err != nil {
+	if err := t.samples(stbl, fileSize); err != nil {
 		return nil, err
 	}
 	if elst := child(trak, "edts", "elst"); len(elst) >= 8 {
@@ -255,7 +259,7 @@ func parseTrak(trak []byte) (*mp4Track, error) {
 
 // fragments appends the samples of the track's runs in every movie fragment
 // (ISO/IEC 14496-12 8.8: moof/traf with tfhd and trun).
-func (t *mp4Track) fragments(trak, mvex []byte, frags []fragment) error {
+func (t *mp4Track) fragments(trak, mvex []byte, frags []fragment, fileSize int64) error {
 	tkhd := child(trak, "tkhd")
 	var id uint32
 	switch {
@@ -335,7 +339,7 @@ func (t *mp4Track) fragments(trak, mvex []byte, frags []fragment) error {
 				if tr.typ != "trun" {
 					continue
 				}
-				if err := t.run(tr.data, base, size); err != nil {
+				if err := t.run(tr.data, base, size, fileSize); err != nil {
 					return err
 				}
 			}
@@ -345,7 +349,7 @@ func (t *mp4Track) fragments(trak, mvex []byte, frags []fragment) error {
 }
 
 // run appends the samples of one track run.
-func (t *mp4Track) run(b []byte, base int64, defSize uint32) error {
+func (t *mp4Track) run(b []byte, base int64, defSize uint32, fileSize int64) error {
 	if len(b) < 8 {
 		return corrupt("track run")
 	}
@@ -372,8 +376,12 @@ func (t *mp4Track) run(b []byte, base int64, defSize uint32) error {
 			per += 4
 		}
 	}
-	if per > 0 && n > len(b)/per || per == 0 && n > 1<<20 {
+	if per > 0 && n > len(b)/per {
 		return corrupt("track run lists %d samples in %d bytes", n, len(b))
+	}
+	// every sample takes at least a byte of the file
+	if int64(len(t.sizes))+int64(n) > fileSize {
+		return corrupt("track runs list more samples than the file has bytes")
 	}
 	for i := 0; i < n; i++ {
 		size := defSize
@@ -473,7 +481,7 @@ func parseESDS(b []byte) ([]byte, error) {
 	return nil, corrupt("esds without an AudioSpecificConfig")
 }
 
-func (t *mp4Track) samples(stbl []byte) error {
+func (t *mp4Track) samples(stbl []byte, fileSize int64) error {
 	stsz := child(stbl, "stsz")
 	if len(stsz) < 12 {
 		return corrupt("no sample size table")
@@ -492,8 +500,8 @@ func (t *mp4Track) samples(stbl []byte) error {
 			t.sizes[i] = binary.BigEndian.Uint32(stsz[12+4*i:])
 		}
 	} else {
-		if count > 1<<24 {
-			return corrupt("stsz lists %d samples", count)
+		if int64(count) > fileSize/int64(max(fixed, 1)) {
+			return corrupt("stsz lists %d samples of %d bytes in a file of %d", count, fixed, fileSize)
 		}
 		t.sizes = make([]uint32, count)
 		for i := range t.sizes {
