@@ -2,8 +2,8 @@
 # Decode speed of helix next to ffmpeg on the same files, in one run: a
 # 10-minute 128 kbit/s stereo MP3 and an AAC-LC M4A of the same audio.
 # helix decodes both natively: MP3 with internal/third_party/gomp3, AAC-LC
-# with internal/voice/aac (this script's M4A decode is checked to run with
-# ffmpeg off PATH, so it cannot be ffmpeg underneath).
+# with internal/voice/aac (helix runs here with an empty PATH, so ffmpeg
+# cannot be underneath).
 # Each tool runs ROUNDS times, interleaved; CPU is user+sys of the whole
 # process (GNU time). On a shared machine compare CPU, not wall.
 # Needs: go, sox, ffmpeg, GNU time, bc (apt-get install -y sox ffmpeg time bc).
