@@ -116,7 +116,6 @@ type ics struct {
 	sf         [8][64]int
 	tnsN       [8]int
 	tns        [8][4]tnsFilter
-	q          [1024]int32
 	spec       [1024]float32
 }
 
