@@ -48,10 +48,12 @@ func TestPulseData(t *testing.T) {
 	w.put(1, 5)                                       // sect_len
 	w.put(scfCode[60], int(scfLen[60]))               // scalefactor = global_gain
 	w.put(1, 1)                                       // pulse_data_present
-	w.put(0, 2)                                       // number_pulse − 1
+	w.put(1, 2)                                       // number_pulse − 1
 	w.put(0, 6)                                       // pulse_start_sfb
-	w.put(2, 5)                                       // pulse_offset
-	w.put(3, 4)                                       // pulse_amp
+	w.put(0, 5)                                       // pulse_offset: coefficient 0
+	w.put(2, 4)                                       // pulse_amp: 1 becomes 3
+	w.put(2, 5)                                       // pulse_offset: coefficient 2
+	w.put(3, 4)                                       // pulse_amp: 0 becomes −3
 	w.put(0, 1)                                       // tns_data_present
 	w.put(0, 1)                                       // gain_control_data_present
 	w.put(specCode[7][1*8+0], int(specLen[7][1*8+0])) // (1, 0)
