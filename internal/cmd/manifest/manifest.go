@@ -18,9 +18,9 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
-	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
