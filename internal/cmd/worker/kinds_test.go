@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,10 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/llmsynth/llmtest"
+	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/testbin"
 )
 
@@ -353,5 +358,93 @@ func TestRiverTablesSecured(t *testing.T) {
 			t.Errorf("%s: not secured (RLS off, not in helix_tables, or readable by anon/authenticated)", tbl)
 		}
 	}
-	_ = fmt.Sprint()
+}
+
+// fakeDeepgram answers /v1/listen as Deepgram does, after checking the key
+// the worker's settings carry.
+func fakeDeepgram(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/v1/listen" || r.Header.Get("Authorization") != "Token dg-key" || string(body[:4]) != "RIFF" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"err_code":"Bad Request","err_msg":"unexpected request","request_id":"r-bad"}`)
+			return
+		}
+		fmt.Fprintf(w, `{"metadata":{"request_id":"req-1","duration":%.4f,"channels":1,"models":["m-1"]},
+"results":{"channels":[{"alternatives":[{"transcript":"%d bytes of speech","confidence":0.97,"words":[{"word":"speech","start":0.1,"end":0.3,"confidence":0.99}]}]}]}}`,
+			float64(len(body)-44)/32000, len(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestTranscribeJobs: one job per recording stores the same rows as an
+// in-process `voice transcribe`; a damaged file cancels its job.
+func TestTranscribeJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts helix processes: skipped with -short")
+	}
+	t.Parallel()
+	env := []string{"DEEPGRAM_API_KEY=dg-key", "HELIX_VOICE_DEEPGRAM_BASE_URL=" + fakeDeepgram(t)}
+	files := []string{repoFile(t, "testdata/voice/speech-s16-22k.wav"), repoFile(t, "testdata/voice/speech-64k.mp3")}
+	const user = "6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a"
+	queued, ref := twoDatabases(t, func(*pgxpool.Pool) {})
+	helix(t, ref, env, append([]string{"voice", "transcribe", "--user-id", user}, files...)...)
+	// The enqueuing host has no key: the worker's is used.
+	jobs := enqueueTwice(t, queued, nil, "voice_transcribe", append([]string{"voice", "transcribe", "--user-id", user}, files...)...)
+	drainQueue(t, queued, env, "voice", "voice_transcribe", jobs)
+	const rows = `SELECT count(*) || ':' || md5(string_agg(source_name || format || round(duration_seconds::numeric, 3) || encode(sha256, 'hex') || transcript || words::text, ',' ORDER BY source_name)) FROM voice_recordings`
+	if got, want := scalarURL[string](t, queued, rows), scalarURL[string](t, ref, rows); got != want || !strings.HasPrefix(got, "2:") {
+		t.Errorf("recordings after the worker %s, in-process %s", got, want)
+	}
+
+	b, err := os.ReadFile(repoFile(t, "testdata/voice/speech-s16-22k.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.wav")
+	if err := os.WriteFile(bad, b[:30], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	helix(t, queued, nil, "voice", "transcribe", "--user-id", user, bad, "--enqueue")
+	helix(t, queued, env, "worker", "--once", "--queues", "voice", "--poll-interval", "200ms")
+	if st := scalarURL[string](t, queued, `SELECT state::text FROM river_job WHERE args->>'path' = $1`, bad); st != "cancelled" {
+		t.Errorf("damaged file's job is %s, want cancelled", st)
+	}
+}
+
+// TestSynthesizeLLMJobs: per-user language-model jobs write the same
+// memory_patterns as `synthesize --llm --all-users`, with the worker's key.
+func TestSynthesizeLLMJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts helix processes: skipped with -short")
+	}
+	t.Parallel()
+	const key = "sk-ant-api03-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789"
+	srv := llmtest.NewAnthropic(t, key, func(c llmtest.Call) llmtest.Reply {
+		ids := llmtest.ShortIDs(c.Body)
+		return llmtest.Reply{Body: llmtest.AnthropicToolUse("record_patterns", llmtest.Answer(llmtest.RequestedTypes(c), ids[0], ids[1]),
+			llmtest.Usage{Input: 1000, Output: 200})}
+	})
+	env := []string{"HELIX_LLM_ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + key, "HELIX_LLM_MAX_TOKENS=1000"}
+	queued, ref := twoDatabases(t, func(pool *pgxpool.Pool) {
+		var ms []memories.Memory
+		for i := range 4 {
+			ms = append(ms, synthesis.Synthetic(uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i)}), 30, 8, uint64(i+1))...)
+		}
+		if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+			t.Fatal(err)
+		}
+	})
+	helix(t, ref, env, "synthesize", "--llm", "--all-users", "--concurrency", "1")
+	jobs := enqueueTwice(t, queued, nil, "synthesize_llm", "synthesize", "--llm", "--all-users")
+	if jobs != 4 {
+		t.Errorf("%d jobs for 4 users", jobs)
+	}
+	drainQueue(t, queued, env, "llm", "synthesize_llm", jobs)
+	const rows = `SELECT count(*) || ':' || md5(string_agg(user_id || pattern_type || content::text || array_to_string(evidence, ','), E'\n'
+		ORDER BY user_id, pattern_type, content::text)) FROM memory_patterns`
+	if got, want := scalarURL[string](t, queued, rows), scalarURL[string](t, ref, rows); got != want || strings.HasPrefix(got, "0:") {
+		t.Errorf("patterns after the worker %s, in-process %s", got, want)
+	}
 }
