@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -54,14 +55,12 @@ func WaitLock(ctx context.Context, pool *pgxpool.Pool, job string, wait time.Dur
 		me = me[:63]
 	}
 	key := LockKey(job)
-	if _, err := conn.Exec(ctx, "SELECT set_config('application_name', $1, false)", me); err != nil {
-		conn.Release()
-		return nil, err
-	}
 	var ok bool
 	deadline := time.Now().Add(wait)
 	for {
-		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+		// Naming the session and trying the lock in one round trip: a queue
+		// worker takes a lock per job.
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1) FROM (SELECT set_config('application_name', $2, false)) s", key, me).Scan(&ok); err != nil {
 			conn.Release()
 			return nil, err
 		}
@@ -97,12 +96,40 @@ func (l *Lock) Conn() *pgxpool.Conn { return l.conn }
 // Release gives the lock back and returns the connection to the pool. If the
 // connection died the server already released the lock, so the connection is closed.
 func (l *Lock) Release(ctx context.Context) error {
+	return l.ReleaseWith(ctx, nil)
+}
+
+// ReleaseWith sends the statements queued in b (nil: none) and then gives the
+// lock back, in one round trip, and returns the connection to the pool. The
+// first error of the batch is returned; the lock is given back regardless
+// (a broken connection is closed, which frees it).
+func (l *Lock) ReleaseWith(ctx context.Context, b *pgx.Batch) error {
 	if l == nil || l.conn == nil {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
-	_, err := l.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.key)
-	if err != nil {
+	if b == nil {
+		b = &pgx.Batch{}
+	}
+	var unlockErr error
+	b.Queue("SELECT pg_advisory_unlock($1)", l.key)
+	n := b.Len()
+	br := l.conn.SendBatch(ctx, b)
+	var err error
+	for i := 0; i < n; i++ {
+		if _, e := br.Exec(); e != nil {
+			if i == n-1 {
+				unlockErr = e
+			} else if err == nil {
+				err = e
+			}
+		}
+	}
+	if e := br.Close(); e != nil && err == nil && unlockErr == nil {
+		unlockErr = e
+	}
+	if unlockErr != nil {
+		err = errors.Join(err, unlockErr)
 		_ = l.conn.Conn().Close(ctx)
 	}
 	l.conn.Release()

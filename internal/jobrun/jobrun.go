@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
@@ -77,13 +79,11 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 		if err != nil {
 			if db.IsLockHeld(err) && spec.RecordSkipped {
 				if run, e := start(ctx, pool, spec); e == nil {
-					_ = run.finish(ctx, db.RunSkipped, map[string]any{}, err)
-					run.Conn.Release()
+					_ = run.finish(ctx, nil, db.RunSkipped, map[string]any{}, err)
 				}
 			}
 			return err
 		}
-		defer func() { _ = lock.Release(ctx) }()
 		conn = lock.Conn()
 	}
 	if spec.Check != nil {
@@ -92,22 +92,29 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 			q = conn
 		}
 		if err := spec.Check(ctx, q); err != nil {
+			_ = lock.Release(ctx)
 			return err
 		}
 	}
 	run, err := startOn(ctx, pool, conn, spec)
 	if err != nil {
+		_ = lock.Release(ctx)
 		return err
 	}
-	if lock == nil {
-		defer run.Conn.Release()
-	}
+	defer func() {
+		// A panic (River recovers them in workers) must not keep the
+		// connection, and with it the locks, forever.
+		if p := recover(); p != nil {
+			_ = run.finish(ctx, lock, db.RunFailed, nil, fmt.Errorf("panic: %v", p))
+			panic(p)
+		}
+	}()
 	counts, err := fn(ctx, run)
 	status := run.status
 	if status == "" {
 		status = Status(ctx, err)
 	}
-	if ferr := run.finish(ctx, status, counts, err); ferr != nil && err == nil {
+	if ferr := run.finish(ctx, lock, status, counts, err); ferr != nil && err == nil {
 		return ferr
 	}
 	return err
@@ -170,28 +177,43 @@ func (r *Run) OKTx(ctx context.Context, tx db.Querier, counts any) error {
 	return err
 }
 
-// finish records the outcome and gives the run lock back. The error is
-// stored with every known secret masked (package redact), whatever produced
-// it. It runs even when ctx was cancelled, so an interrupted job is marked as such.
-func (r *Run) finish(ctx context.Context, status string, counts any, jobErr error) error {
+// finish records the outcome and gives the run lock back, and lock (if
+// any) after it, in one round trip; then the run's connection goes back to
+// the pool. The error is stored with every known secret masked (package
+// redact), whatever produced it. It runs even when ctx was cancelled, so an
+// interrupted job is marked as such.
+func (r *Run) finish(ctx context.Context, lock *db.Lock, status string, counts any, jobErr error) error {
 	ctx = context.WithoutCancel(ctx)
 	c, err := json.Marshal(counts)
 	if err != nil {
-		return err
+		c = []byte("null")
 	}
 	var msg *string
 	if jobErr != nil {
 		s := redact.String(jobErr.Error())
 		msg = &s
 	}
-	_, err = r.Conn.Exec(ctx,
-		`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4 WHERE id = $1`,
-		r.ID, status, c, msg)
-	if _, uerr := r.Conn.Exec(ctx, `SELECT pg_advisory_unlock($1::int, ($2 % 2147483648)::int)`, runLockClass, r.ID); uerr != nil {
-		// The session may be broken; closing it frees the lock for certain.
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4 WHERE id = $1`, r.ID, status, c, msg)
+	b.Queue(`SELECT pg_advisory_unlock($1::int, ($2 % 2147483648)::int)`, runLockClass, r.ID)
+	if lock != nil {
+		if ferr := lock.ReleaseWith(ctx, b); ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		return err
+	}
+	br := r.Conn.SendBatch(ctx, b)
+	_, uerr := br.Exec()
+	_, lerr := br.Exec()
+	if cerr := br.Close(); lerr == nil {
+		lerr = cerr
+	}
+	if uerr != nil || lerr != nil {
+		// The session may be broken; closing it frees the run lock for certain.
 		_ = r.Conn.Conn().Close(ctx)
 	}
-	return err
+	r.Conn.Release()
+	return errors.Join(err, uerr)
 }
 
 // Reap marks 'interrupted' every job_runs row left 'running' whose run lock
