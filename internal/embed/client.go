@@ -9,14 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // ErrUnavailable wraps failures that may pass: the server could not be reached
@@ -132,85 +130,28 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, Usage
 	if err != nil {
 		return nil, Usage{}, err
 	}
-	backoff := c.Backoff
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
-	}
-	maxBackoff := c.MaxBackoff
-	if maxBackoff <= 0 {
-		maxBackoff = 30 * time.Second
-	}
-	for attempt := 0; ; attempt++ {
-		raw, wait, err := c.once(ctx, body)
-		if err == nil {
-			return ParseResponse(raw, len(inputs))
+	h := httpretry.Caller{Client: c.HTTP, Timeout: c.Timeout, MaxRetries: c.MaxRetries,
+		Backoff: c.Backoff, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep}
+	url := strings.TrimRight(c.BaseURL, "/") + "/embeddings"
+	raw, _, err := h.Do(ctx, maxBody, func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
 		}
-		var api *APIError
-		if errors.As(err, &api) && !api.Retryable() {
-			return nil, Usage{}, err
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		if c.APIKey != "" {
+			req.Header.Set("Authorization", "Bearer "+c.APIKey)
 		}
-		if ctx.Err() != nil {
-			return nil, Usage{}, ctx.Err()
-		}
-		if attempt >= c.MaxRetries {
-			return nil, Usage{}, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, err, attempt+1)
-		}
-		if wait <= 0 {
-			wait = backoff/2 + rand.N(backoff/2+1)
-			backoff = min(2*backoff, maxBackoff)
-		}
-		if err := c.sleep(ctx, min(wait, 5*time.Minute)); err != nil {
-			return nil, Usage{}, err
-		}
+		return req, nil
+	}, func(status int, _ http.Header, body []byte) error { return decodeError(status, body) })
+	if g, ok := errors.AsType[*httpretry.GaveUp](err); ok {
+		return nil, Usage{}, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, g.Err, g.Attempts)
 	}
-}
-
-func (c *Client) sleep(ctx context.Context, d time.Duration) error {
-	if c.Sleep != nil {
-		return c.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-func (c *Client) once(ctx context.Context, body []byte) ([]byte, time.Duration, error) {
-	if c.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		defer cancel()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/embeddings", bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, err
+		return nil, Usage{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if c.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, 0, err
-	}
-	if resp.StatusCode/100 == 2 {
-		return raw, 0, nil
-	}
-	return nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), decodeError(resp.StatusCode, raw)
+	return ParseResponse(raw, len(inputs))
 }
 
 // decodeError reads OpenAI's {"error": {"message", "type", "code"}}, and the

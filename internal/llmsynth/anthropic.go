@@ -107,7 +107,7 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (*Response, error
 	}
 	url := strings.TrimRight(a.BaseURL, "/") + "/v1/messages"
 	redact := redactor(a.APIKey)
-	raw, hdr, err := a.do(ctx, a.Name(), func() (*http.Request, error) {
+	raw, hdr, err := do(ctx, &a.HTTP, a.Name(), func() (*http.Request, error) {
 		r, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
 			return nil, err

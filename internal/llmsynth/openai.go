@@ -101,7 +101,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	url := strings.TrimRight(o.BaseURL, "/") + "/chat/completions"
 	redact := redactor(o.APIKey)
 	name := o.Name()
-	raw, hdr, err := o.do(ctx, name, func() (*http.Request, error) {
+	raw, hdr, err := do(ctx, &o.HTTP, name, func() (*http.Request, error) {
 		r, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
 			return nil, err

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // Message is one turn of the conversation after the system prompt.
@@ -118,100 +116,43 @@ func (e *APIError) Auth() bool {
 var ErrUnavailable = errors.New("provider unavailable")
 
 // HTTP is what both providers share: a client, per-attempt timeout and retries.
-type HTTP struct {
-	Client     *http.Client
-	Timeout    time.Duration // per attempt; 0: none beyond ctx
-	MaxRetries int           // after the first attempt
-	Backoff    time.Duration // first wait; doubles, with jitter
-	// Sleep waits between attempts; tests replace it to record the waits.
-	Sleep func(ctx context.Context, d time.Duration) error
-}
-
-func (h *HTTP) sleep(ctx context.Context, d time.Duration) error {
-	if h.Sleep != nil {
-		return h.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+type HTTP = httpretry.Caller
 
 const maxBody = 16 << 20
 
-// do sends the request build makes, retrying 429, 529/5xx and network errors
-// after the server's retry-after or with exponential backoff. redact scrubs
-// the key out of anything that becomes an error.
-func (h *HTTP) do(ctx context.Context, provider string, build func() (*http.Request, error),
+// do sends the request build makes through h, retrying 429, 529/5xx and
+// network errors after the server's retry-after or with exponential backoff
+// (from 1 s up to a minute unless h says otherwise). redact scrubs the key
+// out of anything that becomes an error.
+func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Request, error),
 	decodeErr func(status int, hdr http.Header, body []byte) *APIError, redact func(string) string) ([]byte, http.Header, error) {
-	backoff := h.Backoff
-	if backoff <= 0 {
-		backoff = time.Second
+	c := *h
+	if c.Backoff <= 0 {
+		c.Backoff, c.MaxBackoff = time.Second, max(c.MaxBackoff, time.Minute)
 	}
-	for attempt := 0; ; attempt++ {
-		body, hdr, wait, err := h.once(ctx, build, decodeErr)
-		if err == nil {
-			return body, hdr, nil
+	body, hdr, err := c.Do(ctx, maxBody, build, func(status int, hdr http.Header, body []byte) error {
+		return decodeErr(status, hdr, body)
+	})
+	if err == nil || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return body, hdr, err
+	}
+	g, gaveUp := errors.AsType[*httpretry.GaveUp](err)
+	if gaveUp {
+		err = g.Err
+	}
+	if api, ok := errors.AsType[*APIError](err); ok {
+		api.Message = redact(api.Message)
+		if !gaveUp {
+			return nil, nil, api
 		}
-		var api *APIError
-		if errors.As(err, &api) {
-			api.Message = redact(api.Message)
-			if !api.Retryable() {
-				return nil, nil, api
-			}
-		} else {
-			err = errors.New(redact(err.Error()))
-		}
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if attempt >= h.MaxRetries {
-			if api == nil { // an APIError names its provider already
-				err = fmt.Errorf("%s: %w", provider, err)
-			}
-			return nil, nil, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, err, attempt+1)
-		}
-		if wait <= 0 {
-			wait = backoff/2 + rand.N(backoff/2+1)
-			backoff = min(2*backoff, time.Minute)
-		}
-		if err := h.sleep(ctx, min(wait, 5*time.Minute)); err != nil {
-			return nil, nil, err
-		}
+		// an APIError names its provider already
+		return nil, nil, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, api, g.Attempts)
 	}
-}
-
-func (h *HTTP) once(ctx context.Context, build func() (*http.Request, error), decodeErr func(int, http.Header, []byte) *APIError) ([]byte, http.Header, time.Duration, error) {
-	if h.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
-		defer cancel()
+	err = errors.New(redact(err.Error()))
+	if !gaveUp {
+		return nil, nil, err
 	}
-	req, err := build()
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	client := h.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req.WithContext(ctx))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if resp.StatusCode/100 == 2 {
-		return body, resp.Header, 0, nil
-	}
-	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), decodeErr(resp.StatusCode, resp.Header, body)
+	return nil, nil, fmt.Errorf("%w: %s: %v (after %d attempts)", ErrUnavailable, provider, err, g.Attempts)
 }
 
 // redactor returns a func that replaces key (and any prefix of it longer

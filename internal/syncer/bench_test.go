@@ -41,16 +41,22 @@ func benchN() int {
 }
 
 // BenchmarkReconcile measures changes/s on HELIX_BENCH_SYNC_N (default
-// 100,000) pending changes, with one reconciler and with two started at
-// once on separate pools; the two must process every change exactly once
-// and reach the single reconciler's states.
+// 100,000) pending changes: one reconciler walking one batch at a time, two
+// such started at once on separate pools (as two hosts would), and one
+// reconciler with two walks at once (--concurrency 2); each must process
+// every change exactly once and reach the first one's states.
 func BenchmarkReconcile(b *testing.B) {
 	ctx := context.Background()
 	n := benchN()
 	ps := benchChanges(n)
 	var want map[entityKey]stateRow
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("reconcilers=%d", workers), func(b *testing.B) {
+	for _, cfg := range []struct{ workers, concurrency int }{{1, 1}, {2, 1}, {1, 2}} {
+		workers := cfg.workers
+		name := fmt.Sprintf("reconcilers=%d", workers)
+		if cfg.concurrency > 1 {
+			name += fmt.Sprintf("/concurrency=%d", cfg.concurrency)
+		}
+		b.Run(name, func(b *testing.B) {
 			for it := 0; it < b.N; it++ {
 				b.StopTimer()
 				url := pgtest.URL(b)
@@ -76,7 +82,9 @@ func BenchmarkReconcile(b *testing.B) {
 					wg.Add(1)
 					go func(i int) {
 						defer wg.Done()
-						counts[i], errs[i] = newReconciler(int64(i+1), 1000).Run(ctx, pools[i], Filter{})
+						r := newReconciler(int64(i+1), 1000)
+						r.Concurrency = cfg.concurrency
+						counts[i], errs[i] = r.Run(ctx, pools[i], Filter{})
 					}(i)
 				}
 				wg.Wait()

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/helixhq/helix/internal/db"
 )
@@ -95,7 +98,12 @@ type Reconciler struct {
 	Batch      int
 	RunID      int64
 	Now        func() time.Time
-	// OnBatch is called after each committed batch with its counts.
+	// Concurrency is how many batches run at once, each in its own
+	// transaction on its own connection, in buckets apart; it needs q to
+	// be a pool. 0 or 1: one batch at a time.
+	Concurrency int
+	// OnBatch is called after each committed batch with its counts, from
+	// one goroutine at a time.
 	OnBatch func(Counts)
 }
 
@@ -114,26 +122,43 @@ func (r *Reconciler) Strategy(entityType string) Strategy {
 // are serialised, and marks its changes processed only if they still are
 // pending, else it is rolled back and retried; so every change is processed
 // exactly once, and since merging is order-independent, the result is the
-// same as a single run's.
+// same as a single run's. With Concurrency > 1 and a pool, the run itself
+// is that many such walks at once, which keeps the client's merging and the
+// server's writing going at the same time.
 func (r *Reconciler) Run(ctx context.Context, q db.Querier, f Filter) (Counts, error) {
-	var total Counts
-	cl := newClaimer(r.RunID)
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		c, err := r.runBatch(ctx, q, f, cl)
-		if err != nil {
-			return total, err
-		}
-		if c.Total() == 0 {
-			return total, nil
-		}
-		total.add(c)
-		if r.OnBatch != nil {
-			r.OnBatch(c)
-		}
+	n := r.Concurrency
+	if _, ok := q.(*pgxpool.Pool); !ok || n < 1 {
+		n = 1
 	}
+	var (
+		mu    sync.Mutex
+		total Counts
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range n {
+		// Walks start in buckets spread evenly from the run's own start.
+		cl := newClaimer(r.RunID)
+		cl.cur = (cl.cur + i*buckets/n) % buckets
+		g.Go(func() error {
+			for {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				c, err := r.runBatch(gctx, q, f, cl)
+				if err != nil || c.Total() == 0 {
+					return err
+				}
+				mu.Lock()
+				total.add(c)
+				if r.OnBatch != nil {
+					r.OnBatch(c)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	err := g.Wait()
+	return total, err
 }
 
 // runBatch claims and folds one batch in its own transaction.

@@ -176,9 +176,10 @@ func sameSiblings(a, b []Sibling) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// TestConcurrentReconcilers: two reconcilers with separate pools start at
-// once on the same backlog; every change is processed exactly once and the
-// states equal those a single reconciler reaches on the same input.
+// TestConcurrentReconcilers: two reconcilers with separate pools, each
+// with two walks at once, start together on the same backlog; every change
+// is processed exactly once and the states equal those a single reconciler
+// walking one batch at a time reaches on the same input.
 func TestConcurrentReconcilers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -230,7 +231,9 @@ func TestConcurrentReconcilers(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			<-start
-			counts[i], errs[i] = newReconciler(int64(i+1), 500).Run(ctx, pools[i], Filter{})
+			r := newReconciler(int64(i+1), 500)
+			r.Concurrency = 2
+			counts[i], errs[i] = r.Run(ctx, pools[i], Filter{})
 		}(i)
 	}
 	close(start)

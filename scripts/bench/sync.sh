@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Throughput of helix sync reconcile on N pending changes (default 100,000):
 # one reconciler, then two started at once on separate connection pools (as
-# two hosts would). The benchmark fails unless the two process every change
-# exactly once and reach the single reconciler's states.
+# two hosts would), then one with --concurrency 2 (two walks in one
+# process). The benchmark fails unless every run processes each change
+# exactly once and reaches the single reconciler's states.
 # There is no reference tool for this job: the ratio printed is two
 # reconcilers against one on the same input. With BASE=<git revision> the
 # same benchmark also runs on that revision, interleaved with this tree's,
@@ -17,15 +18,19 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000} R=${R:-1} BASE=${BASE:-}
 bench() { # dir label
-  local out one two
+  local out one two conc
   out=$(cd "$1" && HELIX_BENCH_SYNC_N=$N go test -run '^$' -bench 'BenchmarkReconcile$' -benchtime 1x -timeout 60m ./internal/syncer)
   echo "$out" | grep -E 'reconciler [12]:' | sed "s/^/$2 /"
-  one=$(echo "$out" | grep 'reconcilers=1')
-  two=$(echo "$out" | grep 'reconcilers=2')
+  one=$(echo "$out" | grep -E 'reconcilers=1-[0-9]+ ')
+  two=$(echo "$out" | grep -E 'reconcilers=2-[0-9]+ ')
+  conc=$(echo "$out" | grep -E 'reconcilers=1/concurrency=2-[0-9]+ ' || true)
   f() { echo "$1" | awk -v u="$2" '{for (i=1;i<=NF;i++) if ($i==u) print $(i-1)}'; }
   printf '%s  one reconciler:  %8.0f changes/s  (client %s CPU-s, database %s CPU-s)\n' "$2" "$(f "$one" changes/s)" "$(f "$one" client-cpu-s)" "$(f "$one" db-cpu-s)"
   printf '%s  two reconcilers: %8.0f changes/s  (client %s CPU-s, database %s CPU-s)  ratio %.2f\n' "$2" "$(f "$two" changes/s)" "$(f "$two" client-cpu-s)" "$(f "$two" db-cpu-s)" \
     "$(awk -v a="$(f "$two" changes/s)" -v b="$(f "$one" changes/s)" 'BEGIN {print a/b}')"
+  if [ -n "$conc" ]; then
+    printf '%s  one reconciler, --concurrency 2: %8.0f changes/s  (client %s CPU-s, database %s CPU-s)\n' "$2" "$(f "$conc" changes/s)" "$(f "$conc" client-cpu-s)" "$(f "$conc" db-cpu-s)"
+  fi
 }
 base=""
 if [ -n "$BASE" ]; then

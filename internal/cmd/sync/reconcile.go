@@ -24,11 +24,13 @@ type ReconcileOptions struct {
 	UserID     string
 	Batch      int
 	Enqueue    bool
+	// Concurrency is how many batches run at once (setting sync.concurrency).
+	Concurrency int
 }
 
 // NewCmdReconcile folds pending changes into the entities' states.
 func NewCmdReconcile(f *cmdutil.Factory, runF func(*ReconcileOptions) error) *cobra.Command {
-	opts := &ReconcileOptions{F: f, Batch: 1000}
+	opts := &ReconcileOptions{F: f, Batch: 1000, Concurrency: 1}
 	cmd := &cobra.Command{
 		Use:   "reconcile",
 		Short: "Fold pending device changes into the current state",
@@ -40,8 +42,11 @@ file: field-lww by default, lww, or manual). The result depends only on the
 set of changes, never on their order or on how runs split them.
 
 Several reconcilers may run at once, on one host or many: each claims its
-changes with FOR UPDATE SKIP LOCKED and locks the state rows it writes, so
-no change is processed twice. Changes that cannot be folded (a clock without
+changes one bucket of entities at a time (a bucket no other batch holds)
+and marks a change processed only while it is still pending, so no change
+is processed twice. --concurrency N runs N batches at once in one process,
+each on its own connection, so that merging on this host and writing on
+the server overlap. Changes that cannot be folded (a clock without
 the device's own entry, a document that is not an object) are marked
 invalid and the run exits 3.
 
@@ -51,6 +56,7 @@ records a job_runs row.
 EXAMPLES
   helix sync reconcile
   helix sync reconcile --entity-type memory --batch 5000
+  helix sync reconcile --concurrency 2
   helix sync reconcile --user-id 8f14e45f-ceea-467f-a8f0-0b1a5e2c9d11 --output json
   helix sync reconcile --enqueue              # then: helix worker --queues sync
 
@@ -65,6 +71,9 @@ folded exactly once however jobs and in-process runs overlap.
 			if opts.Batch < 1 {
 				return cmdutil.FlagErrorf("invalid --batch %d: must be at least 1", opts.Batch)
 			}
+			if opts.Concurrency < 1 {
+				return cmdutil.FlagErrorf("invalid --concurrency %d: must be at least 1", opts.Concurrency)
+			}
 			if _, err := parseUser(opts.UserID); err != nil {
 				return err
 			}
@@ -78,6 +87,7 @@ folded exactly once however jobs and in-process runs overlap.
 	fl.StringVar(&opts.EntityType, "entity-type", "", "only changes of this entity type")
 	fl.StringVar(&opts.UserID, "user-id", "", "only changes of this user (UUID)")
 	fl.IntVar(&opts.Batch, "batch", opts.Batch, "changes per transaction")
+	fl.IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "batches at once, each on its own connection")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per partition with pending changes for helix worker and return at once")
 	return cmd
 }
@@ -107,7 +117,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if opts.Enqueue {
 		return enqueue(ctx, opts, pool, user)
 	}
-	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID, "batch": opts.Batch}
+	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID, "batch": opts.Batch, "concurrency": opts.Concurrency}
 	started := false
 	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "sync reconcile", Params: params, Now: f.Now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
@@ -159,7 +169,7 @@ func reconcile(ctx context.Context, opts *ReconcileOptions, runID int64, strats 
 	bar := progress.New(f.IOStreams.ErrOut, progress.ChooseMode(f.IOStreams.IsStderrTTY(), f.Global.JSON()), log,
 		"sync reconcile", (pending+opts.Batch-1)/opts.Batch)
 	rec := &syncer.Reconciler{
-		Strategies: strats, Batch: opts.Batch, RunID: runID, Now: f.Now,
+		Strategies: strats, Batch: opts.Batch, RunID: runID, Now: f.Now, Concurrency: opts.Concurrency,
 		OnBatch: func(c syncer.Counts) {
 			bar.Step(fmt.Sprintf("%d changes", c.Total()), c.Invalid > 0)
 			log.Debug("batch", "changes", c.Total(), "applied", c.Applied, "discarded", c.Discarded,

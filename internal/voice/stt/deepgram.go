@@ -99,7 +99,7 @@ func (d *Deepgram) Transcribe(ctx context.Context, wav []byte, opts Options) (*T
 		req.Header.Set("Accept", "application/json")
 		return req, nil
 	}
-	body, _, err := d.do(ctx, "deepgram", build, deepgramError)
+	body, _, err := do(ctx, &d.HTTP, "deepgram", build, deepgramError)
 	if err != nil {
 		return nil, err
 	}

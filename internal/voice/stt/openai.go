@@ -145,7 +145,7 @@ func (o *OpenAI) one(ctx context.Context, wav []byte, opts Options) (*Transcript
 		req.Header.Set("Accept", "application/json")
 		return req, nil
 	}
-	raw, hdr, err := o.do(ctx, "openai", build, openAIError)
+	raw, hdr, err := do(ctx, &o.HTTP, "openai", build, openAIError)
 	if err != nil {
 		return nil, err
 	}

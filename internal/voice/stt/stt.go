@@ -7,13 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // Word is one recognised word with its timing in seconds from the start of the audio.
@@ -103,99 +100,21 @@ func (e *APIError) Retryable() bool {
 var ErrUnavailable = errors.New("provider unavailable")
 
 // HTTP is what both providers share: a client, per-attempt timeout and retries.
-type HTTP struct {
-	Client     *http.Client
-	Timeout    time.Duration // per attempt; 0: none beyond ctx
-	MaxRetries int           // after the first attempt
-	Backoff    time.Duration // first wait; doubles, with jitter, up to MaxBackoff
-	MaxBackoff time.Duration
-	// Sleep waits between attempts; tests replace it to see the waits without taking them.
-	Sleep func(ctx context.Context, d time.Duration) error
-}
-
-func (h *HTTP) sleep(ctx context.Context, d time.Duration) error {
-	if h.Sleep != nil {
-		return h.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+type HTTP = httpretry.Caller
 
 // maxBody caps a provider's answer: transcripts of hours of speech stay far below it.
 const maxBody = 64 << 20
 
-// do sends the request build makes, retrying 429 and 5xx answers and network
-// errors with exponential backoff, or after the Retry-After the server asks for.
-// decodeErr turns an error body into an *APIError.
-func (h *HTTP) do(ctx context.Context, provider string, build func() (*http.Request, error), decodeErr func(status int, hdr http.Header, body []byte) *APIError) ([]byte, http.Header, error) {
-	backoff := h.Backoff
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
+// do sends the request build makes through h, retrying 429 and 5xx answers
+// and network errors. decodeErr turns an error body into an *APIError.
+func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Request, error), decodeErr func(status int, hdr http.Header, body []byte) *APIError) ([]byte, http.Header, error) {
+	body, hdr, err := h.Do(ctx, maxBody, build, func(status int, hdr http.Header, body []byte) error {
+		return decodeErr(status, hdr, body)
+	})
+	if g, ok := errors.AsType[*httpretry.GaveUp](err); ok {
+		return nil, nil, fmt.Errorf("%w: %s: %v (after %d attempts)", ErrUnavailable, provider, g.Err, g.Attempts)
 	}
-	maxBackoff := h.MaxBackoff
-	if maxBackoff <= 0 {
-		maxBackoff = 30 * time.Second
-	}
-	var last error
-	for attempt := 0; ; attempt++ {
-		body, hdr, wait, err := h.once(ctx, build, decodeErr)
-		if err == nil {
-			return body, hdr, nil
-		}
-		last = err
-		var api *APIError
-		if errors.As(err, &api) && !api.Retryable() {
-			return nil, nil, err
-		}
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if attempt >= h.MaxRetries {
-			return nil, nil, fmt.Errorf("%w: %s: %v (after %d attempts)", ErrUnavailable, provider, last, attempt+1)
-		}
-		if wait <= 0 {
-			wait = backoff/2 + rand.N(backoff/2+1)
-			backoff = min(2*backoff, maxBackoff)
-		}
-		if err := h.sleep(ctx, min(wait, 5*time.Minute)); err != nil {
-			return nil, nil, err
-		}
-	}
-}
-
-func (h *HTTP) once(ctx context.Context, build func() (*http.Request, error), decodeErr func(int, http.Header, []byte) *APIError) ([]byte, http.Header, time.Duration, error) {
-	if h.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
-		defer cancel()
-	}
-	req, err := build()
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	client := h.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req.WithContext(ctx))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if resp.StatusCode/100 == 2 {
-		return body, resp.Header, 0, nil
-	}
-	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), decodeErr(resp.StatusCode, resp.Header, body)
+	return body, hdr, err
 }
 
 func snippet(b []byte) string {

@@ -1,0 +1,126 @@
+// Package httpretry is how helix's provider clients (speech to text,
+// language models, embeddings) call a server: each attempt with its own
+// timeout and a capped answer, and 429s, 5xx answers and network errors
+// tried again after the server's Retry-After or with jittered exponential
+// backoff.
+package httpretry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/helixhq/helix/internal/netguard"
+)
+
+// Caller is a client with its retry policy.
+type Caller struct {
+	Client     *http.Client  // nil: http.DefaultClient
+	Timeout    time.Duration // per attempt; 0: none beyond ctx
+	MaxRetries int           // after the first attempt
+	Backoff    time.Duration // first wait (0: 500 ms); doubles, with jitter, up to MaxBackoff
+	MaxBackoff time.Duration // 0: 30 s
+	// Sleep waits between attempts; tests replace it to see the waits without taking them.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// maxWait caps a server's Retry-After.
+const maxWait = 5 * time.Minute
+
+// GaveUp is the last error of a call that kept failing for every retry.
+type GaveUp struct {
+	Err      error
+	Attempts int
+}
+
+func (e *GaveUp) Error() string { return fmt.Sprintf("%v (after %d attempts)", e.Err, e.Attempts) }
+func (e *GaveUp) Unwrap() error { return e.Err }
+
+// Do sends the request build makes until the server answers 2xx, and
+// returns that answer's body (at most maxBody bytes) and header. A non-2xx
+// answer becomes the error failed makes of it; an error with a Retryable
+// method that says false is returned at once, as is the context's error.
+// Any other error (network, timeout, Retryable true) is tried again, up to
+// MaxRetries times, and then returned as *GaveUp.
+func (c *Caller) Do(ctx context.Context, maxBody int64, build func() (*http.Request, error),
+	failed func(status int, hdr http.Header, body []byte) error) ([]byte, http.Header, error) {
+	backoff := c.Backoff
+	if backoff <= 0 {
+		backoff = 500 * time.Millisecond
+	}
+	maxBackoff := c.MaxBackoff
+	if maxBackoff <= 0 {
+		maxBackoff = 30 * time.Second
+	}
+	for attempt := 0; ; attempt++ {
+		body, hdr, wait, err := c.once(ctx, maxBody, build, failed)
+		if err == nil {
+			return body, hdr, nil
+		}
+		var r interface{ Retryable() bool }
+		if errors.As(err, &r) && !r.Retryable() {
+			return nil, nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if attempt >= c.MaxRetries {
+			return nil, nil, &GaveUp{Err: err, Attempts: attempt + 1}
+		}
+		if wait <= 0 {
+			wait = backoff/2 + rand.N(backoff/2+1)
+			backoff = min(2*backoff, maxBackoff)
+		}
+		if err := c.sleep(ctx, min(wait, maxWait)); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Request, error),
+	failed func(int, http.Header, []byte) error) ([]byte, http.Header, time.Duration, error) {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	req, err := build()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	client := c.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return body, resp.Header, 0, nil
+	}
+	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), failed(resp.StatusCode, resp.Header, body)
+}
+
+func (c *Caller) sleep(ctx context.Context, d time.Duration) error {
+	if c.Sleep != nil {
+		return c.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
