@@ -49,11 +49,7 @@ func WaitLock(ctx context.Context, pool *pgxpool.Pool, job string, wait time.Dur
 	if err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
-	me := fmt.Sprintf("helix-%s host=%s pid=%d", job, host, os.Getpid())
-	if len(me) > 63 {
-		me = me[:63]
-	}
+	me := SessionName(job)
 	key := LockKey(job)
 	var ok bool
 	deadline := time.Now().Add(wait)
@@ -76,18 +72,38 @@ func WaitLock(ctx context.Context, pool *pgxpool.Pool, job string, wait time.Dur
 	}
 	if !ok {
 		conn.Release()
-		holder := "another session"
-		_ = pool.QueryRow(ctx, `
-			SELECT a.application_name || CASE WHEN a.client_addr IS NULL THEN '' ELSE ' from ' || host(a.client_addr) END
-			FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-			WHERE l.locktype = 'advisory' AND l.granted
-			  AND l.classid = (($1::bigint >> 32) & x'ffffffff'::bigint)::oid
-			  AND l.objid = ($1::bigint & x'ffffffff'::bigint)::oid
-			LIMIT 1`, key).Scan(&holder)
-		return nil, &ErrLockHeld{Job: job, Holder: holder}
+		return nil, Held(ctx, pool, job)
 	}
 	return &Lock{conn: conn, key: key}, nil
 }
+
+// SessionName is the application_name a session holding job's lock takes,
+// so that a loser can say who holds it.
+func SessionName(job string) string {
+	host, _ := os.Hostname()
+	me := fmt.Sprintf("helix-%s host=%s pid=%d", job, host, os.Getpid())
+	if len(me) > 63 {
+		me = me[:63]
+	}
+	return me
+}
+
+// Held is the *ErrLockHeld for job, naming the session that holds its lock.
+func Held(ctx context.Context, q Querier, job string) *ErrLockHeld {
+	holder := "another session"
+	_ = q.QueryRow(ctx, `
+		SELECT a.application_name || CASE WHEN a.client_addr IS NULL THEN '' ELSE ' from ' || host(a.client_addr) END
+		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted
+		  AND l.classid = (($1::bigint >> 32) & x'ffffffff'::bigint)::oid
+		  AND l.objid = ($1::bigint & x'ffffffff'::bigint)::oid
+		LIMIT 1`, LockKey(job)).Scan(&holder)
+	return &ErrLockHeld{Job: job, Holder: holder}
+}
+
+// HeldLock is job's lock, which the session of conn took itself (in a
+// statement of its own making); Release gives it back as usual.
+func HeldLock(conn *pgxpool.Conn, job string) *Lock { return &Lock{conn: conn, key: LockKey(job)} }
 
 // Conn is the connection holding the lock: work done on it runs in the
 // lock holder's session (and keeps the pool free for others).

@@ -74,6 +74,14 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 		lock *db.Lock
 		err  error
 	)
+	if spec.Lock != "" && spec.LockWait == 0 && spec.Check == nil && !spec.RecordSkipped {
+		// A queue worker's path: the lock and the running row in one round trip.
+		lock, run, err := lockAndStart(ctx, pool, spec)
+		if err != nil {
+			return err
+		}
+		return do(ctx, lock, run, fn)
+	}
 	if spec.Lock != "" {
 		lock, err = db.WaitLock(ctx, pool, spec.Lock, spec.LockWait)
 		if err != nil {
@@ -101,6 +109,11 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 		_ = lock.Release(ctx)
 		return err
 	}
+	return do(ctx, lock, run, fn)
+}
+
+// do runs fn in a started run and finishes it.
+func do(ctx context.Context, lock *db.Lock, run *Run, fn func(ctx context.Context, run *Run) (any, error)) error {
 	defer func() {
 		// A panic (River recovers them in workers) must not keep the
 		// connection, and with it the locks, forever.
@@ -163,6 +176,39 @@ func startOn(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, spec S
 		return nil, err
 	}
 	return r, nil
+}
+
+// lockAndStart tries spec.Lock and, only when it got it, inserts the running
+// row and takes its run lock, all in one statement on one connection.
+func lockAndStart(ctx context.Context, pool *pgxpool.Pool, spec Spec) (*db.Lock, *Run, error) {
+	p, err := json.Marshal(spec.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var got bool
+	var id *int64
+	err = conn.QueryRow(ctx, `WITH l AS MATERIALIZED (
+			SELECT pg_try_advisory_lock($1) AS got FROM (SELECT set_config('application_name', $2, false)) s),
+		r AS (INSERT INTO job_runs (job, params, started_at, status) SELECT $3, $4, $5, 'running' FROM l WHERE l.got RETURNING id)
+		SELECT l.got, r.id, (SELECT pg_advisory_lock($6::int, (r.id % 2147483648)::int)) FROM l LEFT JOIN r ON true`,
+		db.LockKey(spec.Lock), db.SessionName(spec.Lock), spec.Job, p, spec.Now(), runLockClass).Scan(&got, &id, nil)
+	switch {
+	case err != nil:
+		conn.Release()
+		return nil, nil, err
+	case !got:
+		conn.Release()
+		return nil, nil, db.Held(ctx, pool, spec.Lock)
+	case id == nil:
+		lock := db.HeldLock(conn, spec.Lock)
+		_ = lock.Release(ctx)
+		return nil, nil, errors.New("jobrun: no job_runs row inserted")
+	}
+	return db.HeldLock(conn, spec.Lock), &Run{ID: *id, Conn: conn}, nil
 }
 
 // OKTx records the run as ok inside tx, the transaction that commits the
