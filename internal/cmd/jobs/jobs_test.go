@@ -56,10 +56,10 @@ func TestJobs(t *testing.T) {
 	}
 	id := l.Jobs[0].ID
 	var j Job
-	for verb, want := range map[string]string{"show": "available", "cancel": "cancelled"} {
-		out, err := run(verb + " " + jsonID(id))
-		if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.State != want {
-			t.Fatalf("%s: state %q (%v), want %s\n%s", verb, j.State, err, want, out)
+	for _, c := range []struct{ verb, want string }{{"show", "available"}, {"cancel", "cancelled"}} {
+		out, err := run(c.verb + " " + jsonID(id))
+		if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.State != c.want {
+			t.Fatalf("%s: state %q (%v), want %s\n%s", c.verb, j.State, err, c.want, out)
 		}
 	}
 	if out, err := run("retry " + jsonID(id)); err != nil || json.Unmarshal([]byte(out), &j) != nil || j.State != "available" {
