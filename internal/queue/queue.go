@@ -32,7 +32,7 @@ const (
 )
 
 // Queues is every queue helix puts jobs on.
-var Queues = []string{QueueSynthesize, QueueSchedule, QueueScheduleTick}
+var Queues = append([]string{QueueSynthesize, QueueSchedule, QueueScheduleTick}, jobQueues...)
 
 // whileLive is the uniqueness window: a (kind, user) job is not inserted
 // again while one is pending, scheduled, available, running or retryable.

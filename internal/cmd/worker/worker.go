@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -17,10 +18,22 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
+	embedcmd "github.com/helixhq/helix/internal/cmd/embed"
+	synccmd "github.com/helixhq/helix/internal/cmd/sync"
+	"github.com/helixhq/helix/internal/cmd/synthesize"
+	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/llmsynth"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
+	"github.com/helixhq/helix/internal/syncer"
+	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/voice/stt"
 )
 
 // Options are the inputs of `worker`.
@@ -51,7 +64,13 @@ number of workers, on any number of hosts, share the queue; each job is
 worked by one of them, and a job completes in the transaction that writes
 its results.
 
-Job kinds: synthesize (one user, queue synthesize).
+Job kinds (queue: unit): synthesize (synthesize: one user), synthesize_llm
+(llm: one user), embed (embed: one user), decay (decay: one id range),
+voice_transcribe (voice: one recording), sync_reconcile (sync: one
+partition of the entities), catalog_fetch (catalog: one source),
+manifest_import (manifest: one URL). Providers, keys and limits are this
+worker's settings (config file, HELIX_* environment), never the job's.
+
 helix schedule: the elected leader enqueues a tick pass every second (queue
 schedule_tick) that turns due ticks into fires (schedule_fire, queue
 schedule), each running its job as a child process of this binary with this
@@ -139,14 +158,14 @@ func workerRun(ctx context.Context, opts *Options) error {
 	for _, q := range opts.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
 	}
-	workers := queue.Workers(pool, f.Now)
-	periodic, err := addSchedules(workers, opts, pool, log)
+	ws := workers(f, pool)
+	periodic, err := addSchedules(ws, opts, pool, log)
 	if err != nil {
 		return err
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:               queues,
-		Workers:              workers,
+		Workers:              ws,
 		PeriodicJobs:         periodic,
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
@@ -196,6 +215,70 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	log.Info("worker stopped")
 	return nil
+}
+
+// workers registers every job kind; providers and limits come from this
+// process's settings (config file, HELIX_* environment), never from jobs.
+func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
+	ws := queue.Workers(pool, f.Now)
+	log := f.Logger()
+	queue.AddWorkers(ws, &queue.Deps{
+		Pool: pool, Now: f.Now, Log: log, UserAgent: "helix/" + f.AppVersion,
+		HTTP: netguard.Client,
+		Embedder: func(model string) (embed.Embedder, error) {
+			cfg, hc, err := settings(f)
+			if err != nil {
+				return nil, err
+			}
+			c := embedcmd.NewClient(cfg, hc, model)
+			if c == nil {
+				return nil, embedcmd.ErrNoProvider
+			}
+			return c, nil
+		},
+		LLM: func(ctx context.Context, a queue.SynthesizeLLMArgs) (*llmsynth.Synthesizer, error) {
+			cfg, hc, err := settings(f)
+			if err != nil {
+				return nil, err
+			}
+			s, _, _, err := synthesize.NewSynthesizer(ctx, cfg, pool, synthesize.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
+				Types: a.Types, Params: a.Params, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit}}, hc, f.Now,
+				func(msg string) { log.Debug(msg) })
+			return s, err
+		},
+		STT: func(provider string) (stt.Provider, error) {
+			cfg, hc, err := settings(f)
+			if err != nil {
+				return nil, err
+			}
+			return voicecmd.NewProvider(cfg, hc, provider)
+		},
+		Strategies: func() (map[string]syncer.Strategy, error) {
+			cfg, err := f.Config()
+			if err != nil {
+				return nil, err
+			}
+			return synccmd.Strategies(cfg)
+		},
+		ManifestMaxima: func() (manifest.Maxima, error) {
+			cfg, err := f.Config()
+			if err != nil {
+				return manifest.Maxima{}, err
+			}
+			return manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
+				cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
+		},
+	})
+	return ws
+}
+
+func settings(f *cmdutil.Factory) (*config.Config, *http.Client, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	hc, err := f.HTTPClient()
+	return cfg, hc, err
 }
 
 // drain waits until no job of the queues is available, running or due soon
