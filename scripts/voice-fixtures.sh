@@ -50,6 +50,24 @@ ff -i "$tmp/st16.wav" -c:a aac -b:a 48k "$out/speech-aac-16k-stereo.m4a"
 ff -i "$tmp/st44.wav" -c:a aac -b:a 96k "$out/speech-aac-44k-stereo.m4a"
 ff -i "$tmp/m48.wav" -c:a aac -b:a 64k "$out/speech-aac-48k-mono.m4a"
 ff -i "$tmp/st48.wav" -c:a aac -b:a 96k "$out/speech-aac-48k-stereo.m4a"
+# and ADTS (.aac) at 22.05 kHz, and fragmented MP4 (moof/trun, as Safari's
+# MediaRecorder writes audio/mp4)
+ff -i "$tmp/master.wav" -c:a aac -b:a 48k "$out/speech-aac-22k.aac"
+ff -i "$out/speech-aac-16k-stereo.m4a" -c copy -movflags frag_keyframe+empty_moov+default_base_moof \
+  -frag_duration 500000 "$out/speech-aac-16k-stereo-frag.m4a"
+# a short M4A with moov first, whole within the fuzz targets' 6,000-byte seeds
+ff -i "$out/speech-aac-16k-mono.m4a" -t 0.6 -c copy -movflags +faststart "$out/speech-aac-16k-mono-short.m4a"
+# ffmpeg's own decodes of the AAC fixtures, for the native decoder's test
+# (internal/voice/aac): the first second as s16le, gzipped, and the full
+# length in samples per channel
+: >"$out/ref-ffmpeg-aac-lengths.txt"
+for f in speech.m4a speech-aac-16k-mono.m4a speech-aac-16k-stereo.m4a speech-aac-44k-stereo.m4a \
+  speech-aac-48k-mono.m4a speech-aac-48k-stereo.m4a speech-aac-22k.aac speech-aac-16k-stereo-frag.m4a; do
+  ff -i "$out/$f" -f s16le -c:a pcm_s16le "$tmp/dec.s16"
+  read -r rate ch < <(ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of csv=p=0 "$out/$f" | tr , ' ')
+  echo "$f $rate $ch $(( $(stat -c %s "$tmp/dec.s16") / 2 / ch ))" >>"$out/ref-ffmpeg-aac-lengths.txt"
+  head -c $(( rate * ch * 2 )) "$tmp/dec.s16" | gzip -9n >"$out/ref-ffmpeg-${f%.*}.s16.gz"
+done
 
 # references: the master, and the 8 kHz files' band-limited version
 sox "$tmp/master.wav" -r 16000 -t f32 "$out/ref-16k.f32" rate -v

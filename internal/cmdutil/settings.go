@@ -24,6 +24,7 @@ var argumentFlags = set(
 	"min-context", "mode", "model-unlisted", "name", "namespace", "out", "params", "reason", "reembed", "run-now",
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
+	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
 )
 
 // settingFlags are settings wherever they appear.
@@ -37,12 +38,16 @@ var settingFlags = set(
 	"tool-timeout", "trim-silence", "utterances",
 	// issue 15: helix worker tuning and the per-user lock wait
 	"queues", "job-timeout", "rescue-after", "poll-interval", "fetch-cooldown", "lock-wait",
+	"schedule-grace", "schedule-timeout", // issue 16: how late a tick may fire, how long a fire may run
 )
 
 // argumentKeys are flags (by configuration key) that are arguments although
 // their name is a setting elsewhere: catalog show's filters.
 // memory reindex's --language rebuilds the index: a change made on purpose.
-var argumentKeys = set("catalog.show.model", "catalog.show.only-provider", "memory.reindex.language")
+// schedule add's --cron, --timezone and --jitter define the schedule stored,
+// unlike decay schedule's, which configure a service.
+var argumentKeys = set("catalog.show.model", "catalog.show.only-provider", "memory.reindex.language",
+	"schedule.add.cron", "schedule.add.timezone", "schedule.add.jitter")
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

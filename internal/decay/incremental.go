@@ -123,7 +123,13 @@ func saveModel(ctx context.Context, q db.Querier, o Options) error {
 	p := o.Memory
 	_, err := q.Exec(ctx, `INSERT INTO helix_decay_model AS m (id, memory_decay, memory_factor, exp_w8, w9, w10, s0, d0,
 			layer_kinds, layer_params, layer_decays, layer_factors, updated_at)
-		VALUES (true, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())
+		SELECT true, $1::float8, $2::float8, $3::float8, $4::float8, $5::float8, $6::float8, $7::float8,
+			$8::text[], $9::float8[], $10::float8[], $11::float8[], now()
+		-- Unchanged: no upsert at all, so no row lock that concurrent decay
+		-- range jobs (each saving the same model) would queue on.
+		WHERE NOT EXISTS (SELECT 1 FROM helix_decay_model x WHERE (x.memory_decay, x.memory_factor, x.exp_w8, x.w9, x.w10, x.s0, x.d0,
+			x.layer_kinds, x.layer_params, x.layer_decays, x.layer_factors)
+			IS NOT DISTINCT FROM ($1::float8, $2::float8, $3::float8, $4::float8, $5::float8, $6::float8, $7::float8, $8::text[], $9::float8[], $10::float8[], $11::float8[]))
 		ON CONFLICT (id) DO UPDATE SET memory_decay = $1, memory_factor = $2, exp_w8 = $3, w9 = $4, w10 = $5, s0 = $6, d0 = $7,
 			layer_kinds = $8, layer_params = $9, layer_decays = $10, layer_factors = $11, updated_at = now()
 		WHERE (m.memory_decay, m.memory_factor, m.exp_w8, m.w9, m.w10, m.s0, m.d0, m.layer_kinds, m.layer_params, m.layer_decays, m.layer_factors)

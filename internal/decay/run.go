@@ -79,14 +79,7 @@ func (res *Result) chunk(o Options, table string, n, forgotten, skipped int64, f
 	}
 }
 
-// ErrTickDone is returned when the scheduled tick already ran elsewhere.
-var ErrTickDone = errors.New("tick already ran")
-
-// Run takes the decay lock, records a job_runs row and updates every memory
-// and layer in scope, one committed key-range chunk at a time. An interrupted
-// run leaves a checkpoint; the next run over the same scope resumes after it.
-// When another session holds the lock it records a skipped run and returns *db.ErrLockHeld.
-func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
+func (o Options) withDefaults() Options {
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = DefaultChunkSize
 	}
@@ -99,6 +92,18 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	return o
+}
+
+// ErrTickDone is returned when the scheduled tick already ran elsewhere.
+var ErrTickDone = errors.New("tick already ran")
+
+// Run takes the decay lock, records a job_runs row and updates every memory
+// and layer in scope, one committed key-range chunk at a time. An interrupted
+// run leaves a checkpoint; the next run over the same scope resumes after it.
+// When another session holds the lock it records a skipped run and returns *db.ErrLockHeld.
+func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
+	o = o.withDefaults()
 	params := map[string]any{"at": o.At.UTC(), "chunk_size": o.ChunkSize}
 	if o.ForgetBelow > 0 {
 		params["forget_below"] = o.ForgetBelow
@@ -215,27 +220,151 @@ type phase struct {
 // cannot be updated at all.
 const knownType = `(type IS NULL OR type IN ('episodic', 'semantic', 'procedural'))`
 
+// userFilter limits a chunk to --user-id ($3) when set.
+const userFilter = ` AND ($3::uuid IS NULL OR user_id = $3::uuid)`
+
 func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, ph phase, lo *string, res *Result) error {
-	const userFilter = ` AND ($3::uuid IS NULL OR user_id = $3::uuid)`
-	bound := func(op string) string {
-		return fmt.Sprintf(`SELECT id::text FROM (SELECT id FROM %s WHERE id %s $1::uuid%s ORDER BY id LIMIT $2) s ORDER BY id DESC LIMIT 1`,
-			ph.table, op, userFilter)
+	// The first chunk includes its lower bound (the nil uuid); a resumed one starts after its checkpoint.
+	from := ""
+	if lo != nil {
+		from = *lo
 	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi, err := nextBound(ctx, pool, ph.table, from, o)
+		if err != nil || hi == "" {
+			return err
+		}
+		r := Range{Table: ph.table, Lo: from, Hi: hi}
+		var c ChunkResult
+		err = db.InTx(ctx, pool, func(tx pgx.Tx) error {
+			var err error
+			if c, err = ph.chunk(ctx, tx, o, r); err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, `UPDATE decay_progress SET last_id = $2, updated_at = now() WHERE scope = $1`, scope, hi)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s: chunk %s: %w", ph.table, r, err)
+		}
+		res.chunk(o, ph.table, c.Rows, c.Forgotten, c.Skipped, o.ForgetBelow > 0)
+		from = hi
+	}
+}
+
+// Range is one chunk of a full run: the rows of Table with Lo < id <= Hi
+// (Lo "": from the first id, inclusive).
+type Range struct {
+	Table string `json:"table"`
+	Lo    string `json:"lo,omitempty"`
+	Hi    string `json:"hi"`
+}
+
+func (r Range) String() string {
+	lo := "("
+	if r.Lo == "" {
+		lo = "[00000000-0000-0000-0000-000000000000"
+	}
+	return fmt.Sprintf("%s%s, %s]", lo, r.Lo, r.Hi)
+}
+
+// ChunkResult is what one chunk did.
+type ChunkResult struct {
+	Rows      int64 `json:"rows"`
+	Forgotten int64 `json:"forgotten"`
+	Skipped   int64 `json:"skipped,omitempty"`
+}
+
+// nextBound is the last id of the chunk after from ("": from the start), or "" at the end.
+func nextBound(ctx context.Context, q db.Querier, table, from string, o Options) (string, error) {
+	op, lo := ">", from
+	if from == "" {
+		op, lo = ">=", "00000000-0000-0000-0000-000000000000"
+	}
+	var user any
+	if o.UserID != "" {
+		user = o.UserID
+	}
+	var hi string
+	err := q.QueryRow(ctx, fmt.Sprintf(`SELECT id::text FROM (SELECT id FROM %s WHERE id %s $1::uuid%s ORDER BY id LIMIT $2) s ORDER BY id DESC LIMIT 1`,
+		table, op, userFilter), lo, o.ChunkSize, user).Scan(&hi)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: find chunk after %q: %w", table, from, err)
+	}
+	return hi, nil
+}
+
+// Ranges splits the memories and layers in scope (o.UserID, o.ChunkSize)
+// into the chunks a full run commits one by one: `decay run --enqueue`
+// queues one job per range.
+func Ranges(ctx context.Context, q db.Querier, o Options) ([]Range, error) {
+	o = o.withDefaults()
+	var rs []Range
+	for _, table := range []string{phaseMemories, phaseLayers} {
+		from := ""
+		for {
+			hi, err := nextBound(ctx, q, table, from, o)
+			if err != nil {
+				return nil, err
+			}
+			if hi == "" {
+				break
+			}
+			rs = append(rs, Range{Table: table, Lo: from, Hi: hi})
+			from = hi
+		}
+	}
+	return rs, nil
+}
+
+// Chunk recomputes the rows of one range as of o.At inside tx, the same
+// update a full run commits per chunk; a queue worker completes its job in
+// the same transaction. It also records the run's model for helix_retention
+// and drops the incremental state when its settings differ from o's (the
+// range's forget_at values no longer match it).
+func Chunk(ctx context.Context, tx pgx.Tx, o Options, r Range) (ChunkResult, error) {
+	o = o.withDefaults()
+	var ph phase
+	switch r.Table {
+	case phaseMemories:
+		ph = memoriesPhase(o)
+	case phaseLayers:
+		ph = layersPhase(o)
+	default:
+		return ChunkResult{}, fmt.Errorf("decay: unknown table %q", r.Table)
+	}
+	if err := saveModel(ctx, tx, o); err != nil {
+		return ChunkResult{}, fmt.Errorf("record the decay model: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM helix_decay_state WHERE scope = $1 AND settings <> $2`, scopeAll, settings(o)); err != nil {
+		return ChunkResult{}, err
+	}
+	return ph.chunk(ctx, tx, o, r)
+}
+
+// chunk runs the phase's update over one range.
+func (ph phase) chunk(ctx context.Context, tx pgx.Tx, o Options, r Range) (ChunkResult, error) {
 	where := ph.where
 	if where == "" {
 		where = "true"
 	}
-	update := func(op string) string {
-		rng := fmt.Sprintf(`id %s $1::uuid AND id <= $2::uuid%s`, op, userFilter)
-		return fmt.Sprintf(`WITH u AS (UPDATE %[1]s SET %[2]s WHERE %[3]s AND %[4]s RETURNING forgotten)
+	op, from := ">", r.Lo
+	if from == "" {
+		op, from = ">=", "00000000-0000-0000-0000-000000000000"
+	}
+	rng := fmt.Sprintf(`id %s $1::uuid AND id <= $2::uuid%s`, op, userFilter)
+	sql := fmt.Sprintf(`WITH u AS (UPDATE %[1]s SET %[2]s WHERE %[3]s AND %[4]s RETURNING forgotten)
 			SELECT count(*), count(*) FILTER (WHERE forgotten),
 			       (SELECT count(*) FROM %[1]s WHERE %[3]s AND NOT %[4]s) FROM u`, ph.table, ph.set, rng, where)
-	}
-	// The first chunk includes its lower bound (the nil uuid); a resumed one starts after its checkpoint.
-	op, from := ">=", "00000000-0000-0000-0000-000000000000"
-	if lo != nil {
-		op, from = ">", *lo
-	}
 	var user, forgetBelow any
 	if o.UserID != "" {
 		user = o.UserID
@@ -243,35 +372,10 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 	if o.ForgetBelow > 0 {
 		forgetBelow = o.ForgetBelow
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var hi string
-		if err := pool.QueryRow(ctx, bound(op), from, o.ChunkSize, user).Scan(&hi); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return fmt.Errorf("%s: find chunk after %s: %w", ph.table, from, err)
-		}
-		var n, forgotten, skipped int64
-		err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
-			args := append([]any{from, hi, user, o.At, forgetBelow}, ph.args...)
-			if err := tx.QueryRow(ctx, update(op), args...).Scan(&n, &forgotten, &skipped); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `UPDATE decay_progress SET last_id = $2, updated_at = now() WHERE scope = $1`, scope, hi)
-			return err
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("%s: chunk (%s, %s]: %w", ph.table, from, hi, err)
-		}
-		res.chunk(o, ph.table, n, forgotten, skipped, forgetBelow != nil)
-		op, from = ">", hi
-	}
+	var c ChunkResult
+	args := append([]any{from, r.Hi, user, o.At, forgetBelow}, ph.args...)
+	err := tx.QueryRow(ctx, sql, args...).Scan(&c.Rows, &c.Forgotten, &c.Skipped)
+	return c, err
 }
 
 // forgetSet is the forgotten column's new value: unchanged while --forget-below ($5) is off.

@@ -16,6 +16,10 @@ type Options struct {
 	Model   string
 	Reembed bool // also replace embeddings helix did not record (e.g. the platform's)
 	Batch   BatchOptions
+	// Complete, when set, runs inside the transaction that writes the
+	// user's embeddings, just before it commits (a queue worker completes
+	// its job there).
+	Complete func(ctx context.Context, tx pgx.Tx) error
 }
 
 // Result counts one user's run.
@@ -169,6 +173,9 @@ func write(ctx context.Context, q db.Querier, user uuid.UUID, o Options, cands [
 			return fmt.Errorf("write embeddings: %w", err)
 		}
 		n = int(tag.RowsAffected())
+		if o.Complete != nil {
+			return o.Complete(ctx, tx)
+		}
 		return nil
 	})
 	return n, err

@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
@@ -72,18 +74,24 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 		lock *db.Lock
 		err  error
 	)
+	if spec.Lock != "" && spec.LockWait == 0 && spec.Check == nil && !spec.RecordSkipped {
+		// A queue worker's path: the lock and the running row in one round trip.
+		lock, run, err := lockAndStart(ctx, pool, spec)
+		if err != nil {
+			return err
+		}
+		return do(ctx, lock, run, fn)
+	}
 	if spec.Lock != "" {
 		lock, err = db.WaitLock(ctx, pool, spec.Lock, spec.LockWait)
 		if err != nil {
 			if db.IsLockHeld(err) && spec.RecordSkipped {
 				if run, e := start(ctx, pool, spec); e == nil {
-					_ = run.finish(ctx, db.RunSkipped, map[string]any{}, err)
-					run.Conn.Release()
+					_ = run.finish(ctx, nil, db.RunSkipped, map[string]any{}, err)
 				}
 			}
 			return err
 		}
-		defer func() { _ = lock.Release(ctx) }()
 		conn = lock.Conn()
 	}
 	if spec.Check != nil {
@@ -92,22 +100,34 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 			q = conn
 		}
 		if err := spec.Check(ctx, q); err != nil {
+			_ = lock.Release(ctx)
 			return err
 		}
 	}
 	run, err := startOn(ctx, pool, conn, spec)
 	if err != nil {
+		_ = lock.Release(ctx)
 		return err
 	}
-	if lock == nil {
-		defer run.Conn.Release()
-	}
+	return do(ctx, lock, run, fn)
+}
+
+// do runs fn in a started run and finishes it.
+func do(ctx context.Context, lock *db.Lock, run *Run, fn func(ctx context.Context, run *Run) (any, error)) error {
+	defer func() {
+		// A panic (River recovers them in workers) must not keep the
+		// connection, and with it the locks, forever.
+		if p := recover(); p != nil {
+			_ = run.finish(ctx, lock, db.RunFailed, nil, fmt.Errorf("panic: %v", p))
+			panic(p)
+		}
+	}()
 	counts, err := fn(ctx, run)
 	status := run.status
 	if status == "" {
 		status = Status(ctx, err)
 	}
-	if ferr := run.finish(ctx, status, counts, err); ferr != nil && err == nil {
+	if ferr := run.finish(ctx, lock, status, counts, err); ferr != nil && err == nil {
 		return ferr
 	}
 	return err
@@ -158,6 +178,39 @@ func startOn(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, spec S
 	return r, nil
 }
 
+// lockAndStart tries spec.Lock and, only when it got it, inserts the running
+// row and takes its run lock, all in one statement on one connection.
+func lockAndStart(ctx context.Context, pool *pgxpool.Pool, spec Spec) (*db.Lock, *Run, error) {
+	p, err := json.Marshal(spec.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var got bool
+	var id *int64
+	err = conn.QueryRow(ctx, `WITH l AS MATERIALIZED (
+			SELECT pg_try_advisory_lock($1) AS got FROM (SELECT set_config('application_name', $2, false)) s),
+		r AS (INSERT INTO job_runs (job, params, started_at, status) SELECT $3, $4, $5, 'running' FROM l WHERE l.got RETURNING id)
+		SELECT l.got, r.id, (SELECT pg_advisory_lock($6::int, (r.id % 2147483648)::int)) FROM l LEFT JOIN r ON true`,
+		db.LockKey(spec.Lock), db.SessionName(spec.Lock), spec.Job, p, spec.Now(), runLockClass).Scan(&got, &id, nil)
+	switch {
+	case err != nil:
+		conn.Release()
+		return nil, nil, err
+	case !got:
+		conn.Release()
+		return nil, nil, db.Held(ctx, pool, spec.Lock)
+	case id == nil:
+		lock := db.HeldLock(conn, spec.Lock)
+		_ = lock.Release(ctx)
+		return nil, nil, errors.New("jobrun: no job_runs row inserted")
+	}
+	return db.HeldLock(conn, spec.Lock), &Run{ID: *id, Conn: conn}, nil
+}
+
 // OKTx records the run as ok inside tx, the transaction that commits the
 // run's results: a process killed after that commit leaves no 'running' row
 // for work that was in fact done. The envelope's own finish rewrites it later.
@@ -170,28 +223,43 @@ func (r *Run) OKTx(ctx context.Context, tx db.Querier, counts any) error {
 	return err
 }
 
-// finish records the outcome and gives the run lock back. The error is
-// stored with every known secret masked (package redact), whatever produced
-// it. It runs even when ctx was cancelled, so an interrupted job is marked as such.
-func (r *Run) finish(ctx context.Context, status string, counts any, jobErr error) error {
+// finish records the outcome and gives the run lock back, and lock (if
+// any) after it, in one round trip; then the run's connection goes back to
+// the pool. The error is stored with every known secret masked (package
+// redact), whatever produced it. It runs even when ctx was cancelled, so an
+// interrupted job is marked as such.
+func (r *Run) finish(ctx context.Context, lock *db.Lock, status string, counts any, jobErr error) error {
 	ctx = context.WithoutCancel(ctx)
 	c, err := json.Marshal(counts)
 	if err != nil {
-		return err
+		c = []byte("null")
 	}
 	var msg *string
 	if jobErr != nil {
 		s := redact.String(jobErr.Error())
 		msg = &s
 	}
-	_, err = r.Conn.Exec(ctx,
-		`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4 WHERE id = $1`,
-		r.ID, status, c, msg)
-	if _, uerr := r.Conn.Exec(ctx, `SELECT pg_advisory_unlock($1::int, ($2 % 2147483648)::int)`, runLockClass, r.ID); uerr != nil {
-		// The session may be broken; closing it frees the lock for certain.
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4 WHERE id = $1`, r.ID, status, c, msg)
+	b.Queue(`SELECT pg_advisory_unlock($1::int, ($2 % 2147483648)::int)`, runLockClass, r.ID)
+	if lock != nil {
+		if ferr := lock.ReleaseWith(ctx, b); ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		return err
+	}
+	br := r.Conn.SendBatch(ctx, b)
+	_, uerr := br.Exec()
+	_, lerr := br.Exec()
+	if cerr := br.Close(); lerr == nil {
+		lerr = cerr
+	}
+	if uerr != nil || lerr != nil {
+		// The session may be broken; closing it frees the run lock for certain.
 		_ = r.Conn.Conn().Close(ctx)
 	}
-	return err
+	r.Conn.Release()
+	return errors.Join(err, uerr)
 }
 
 // Reap marks 'interrupted' every job_runs row left 'running' whose run lock

@@ -114,3 +114,47 @@ func TestLockHeldRecordsSkipped(t *testing.T) {
 		t.Fatalf("%d skipped rows (%v), want 1", n, err)
 	}
 }
+
+// TestLockAndStart: the worker's one-round-trip path takes the lock and the
+// running row together; with the lock held elsewhere it writes no row and
+// says who holds it; afterwards both locks are free.
+func TestLockAndStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	spec := Spec{Job: "unit", Lock: "unit:42", NoReap: true}
+	var id int64
+	err := Do(ctx, pool, spec, func(ctx context.Context, run *Run) (any, error) {
+		id = run.ID
+		if s := status(t, pool, run.ID); s != db.RunRunning {
+			t.Errorf("status %s while running", s)
+		}
+		// Held: a second run of the same unit writes nothing.
+		err := Do(ctx, pool, spec, func(context.Context, *Run) (any, error) {
+			t.Error("ran while the lock was held")
+			return nil, nil
+		})
+		var held *db.ErrLockHeld
+		if !errors.As(err, &held) || held.Job != "unit:42" || held.Holder == "another session" {
+			t.Errorf("held: %v", err)
+		}
+		if n, _ := Reap(ctx, pool); n != 0 {
+			t.Errorf("reaped a live run")
+		}
+		return map[string]int{"n": 1}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs`).Scan(&rows); err != nil || rows != 1 {
+		t.Fatalf("%d job_runs rows (%v), want 1", rows, err)
+	}
+	if s := status(t, pool, id); s != db.RunOK {
+		t.Errorf("status %s", s)
+	}
+	var locks int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&locks); err != nil || locks != 0 {
+		t.Errorf("%d advisory locks left (%v)", locks, err)
+	}
+}

@@ -61,7 +61,7 @@ func storedResult(ctx context.Context, q db.Querier, user uuid.UUID, brief strin
 // replace swaps the user's helix rows of the given types for ps and records
 // the usage, in one transaction: the platform's own rows and other types are
 // untouched, and a failure leaves the previous rows.
-func replace(ctx context.Context, q db.Querier, u usageRow, ps []Pattern, now time.Time) error {
+func replace(ctx context.Context, q db.Querier, u usageRow, ps []Pattern, now time.Time, complete func(context.Context, pgx.Tx) error) error {
 	return db.InTx(ctx, q, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM memory_patterns
 			WHERE user_id = $1 AND generator = $2 AND pattern_type = ANY ($3)`, u.User, Generator, u.Types); err != nil {
@@ -98,6 +98,12 @@ func replace(ctx context.Context, q db.Querier, u usageRow, ps []Pattern, now ti
 				return err
 			}
 		}
-		return insertUsage(ctx, tx, u, now)
+		if err := insertUsage(ctx, tx, u, now); err != nil {
+			return err
+		}
+		if complete != nil {
+			return complete(ctx, tx)
+		}
+		return nil
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/scrub"
@@ -103,6 +104,14 @@ func (s *Synthesizer) Prepare(ctx context.Context, q db.Querier, user uuid.UUID)
 // these types in one transaction with the usage record. A failed user still
 // records what its calls cost. ErrBudget (wrapped) means the call was not made.
 func (s *Synthesizer) User(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64) (UserResult, error) {
+	return s.UserComplete(ctx, q, user, runID, nil)
+}
+
+// UserComplete is User with complete run inside the transaction that writes
+// the user's patterns (or records a reused result), before it commits: a
+// queue worker completes its job there. It is not called when the user has
+// nothing to interpret or the user fails.
+func (s *Synthesizer) UserComplete(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, complete func(ctx context.Context, tx pgx.Tx) error) (UserResult, error) {
 	r := UserResult{UserID: user, Patterns: []Pattern{}}
 	p, err := s.Prepare(ctx, q, user)
 	if err != nil {
@@ -120,6 +129,14 @@ func (s *Synthesizer) User(ctx context.Context, q db.Querier, user uuid.UUID, ru
 	if done {
 		r.Reused, r.StoredPatterns = true, n
 		row.Status, row.Found = "reused", n
+		if complete != nil {
+			return r, db.InTx(ctx, q, func(tx pgx.Tx) error {
+				if err := insertUsage(ctx, tx, row, s.Now()); err != nil {
+					return err
+				}
+				return complete(ctx, tx)
+			})
+		}
 		return r, insertUsage(ctx, q, row, s.Now())
 	}
 
@@ -137,7 +154,7 @@ func (s *Synthesizer) User(ctx context.Context, q db.Querier, user uuid.UUID, ru
 	}
 	r.Patterns, r.StoredPatterns = ps, len(ps)
 	row.Status, row.Found = "ok", len(ps)
-	if err := replace(ctx, q, row, ps, s.Now()); err != nil {
+	if err := replace(ctx, q, row, ps, s.Now(), complete); err != nil {
 		return r, fmt.Errorf("write memory_patterns: %w", err)
 	}
 	return r, nil

@@ -42,6 +42,9 @@ type ImportOptions struct {
 	Actor               string
 	AutoApproveNarrower bool
 	Now                 time.Time
+	// Complete, when set, runs inside the transaction that records the
+	// tools, before it commits (a queue worker completes its job there).
+	Complete func(ctx context.Context, tx pgx.Tx) error
 }
 
 // Change is what Record did with one candidate.
@@ -193,7 +196,7 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "created", State: r.state, Reason: r.reason})
 		}
 		if len(rows) == 0 {
-			return nil
+			return complete(ctx, tx, o)
 		}
 		// Compressing the large manifests with pglz (the default) was most of
 		// the server's time storing them; lz4, where the server has it, is
@@ -259,7 +262,7 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 				}
 			}
 		}
-		return nil
+		return complete(ctx, tx, o)
 	})
 	if err != nil {
 		return nil, err
@@ -583,4 +586,11 @@ func DefaultActor() string {
 		return u
 	}
 	return "unknown"
+}
+
+func complete(ctx context.Context, tx pgx.Tx, o ImportOptions) error {
+	if o.Complete == nil {
+		return nil
+	}
+	return o.Complete(ctx, tx)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/synthesis"
 )
 
@@ -25,10 +26,13 @@ import (
 // workers (`helix worker --queues synthesize`).
 const (
 	QueueSynthesize = "synthesize"
+	// helix schedule (issue 16): fires, and the leader's tick passes
+	QueueSchedule     = schedule.QueueFire
+	QueueScheduleTick = schedule.QueueTick
 )
 
 // Queues is every queue helix puts jobs on.
-var Queues = []string{QueueSynthesize}
+var Queues = append([]string{QueueSynthesize, QueueSchedule, QueueScheduleTick}, jobQueues...)
 
 // whileLive is the uniqueness window: a (kind, user) job is not inserted
 // again while one is pending, scheduled, available, running or retryable.

@@ -23,7 +23,9 @@ import (
 // that knows nothing of buckets. Within a bucket a run keeps a cursor (the
 // last entity and id it read) and walks the index on from there.
 const (
-	buckets    = 64
+	buckets = 64
+	// Buckets is how many partitions the pending changes fall into.
+	Buckets    = buckets
 	bucketExpr = `((hashtext(entity_id) # uuid_hash(user_id)) & 63)`
 	// lockSpace is the first key of the buckets' advisory locks (the second
 	// is the bucket): "SYNC" in ASCII.
@@ -59,11 +61,16 @@ func (cl *claimer) claim(ctx context.Context, tx pgx.Tx, f Filter, limit int) ([
 	var out []claimed
 	for i := 0; i < buckets && len(out) < limit; i++ {
 		b := (cl.cur + i) % buckets
-		if cl.done[b] {
+		if cl.done[b] || f.Bucket != nil && b != *f.Bucket {
 			continue
 		}
-		var locked bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)).Scan(&locked); err != nil {
+		locked := true
+		if f.Bucket != nil {
+			// One partition: wait for a reconciler that holds it to finish its batch.
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)); err != nil {
+				return nil, err
+			}
+		} else if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)).Scan(&locked); err != nil {
 			return nil, err
 		}
 		if !locked {
@@ -90,6 +97,17 @@ func (cl *claimer) claim(ctx context.Context, tx pgx.Tx, f Filter, limit int) ([
 		out = append(out, cs...)
 	}
 	return out, nil
+}
+
+// PendingBuckets lists the partitions that have pending changes matching f
+// (f.Bucket is ignored): `sync reconcile --enqueue` queues one job per partition.
+func PendingBuckets(ctx context.Context, q db.Querier, f Filter) ([]int, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT `+bucketExpr+` FROM sync_changes
+		WHERE processed_at IS NULL AND ($1 = '' OR entity_type = $1) AND ($2::uuid IS NULL OR user_id = $2) ORDER BY 1`, f.EntityType, f.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int])
 }
 
 // advance moves the cursors of the buckets of cs past them, once their

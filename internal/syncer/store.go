@@ -49,6 +49,10 @@ func Enqueue(ctx context.Context, q db.Querier, ps []Pending) (int64, error) {
 type Filter struct {
 	EntityType string     // "" for all
 	UserID     *uuid.UUID // nil for all
+	// Bucket, when set, reconciles only that partition of the entities
+	// (0 to Buckets-1), waiting for its lock rather than passing it over:
+	// the unit of a `sync reconcile --enqueue` job.
+	Bucket *int
 }
 
 // Counts is what a reconcile run did.

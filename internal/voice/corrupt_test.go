@@ -66,7 +66,11 @@ func TestDamagedFilesFail(t *testing.T) {
 		{"webm truncated", "speech-voip.webm", cut(0.6), "truncated", false},
 		{"webm corrupt header", "speech-voip.webm", cut(0.01), "", false},
 		{"unknown bytes", "speech.flac", put(0, 'J', 'U', 'N', 'K'), "not a recognised audio format", false},
-		{"m4a truncated", "speech.m4a", cut(0.6), "", true},
+		{"m4a truncated", "speech.m4a", cut(0.6), "truncated", false},
+		{"m4a corrupt frame", "speech-aac-16k-stereo.m4a", flip(0.3, 64), "corrupt", false},
+		{"m4a no moov", "speech.m4a", func(b []byte) []byte { return bytes.Replace(b, []byte("moov"), []byte("free"), 1) }, "corrupt: no moov", false},
+		{"aac truncated", "speech-aac-22k.aac", cut(0.6), "truncated", false},
+		{"aac corrupt frame", "speech-aac-22k.aac", flip(0.5, 64), "corrupt", false},
 		{"vorbis truncated", "speech.ogg", cut(0.6), "truncated", false},
 		{"vorbis corrupt", "speech.ogg", flip(0.5, 64), "CRC", false},
 	}
@@ -88,16 +92,60 @@ func TestDamagedFilesFail(t *testing.T) {
 	}
 }
 
+// heAAC returns a copy of the 44.1 kHz mono M4A fixture whose
+// AudioSpecificConfig says HE-AAC (object type 5, SBR at 88.2 kHz over the
+// AAC-LC core) instead of AAC-LC; ffmpeg decodes it (at 88.2 kHz).
+func heAAC(t *testing.T) string {
+	return damage(t, "speech.m4a", func(b []byte) []byte {
+		i := bytes.Index(b, []byte{0x05, 0x80, 0x80, 0x80, 0x05, 0x12, 0x08})
+		if i < 0 {
+			t.Fatal("no AudioSpecificConfig 12 08 in speech.m4a")
+		}
+		copy(b[i+5:], []byte{0x2A, 0x08, 0x88, 0, 0}) // 5, 44.1 kHz, mono, ext. 88.2 kHz, core 2
+		return b
+	})
+}
+
 func TestFFmpegMissing(t *testing.T) {
+	he := heAAC(t)
 	t.Setenv("PATH", t.TempDir()) // no ffmpeg here
-	for file, name := range map[string]string{"speech.m4a": "M4A/AAC", "speech.ogg": "Ogg Vorbis"} {
-		_, err := Open(filepath.Join(fixtures, file))
+	for file, name := range map[string]string{he: "M4A/AAC (unsupported AAC stream: HE-AAC (SBR/PS))", filepath.Join(fixtures, "speech.ogg"): "Ogg Vorbis"} {
+		_, err := Open(file)
 		if !errors.Is(err, ErrNeedFFmpeg) {
 			t.Fatalf("%s without ffmpeg: %v, want ErrNeedFFmpeg", file, err)
 		}
 		if !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "install ffmpeg") {
 			t.Errorf("%s: error %q should name %s and say to install ffmpeg", file, err, name)
 		}
+	}
+}
+
+// TestAACWithoutFFmpeg: AAC-LC in M4A and ADTS decodes with no ffmpeg on PATH.
+func TestAACWithoutFFmpeg(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, file := range []string{"speech.m4a", "speech-aac-48k-stereo.m4a", "speech-aac-22k.aac"} {
+		x, info, err := Samples(open(filepath.Join(fixtures, file)))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(x) < 16000*3 || info.Format != M4A && info.Format != AAC {
+			t.Errorf("%s: %d samples, %+v", file, len(x), info)
+		}
+	}
+}
+
+// TestHEAACGoesToFFmpeg: a stream the native decoder does not take is decoded by ffmpeg.
+func TestHEAACGoesToFFmpeg(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("SKIPPED: ffmpeg is not on PATH; apt-get install ffmpeg")
+	}
+	s, err := Open(heAAC(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.(*ffmpegSource); !ok {
+		t.Errorf("HE-AAC opened as %T, want ffmpeg's", s)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 var formatNames = map[Format]string{
-	M4A: "M4A/AAC", OggOther: "Ogg Vorbis", Matroska: "WebM/Matroska with a codec other than Opus",
+	M4A: "M4A/AAC", AAC: "ADTS AAC", OggOther: "Ogg Vorbis", Matroska: "WebM/Matroska with a codec other than Opus",
 }
 
 // ffmpegSource decodes formats that have no pure-Go decoder by running
@@ -26,10 +26,16 @@ type ffmpegSource struct {
 	path   string
 }
 
-func newFFmpeg(path string, format Format) (Source, error) {
+// why, when not empty, says why a format that usually decodes natively
+// needs ffmpeg (e.g. "unsupported AAC stream: HE-AAC (SBR)").
+func newFFmpeg(path string, format Format, why string) (Source, error) {
 	bin, err := exec.LookPath("ffmpeg")
 	if err != nil {
-		return nil, fmt.Errorf("%s has no built-in decoder: install ffmpeg (e.g. apt-get install ffmpeg) and put it on PATH: %w", formatNames[format], ErrNeedFFmpeg)
+		what := formatNames[format]
+		if why != "" {
+			what += " (" + why + ")"
+		}
+		return nil, fmt.Errorf("%s has no built-in decoder: install ffmpeg (e.g. apt-get install ffmpeg) and put it on PATH: %w", what, ErrNeedFFmpeg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", path,

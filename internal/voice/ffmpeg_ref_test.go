@@ -35,9 +35,9 @@ func readAll(t *testing.T, s Source) []float32 {
 // 1024 for AAC) of ffmpeg's and of the spoken master (plus the end padding
 // ffmpeg's AAC encoder does not record), and a correlation ≥ 0.999 at lag 0
 // (so the encoder delay is trimmed as ffmpeg trims it).
-// Today helix decodes M4A through ffmpeg, so for M4A this guards the plumbing
-// (channels, rates, trimming); it is the acceptance test a native AAC decoder
-// has to pass.
+// helix decodes AAC-LC natively (internal/voice/aac), from M4A and from ADTS;
+// ffmpeg does not trim ADTS, whose header records no encoder delay, so neither
+// does helix.
 func TestMatchesFFmpegDecode(t *testing.T) {
 	ffmpeg, err := exec.LookPath("ffmpeg")
 	if err != nil {
@@ -60,6 +60,8 @@ func TestMatchesFFmpegDecode(t *testing.T) {
 		{"speech-aac-44k-stereo.m4a", M4A, 44100, 2, 1024},
 		{"speech-aac-48k-mono.m4a", M4A, 48000, 1, 1024},
 		{"speech-aac-48k-stereo.m4a", M4A, 48000, 2, 1024},
+		{"speech-aac-22k.aac", AAC, 22050, 1, 1024},
+		{"speech-aac-16k-stereo-frag.m4a", M4A, 16000, 2, 1024},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			path := filepath.Join(fixtures, c.file)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/voice/stt"
@@ -28,6 +29,9 @@ type JobOptions struct {
 	Force       bool // transcribe again audio the user already has, replacing the row
 	Concurrency int
 	Now         func() time.Time
+	// Complete, when set, runs inside the transaction that stores the
+	// recording, before it commits (a queue worker completes its job there).
+	Complete func(ctx context.Context, tx pgx.Tx) error
 }
 
 // File statuses.
@@ -77,7 +81,7 @@ func Transcribe(ctx context.Context, q db.Querier, files []string, opts JobOptio
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			res[i] = transcribeOne(ctx, q, f, opts)
+			res[i] = TranscribeOne(ctx, q, f, opts)
 			if done != nil {
 				done(res[i])
 			}
@@ -87,7 +91,9 @@ func Transcribe(ctx context.Context, q db.Querier, files []string, opts JobOptio
 	return res
 }
 
-func transcribeOne(ctx context.Context, q db.Querier, path string, opts JobOptions) FileResult {
+// TranscribeOne transcribes and stores one recording: the unit of
+// `voice transcribe`, in-process and on a queue worker.
+func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptions) FileResult {
 	r := FileResult{File: path, Status: StatusFailed}
 	fail := func(kind string, err error) FileResult {
 		r.Kind, r.Error = kind, err.Error()
@@ -138,7 +144,18 @@ func transcribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	if opts.StoreAudio {
 		rec.Audio = wav
 	}
-	stored, err := Save(context.WithoutCancel(ctx), q, rec, opts.Force)
+	var stored bool
+	if opts.Complete != nil {
+		err = db.InTx(context.WithoutCancel(ctx), q, func(tx pgx.Tx) error {
+			var err error
+			if stored, err = Save(ctx, tx, rec, opts.Force); err != nil {
+				return err
+			}
+			return opts.Complete(ctx, tx)
+		})
+	} else {
+		stored, err = Save(context.WithoutCancel(ctx), q, rec, opts.Force)
+	}
 	if err != nil {
 		return fail(dbKind(err), fmt.Errorf("store %s: %w", path, err))
 	}

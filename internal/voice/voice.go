@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/helixhq/helix/internal/voice/aac"
 )
 
 // Format is an audio container and codec, detected from the file's bytes.
@@ -25,6 +27,7 @@ const (
 	OggOther Format = "ogg-vorbis"
 	Matroska Format = "matroska" // WebM/Matroska whose audio is not Opus
 	M4A      Format = "m4a"
+	AAC      Format = "aac" // ADTS
 )
 
 // Info describes a decoded stream.
@@ -62,16 +65,28 @@ func Detect(head []byte) (Format, error) {
 		return WebMOpus, nil // the codec is checked when the tracks are read
 	case len(head) >= 8 && string(head[4:8]) == "ftyp":
 		return M4A, nil
+	case aac.IsADTS(head):
+		return AAC, nil
 	case len(head) >= 3 && string(head[:3]) == "ID3":
 		return MP3, nil
 	case len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0 && head[1]&0x06 == 0x02:
 		return MP3, nil // MPEG audio layer III frame sync
 	}
-	return "", errors.New("not a recognised audio format (WAV, MP3, FLAC, WebM/Opus, Ogg/Opus, Ogg Vorbis, M4A)")
+	return "", errors.New("not a recognised audio format (WAV, MP3, FLAC, WebM/Opus, Ogg/Opus, Ogg Vorbis, M4A, AAC)")
 }
 
 // Open detects the format of the file at path and returns a Source decoding it.
-func Open(path string) (Source, error) {
+func Open(path string) (Source, error) { return openFile(path, true) }
+
+// openFile is Open; with ffmpegOK false, formats that need ffmpeg fail with
+// ErrNeedFFmpeg instead of starting it (the fuzz targets use that).
+func openFile(path string, ffmpegOK bool) (Source, error) {
+	viaFFmpeg := func(format Format, why string) (Source, error) {
+		if !ffmpegOK {
+			return nil, fmt.Errorf("%s: %w", formatNames[format], ErrNeedFFmpeg)
+		}
+		return newFFmpeg(path, format, why)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -107,6 +122,13 @@ func Open(path string) (Source, error) {
 		src, err = newOggOpus(bufio.NewReaderSize(fh, 64<<10), fh)
 	case WebMOpus:
 		src, err = newWebM(fh, path)
+	case M4A, AAC:
+		src, err = newAAC(fh, format)
+		if errors.Is(err, aac.ErrUnsupported) {
+			// HE-AAC and the rarer AAC flavours: ffmpeg decodes them
+			fh.Close()
+			return viaFFmpeg(format, err.Error())
+		}
 	case OggOther:
 		// ffmpeg decodes a truncated or damaged Ogg file without complaint: check its pages first
 		err = checkOgg(bufio.NewReaderSize(fh, 64<<10))
@@ -114,10 +136,10 @@ func Open(path string) (Source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", formatNames[format], err)
 		}
-		return newFFmpeg(path, format)
+		return viaFFmpeg(format, "")
 	default:
 		fh.Close()
-		return newFFmpeg(path, format)
+		return viaFFmpeg(format, "")
 	}
 	if err != nil {
 		fh.Close()

@@ -146,7 +146,7 @@ func newWebM(f *os.File, path string) (Source, error) {
 	}
 	if track.CodecID != "A_OPUS" {
 		f.Close()
-		return newFFmpeg(path, Matroska)
+		return newFFmpeg(path, Matroska, "")
 	}
 	h, err := parseOpusHead(track.CodecPrivate)
 	if err != nil {

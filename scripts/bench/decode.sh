@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Decode speed of helix next to ffmpeg on the same files, in one run: a
 # 10-minute 128 kbit/s stereo MP3 and an AAC-LC M4A of the same audio.
-# helix decodes MP3 natively (internal/third_party/gomp3); M4A/AAC still goes
-# through ffmpeg, so its helix figure is ffmpeg plus helix's WAV reader.
+# helix decodes both natively: MP3 with internal/third_party/gomp3, AAC-LC
+# with internal/voice/aac (helix runs here with an empty PATH, so ffmpeg
+# cannot be underneath).
 # Each tool runs ROUNDS times, interleaved; CPU is user+sys of the whole
 # process (GNU time). On a shared machine compare CPU, not wall.
 # Needs: go, sox, ffmpeg, GNU time, bc (apt-get install -y sox ffmpeg time bc).
@@ -14,6 +15,7 @@ rounds=${ROUNDS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/measure" ./scripts/bench/resample
+mkdir "$work/nopath" # helix runs with this PATH: no ffmpeg to fall back on
 
 sox -n -r 44100 -c 2 -b 16 "$work/long.wav" synth "$((mins * 60))" pinknoise sine 440 vol 0.3
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$work/long.wav" -c:a libmp3lame -b:a 128k "$work/long.mp3"
@@ -33,7 +35,7 @@ for f in mp3 m4a; do
 done
 for r in $(seq "$rounds"); do
   for f in mp3 m4a; do
-    read -r hw hc < <(run "$work/measure" decode "$work/long.$f")
+    read -r hw hc < <(run env PATH="$work/nopath" "$work/measure" decode "$work/long.$f")
     read -r fw fc < <(run ffmpeg -nostdin -hide_banner -loglevel error -i "$work/long.$f" -f f32le -y /dev/null)
     echo "$hw $hc" >>"$work/helix-$f"
     echo "$fw $fc" >>"$work/ffmpeg-$f"

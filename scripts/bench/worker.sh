@@ -2,18 +2,24 @@
 # helix worker (River) against the in-process pool on the same data: U users ×
 # M memories (default 100,000 × 10 = 1M rows). Prints, side by side:
 #   in-process  `synthesize --all-users --concurrency 1` and `--concurrency C`
-#   workers     enqueue, then 1, 2 and 4 `helix worker --once --concurrency 1`
-# and the queue's overhead per job: (1 worker − in-process, both one at a
-# time) / U, against the per-user work (in-process / U). Goal: ≤ 5 %.
-# Usage: scripts/bench/worker.sh [USERS] [MEMORIES_PER_USER]
+#   workers     enqueue, then 1 and 2 (WORKERS="1 2 4" for more) `helix worker
+#               --once --concurrency WC` processes (WC: WORKER_CONCURRENCY, default 1)
+# with wall time and the helix processes' CPU time (user+sys, GNU time), and
+# the queue's overhead per job: (1 worker − in-process, both one at a time) / U,
+# in wall and in helix CPU, against the per-user work (in-process / U) at the
+# same concurrency as one worker process.
+# Goal: ≤ 5 %. The database server's CPU is not separated (it is shared).
+# Usage: scripts/bench/worker.sh [USERS] [MEMORIES_PER_USER]   (HELIX_BIN: a built binary)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 U=${1:-100000} M=${2:-10}
+WC=${WORKER_CONCURRENCY:-1}
+WORKERS=${WORKERS:-1 2}
 SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 DB=helix_wbench_$$
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null' EXIT
-CGO_ENABLED=0 go build -o "$dir/helix" ./cmd/helix
+trap 'rm -rf "$dir"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1' EXIT
+if [ -n "${HELIX_BIN:-}" ]; then cp "$HELIX_BIN" "$dir/helix"; else CGO_ENABLED=0 go build -o "$dir/helix" ./cmd/helix; fi
 psql "$SERVER" -qc "CREATE DATABASE $DB" >/dev/null
 url=$(python3 -c 'import sys,urllib.parse as u; p=u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$SERVER" "$DB")
 export DATABASE_URL=$url HELIX_DB_MAX_CONNS=16
@@ -27,31 +33,47 @@ psql "$url" -qc "INSERT INTO memories (id, user_id, type, content, emotional_val
          timestamptz '2026-01-01' + (u % 97) * interval '1 hour' + k * interval '1 day'
   FROM generate_series(1, $U) u, generate_series(1, $M) k; ANALYZE memories"
 
-reset() { psql "$url" -qc "TRUNCATE memory_synthesis, job_runs; DELETE FROM river_job" >/dev/null; }
-secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>>"$dir/err" || { cat "$dir/err" >&2; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
+reset() { psql "$url" -qc "TRUNCATE memory_synthesis, job_runs, helix_synthesis_state; DELETE FROM river_job" >/dev/null; }
+# timed CMD...: runs CMD under GNU time; prints "wall cpu" (seconds).
+timed() {
+  /usr/bin/time -f '%e %U %S' -o "$dir/t" "$@" >/dev/null 2>>"$dir/err" || { cat "$dir/err" >&2; exit 1; }
+  awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$dir/t"
+}
 P="--min-cluster-size 2 --min-confidence 0"
+C=$(nproc); [ "$WC" -gt 1 ] && C=$WC   # the in-process pool at the workers' concurrency
 
-reset; in1=$(secs "$dir/helix" synthesize --all-users --concurrency 1 $P)
-C=$(nproc)
-reset; inC=$(secs "$dir/helix" synthesize --all-users --concurrency "$C" $P)
-printf '%-34s %8.1f s  %7.0f users/s\n' "in-process, concurrency 1" "$in1" "$(echo "$U / $in1" | bc -l)"
-printf '%-34s %8.1f s  %7.0f users/s\n' "in-process, concurrency $C" "$inC" "$(echo "$U / $inC" | bc -l)"
-declare -A W
-for n in 1 2 4; do
+reset; read -r in1 cin1 < <(timed "$dir/helix" synthesize --all-users --full --concurrency 1 $P)
+reset; read -r inC cinC < <(timed "$dir/helix" synthesize --all-users --full --concurrency "$C" $P)
+printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s\n' "in-process, concurrency 1" "$in1" "$cin1" "$(echo "$U / $in1" | bc -l)"
+printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s\n' "in-process, concurrency $C" "$inC" "$cinC" "$(echo "$U / $inC" | bc -l)"
+declare -A W CW
+for n in $WORKERS; do
   reset
-  enq=$(secs "$dir/helix" synthesize --all-users --enqueue $P)
+  read -r enq _ < <(timed "$dir/helix" synthesize --all-users --full --enqueue $P)
   start=$(date +%s.%N)
   pids=()
-  for _ in $(seq "$n"); do
-    "$dir/helix" worker --once --concurrency 1 --poll-interval 100ms >/dev/null 2>>"$dir/err" & pids+=($!)
+  for i in $(seq "$n"); do
+    /usr/bin/time -f '%e %U %S' -o "$dir/w$i" "$dir/helix" worker --once --concurrency "$WC" --queues synthesize --poll-interval 100ms >/dev/null 2>>"$dir/err" & pids+=($!)
   done
-  for p in "${pids[@]}"; do wait "$p"; done
+  for p in "${pids[@]}"; do wait "$p" || { cat "$dir/err" >&2; exit 1; }; done
   W[$n]=$(echo "$(date +%s.%N) - $start" | bc -l)
+  CW[$n]=$(cat "$dir"/w* | awk '{s += $2 + $3} END {printf "%.3f", s}')
+  rm -f "$dir"/w*
   done_jobs=$(psql "$url" -tAc "SELECT count(*) FROM river_job WHERE state = 'completed'")
-  printf '%-34s %8.1f s  %7.0f users/s  (enqueue %.1f s, %s jobs completed)\n' "$n worker(s), concurrency 1 each" "${W[$n]}" "$(echo "$U / ${W[$n]}" | bc -l)" "$enq" "$done_jobs"
+  printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s  (enqueue %.1f s, %s jobs completed)\n' "$n worker(s), concurrency $WC each" "${W[$n]}" "${CW[$n]}" "$(echo "$U / ${W[$n]}" | bc -l)" "$enq" "$done_jobs"
   [ "$done_jobs" -eq "$U" ] || { echo "not every job completed" >&2; exit 1; }
 done
-per_user=$(echo "$in1 / $U * 1000" | bc -l)
-overhead=$(echo "(${W[1]} - $in1) / $U * 1000" | bc -l)
-printf 'per-user work %.3f ms; queue overhead per job %.3f ms = %.1f %% (goal <= 5 %%)\n' "$per_user" "$overhead" "$(echo "$overhead / $per_user * 100" | bc -l)"
-printf 'estimate for 1,000,000 users: %.0f s with one worker process at concurrency 1, /N for N cores of workers\n' "$(echo "${W[1]} / $U * 1000000" | bc -l)"
+first=${WORKERS%% *}
+# One worker process against the in-process pool at the same concurrency.
+inW=$in1 cinW=$cin1
+[ "$WC" -gt 1 ] && inW=$inC cinW=$cinC
+per_user=$(echo "$inW / $U * 1000" | bc -l)
+per_user_cpu=$(echo "$cinW / $U * 1000" | bc -l)
+overhead=$(echo "(${W[$first]} - $inW) / $U * 1000" | bc -l)
+overhead_cpu=$(echo "(${CW[$first]} - $cinW) / $U * 1000" | bc -l)
+printf 'per-user work (in-process, concurrency %s) %.3f ms wall, %.3f ms helix cpu\n' "$( [ "$WC" -gt 1 ] && echo "$C" || echo 1)" "$per_user" "$per_user_cpu"
+printf 'queue overhead per job (%s worker, concurrency %s): %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n' \
+  "$first" "$WC" "$overhead" "$(echo "$overhead / $per_user * 100" | bc -l)" "$overhead_cpu" "$(echo "$overhead_cpu / $per_user_cpu * 100" | bc -l)"
+printf 'estimate for 1,000,000 users: %.0f s of worker wall at %s worker(s) × concurrency %s; %.0f s of helix cpu in all\n' \
+  "$(echo "${W[$first]} / $U * 1000000" | bc -l)" "$first" "$WC" "$(echo "${CW[$first]} / $U * 1000000" | bc -l)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -12,6 +12,7 @@ import (
 	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/queue"
 )
 
 // NewCmdCatalog is the `catalog` group.
@@ -67,6 +68,11 @@ func (o *NetOptions) fetchOptions(version, etag string) catalog.FetchOptions {
 		ETag:      etag,
 		UserAgent: "helix/" + version,
 	}
+}
+
+// queued are the settings as a queued job carries them.
+func (o *NetOptions) queued() queue.Net {
+	return queue.Net{AllowPrivate: o.AllowPrivate, Timeout: o.Timeout, MaxBytes: o.MaxBytes, Retries: o.Retries, Backoff: o.Backoff}
 }
 
 // download fetches and parses source, mapping failures to exit codes: a

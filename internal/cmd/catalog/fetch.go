@@ -16,6 +16,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/queue"
 )
 
 // FetchOptions are the inputs of `catalog fetch`.
@@ -25,6 +26,7 @@ type FetchOptions struct {
 	Source    string
 	Providers []string
 	Out       string
+	Enqueue   bool
 	Net       NetOptions
 }
 
@@ -58,12 +60,20 @@ EXAMPLES
   helix catalog fetch
   helix catalog fetch --only-provider openai,anthropic,google --out catalog.json
   helix catalog fetch --source ./api.json --output json
+  helix catalog fetch --enqueue               # then: helix worker --queues catalog
+
+--enqueue queues the fetch as one job for helix worker (not queued again
+while one for the same source and providers is pending) and returns at
+once; it cannot be combined with --out (the file would be the worker's).
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Net.validate(); err != nil {
 				return err
+			}
+			if opts.Enqueue && opts.Out != "" {
+				return cmdutil.FlagErrorf("--enqueue and --out cannot be used together")
 			}
 			if opts.Source == "" {
 				cfg, err := f.Config()
@@ -91,6 +101,7 @@ EXAMPLES
 	cmdutil.Alias(cmd.Flags(), "only-provider", "provider")
 	_ = cmd.RegisterFlagCompletionFunc("only-provider", cmdutil.CompleteColumn(f, "model_catalog_models", "provider", false))
 	cmd.Flags().StringVar(&opts.Out, "out", "", "also write the stored snapshot to this file")
+	cmd.Flags().BoolVar(&opts.Enqueue, "enqueue", false, "queue the fetch as a job for helix worker and return at once")
 	addNetFlags(cmd, &opts.Net)
 	return cmd
 }
@@ -110,6 +121,17 @@ func fetchRun(ctx context.Context, opts *FetchOptions) error {
 	f := opts.F
 	pool, err := f.DB(ctx)
 	if err != nil {
+		return err
+	}
+	if opts.Enqueue {
+		res, err := queue.Insert(ctx, pool, []queue.CatalogFetchArgs{{Source: opts.Source, Providers: opts.Providers, Net: opts.Net.queued()}})
+		if err != nil {
+			return err
+		}
+		if f.Global.JSON() {
+			return cmdutil.WriteJSON(opts.IO.Out, res)
+		}
+		_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
 		return err
 	}
 	params := map[string]any{"source": opts.Source, "providers": opts.Providers, "out": opts.Out}
@@ -143,47 +165,28 @@ func fetchRun(ctx context.Context, opts *FetchOptions) error {
 }
 
 func fetchAndStore(ctx context.Context, opts *FetchOptions, pool db.Querier) (*FetchResult, error) {
-	pinned, err := catalog.Pinned(ctx, pool)
-	if err != nil && !errors.Is(err, catalog.ErrNoSnapshot) {
+	res, err := catalog.Update(ctx, pool, catalog.UpdateOptions{Source: opts.Source, Providers: opts.Providers,
+		Fetch: opts.Net.fetchOptions(opts.F.AppVersion, ""), Now: opts.F.Now()})
+	var se *catalog.SourceError
+	switch {
+	case errors.As(err, &se) && se.Permanent:
+		return nil, cmdutil.InputError(err)
+	case errors.As(err, &se):
+		return nil, cmdutil.UnavailableError(err)
+	case err != nil:
 		return nil, err
 	}
-	etag := ""
-	if err == nil && pinned.Source == opts.Source && slices.Equal(pinned.ProviderFilter, opts.Providers) {
-		etag = pinned.ETag
-	}
-	fetched, cat, err := download(ctx, opts.Source, opts.Net.fetchOptions(opts.F.AppVersion, etag))
-	if err != nil {
-		return nil, err
-	}
-	if fetched.NotModified {
-		res := &FetchResult{StoreResult: catalog.StoreResult{Snapshot: pinned}, NotModified: true}
-		if opts.Out != "" {
-			if cat, err = catalog.Load(ctx, pool, pinned.ID); err != nil {
-				return nil, err
-			}
-			return res, writeFile(opts.Out, cat)
+	cat := res.Catalog
+	if opts.Out != "" && res.NotModified {
+		if cat, err = catalog.Load(ctx, pool, res.Snapshot.ID); err != nil {
+			return nil, err
 		}
-		return res, nil
 	}
-	cat, missing := cat.Filter(opts.Providers)
-	if len(missing) > 0 {
-		return nil, cmdutil.InputError(fmt.Errorf("%s has no provider %s (it has %d providers: see helix catalog show)",
-			opts.Source, strings.Join(missing, ", "), len(cat)+len(missing)))
-	}
-	st, err := catalog.Store(ctx, pool, catalog.Snapshot{
-		Source:         opts.Source,
-		FetchedAt:      opts.F.Now(),
-		ProviderFilter: opts.Providers,
-		ETag:           fetched.ETag,
-	}, cat)
-	if err != nil {
-		return nil, fmt.Errorf("store catalog snapshot: %w", err)
-	}
-	res := &FetchResult{StoreResult: st}
+	out := &FetchResult{StoreResult: res.StoreResult, NotModified: res.NotModified}
 	if opts.Out != "" {
-		return res, writeFile(opts.Out, cat)
+		return out, writeFile(opts.Out, cat)
 	}
-	return res, nil
+	return out, nil
 }
 
 // writeFile writes the snapshot through a temporary file, so a reader never sees half of it.

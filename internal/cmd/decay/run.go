@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -13,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/decay"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 )
 
 // RunOptions are the inputs of `decay run`.
@@ -20,9 +22,10 @@ type RunOptions struct {
 	IO *iostreams.IOStreams
 	F  *cmdutil.Factory
 	jobFlags
-	At     string
-	Full   bool
-	atTime time.Time
+	At      string
+	Full    bool
+	Enqueue bool
+	atTime  time.Time
 }
 
 // NewCmdRun computes retention once.
@@ -60,6 +63,13 @@ EXAMPLES
   helix decay run --at 2026-11-01T12:00:00Z --forget-below 0.05
   helix decay run --full --forget-below 0.05
   helix decay run --user-id 6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a --output json
+  helix decay run --enqueue --forget-below 0.05 && helix worker --queues decay --once
+
+--enqueue queues one job per key range of --chunk-size rows for helix worker
+and returns at once: a full run over the scope as of --at (default: now),
+split across the workers (each range commits with its job). It takes no
+decay lock and records no incremental state, so the next in-process run
+after it is full.
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -82,6 +92,7 @@ EXAMPLES
 	}
 	cmd.Flags().StringVar(&opts.At, "at", "", "compute retention as of this instant (RFC 3339 or YYYY-MM-DD; default now)")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "recompute every row, not only new, accessed and due ones")
+	cmd.Flags().BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per id range (a full run) for helix worker and return at once")
 	opts.add(cmd)
 	return cmd
 }
@@ -105,6 +116,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Enqueue {
+		return enqueue(ctx, opts, pool, o)
+	}
 	var bar *progress.Reporter
 	o.OnStart = func(_ string, chunks int) {
 		bar = progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), f.Global.JSON()), o.Log, "decay", chunks)
@@ -119,6 +133,28 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return cmdutil.WriteJSON(opts.IO.Out, res)
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, summary(res))
+	return err
+}
+
+// enqueue queues one decay job per id range of the scope; a range whose job
+// is still pending or running is not queued twice.
+func enqueue(ctx context.Context, opts *RunOptions, pool *pgxpool.Pool, o decay.Options) error {
+	rs, err := decay.Ranges(ctx, pool, o)
+	if err != nil {
+		return err
+	}
+	args := make([]queue.DecayArgs, len(rs))
+	for i, r := range rs {
+		args[i] = queue.DecayArgs{Range: r, UserID: o.UserID, At: o.At.UTC(), ForgetBelow: o.ForgetBelow, Memory: o.Memory, Layers: o.Layers}
+	}
+	res, err := queue.Insert(ctx, pool, args)
+	if err != nil {
+		return err
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
 	return err
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -45,6 +46,7 @@ type Options struct {
 	BatchTokens    int
 	MaxInputTokens int
 	Concurrency    int
+	Enqueue        bool
 
 	user uuid.UUID
 }
@@ -89,6 +91,11 @@ EXAMPLES
   HELIX_EMBED_BASE_URL=http://localhost:11434/v1 helix embed --user-id 6f1c… --model nomic-embed-text
   OPENAI_API_KEY=sk-… helix embed --all-users --concurrency 8
   helix embed --user-id 6f1c… --reembed --output json
+  helix embed --all-users --enqueue          # one job per user; then: helix worker --queues embed
+
+--enqueue queues one job per user with pending rows for helix worker and
+returns at once; the worker's own embed.* settings reach the provider, so
+the enqueuing host needs none.
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -112,6 +119,7 @@ EXAMPLES
 	fl.IntVar(&opts.BatchTokens, "batch-tokens", 100000, "estimated tokens per request")
 	fl.IntVar(&opts.MaxInputTokens, "max-input-tokens", 8191, "cut an input estimated longer than this before sending it")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once")
 	return cmd
 }
 
@@ -185,6 +193,9 @@ type FailedUser struct {
 }
 
 func embedRun(ctx context.Context, opts *Options) error {
+	if opts.Enqueue {
+		return enqueue(ctx, opts)
+	}
 	start := time.Now()
 	cfg, err := opts.Config()
 	if err != nil {
@@ -283,6 +294,35 @@ func embedRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	return runErr
+}
+
+// enqueue queues one embed job per user with pending rows; a user whose job
+// is still pending or running is not queued twice.
+func enqueue(ctx context.Context, opts *Options) error {
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return err
+	}
+	users := []uuid.UUID{opts.user}
+	if opts.AllUsers {
+		if users, err = embed.UsersPending(ctx, pool, opts.Model, opts.Reembed); err != nil {
+			return err
+		}
+	}
+	args := make([]queue.EmbedArgs, len(users))
+	for i, u := range users {
+		args[i] = queue.EmbedArgs{UserID: u, Model: opts.Model, Reembed: opts.Reembed, BatchSize: opts.BatchSize,
+			BatchTokens: opts.BatchTokens, MaxInputTokens: opts.MaxInputTokens, Concurrency: opts.Concurrency}
+	}
+	res, err := queue.Insert(ctx, pool, args)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
+	return err
 }
 
 // classify maps a provider that could not be reached to exit 4.

@@ -20,6 +20,7 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -54,6 +55,7 @@ type ImportOptions struct {
 	ExpansionBudget     int
 	Deadline            time.Duration
 	MemoryLimit         string
+	Enqueue             bool
 }
 
 // NewCmdImport reads manifests and OpenAPI documents into tool_manifests.
@@ -97,6 +99,12 @@ EXAMPLES
   helix manifest import https://example.com/openapi.json --include listPets --output json
   helix manifest import weather-1.1.yaml --auto-approve-narrower --by alice
   helix manifest import petstore-v2.json --namespace petstore_v2
+  helix manifest import https://example.com/openapi.json --enqueue   # then: helix worker --queues manifest
+
+--enqueue queues one job per URL (files and stdin cannot be queued: the
+worker would not see them) for helix worker and returns at once. The
+worker fetches, converts and records each document on its own, with its
+own manifest.max-* limits; a URL whose job is pending is not queued twice.
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.MinimumNArgs(1),
@@ -125,8 +133,21 @@ EXAMPLES
 					return cmdutil.FlagErrorf("invalid --tool-timeout %q: use a duration such as 30s", opts.ToolTimeout)
 				}
 			}
+			if opts.Enqueue {
+				if opts.DryRun {
+					return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
+				}
+				for _, t := range opts.Targets {
+					if !manifest.IsURL(t) {
+						return cmdutil.FlagErrorf("--enqueue takes URLs only, not %q: a worker cannot read this host's files", t)
+					}
+				}
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Enqueue {
+				return enqueue(cmd.Context(), opts)
 			}
 			return importRun(cmd.Context(), opts)
 		},
@@ -147,6 +168,7 @@ EXAMPLES
 	fl.DurationVar(&opts.Deadline, "deadline", 2*time.Minute, "longest conversion of one OpenAPI document")
 	fl.StringVar(&opts.MemoryLimit, "memory-limit", "384MiB", "soft limit of the heap while importing, so that the garbage collector keeps a large import's memory near its live size (0: none; GOMEMLIMIT wins)")
 	fl.StringVar(&opts.ToolTimeout, "tool-timeout", "30s", "permissions.timeout given to tools built from OpenAPI operations")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per URL for helix worker and return at once")
 	return cmd
 }
 
@@ -258,6 +280,31 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		cmdutil.Fprintf(opts.IO.ErrOut, "%d created, %d unchanged\n", res.Created, res.Unchanged)
 	}
 	return nil
+}
+
+// enqueue queues one manifest_import job per URL.
+func enqueue(ctx context.Context, opts *ImportOptions) error {
+	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return OpenError(err)
+	}
+	args := make([]queue.ManifestImportArgs, len(opts.Targets))
+	for i, t := range opts.Targets {
+		args[i] = queue.ManifestImportArgs{URL: t, Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server,
+			Namespace: opts.Namespace, ToolTimeout: opts.ToolTimeout, ExpansionBudget: opts.ExpansionBudget, Deadline: opts.Deadline,
+			AutoApproveNarrower: opts.AutoApproveNarrower, By: opts.By,
+			Net: queue.Net{AllowPrivate: opts.AllowPrivate, Timeout: opts.FetchTimeout, MaxBytes: maxBytes}}
+	}
+	res, err := queue.Insert(ctx, pool, args)
+	if err != nil {
+		return dbError(err)
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
+	return err
 }
 
 func (r *Result) count() {

@@ -19,6 +19,7 @@ import (
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
 	synthesizeCmd "github.com/helixhq/helix/internal/cmd/synthesize"
@@ -108,6 +109,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		toolCmd.NewCmdTool(f),
 		workerCmd.NewCmdWorker(f, nil),
 		jobsCmd.NewCmdJobs(f),
+		scheduleCmd.NewCmdSchedule(f, func() *cobra.Command { return jobTree(f) }),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
@@ -125,6 +127,15 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 	cmd.SetCompletionCommandGroupID("admin")
 	refuseUnknownSubcommands(cmd)
 	return cmd
+}
+
+// jobTree is a fresh command tree for schedule add to resolve a job's
+// command line against: its flags bind into a copy of the factory's globals.
+func jobTree(f *cmdutil.Factory) *cobra.Command {
+	g := *f.Global
+	c := *f
+	c.Global = &g
+	return NewCmdRoot(&c)
 }
 
 // refuseUnknownSubcommands makes `helix GROUP NOSUCH` a usage error (exit 2):

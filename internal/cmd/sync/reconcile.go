@@ -13,6 +13,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/syncer"
 )
 
@@ -22,6 +23,7 @@ type ReconcileOptions struct {
 	EntityType string
 	UserID     cmdutil.UserID
 	Batch      int
+	Enqueue    bool
 	// Concurrency is how many batches run at once (setting sync.concurrency).
 	Concurrency int
 }
@@ -56,6 +58,12 @@ EXAMPLES
   helix sync reconcile --entity-type memory --batch-size 5000
   helix sync reconcile --concurrency 2
   helix sync reconcile --user-id 8f14e45f-ceea-467f-a8f0-0b1a5e2c9d11 --output json
+  helix sync reconcile --enqueue              # then: helix worker --queues sync
+
+--enqueue queues one job per partition (of 64 buckets of entities) that has
+pending changes, for helix worker, and returns at once. Each job folds its
+partition's changes batch after batch; the claims above keep every change
+folded exactly once however jobs and in-process runs overlap.
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -78,6 +86,7 @@ EXAMPLES
 	fl.IntVar(&opts.Batch, "batch-size", opts.Batch, "changes per transaction")
 	cmdutil.Alias(fl, "batch-size", "batch")
 	fl.IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "batches at once, each on its own connection")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per partition with pending changes for helix worker and return at once")
 	return cmd
 }
 
@@ -103,6 +112,9 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Enqueue {
+		return enqueue(ctx, opts, pool, user)
+	}
 	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID.String(), "batch": opts.Batch, "concurrency": opts.Concurrency}
 	started := false
 	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "sync reconcile", Params: params, Now: f.Now},
@@ -118,6 +130,27 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err != nil && !errors.As(err, &pe) && ctx.Err() == nil && !db.IsUnavailable(err) {
 		return fmt.Errorf("sync reconcile: %w", err)
 	}
+	return err
+}
+
+// enqueue queues one sync_reconcile job per partition with pending changes.
+func enqueue(ctx context.Context, opts *ReconcileOptions, pool *pgxpool.Pool, user *uuid.UUID) error {
+	bs, err := syncer.PendingBuckets(ctx, pool, syncer.Filter{EntityType: opts.EntityType, UserID: user})
+	if err != nil {
+		return err
+	}
+	args := make([]queue.ReconcileArgs, len(bs))
+	for i, b := range bs {
+		args[i] = queue.ReconcileArgs{Bucket: b, EntityType: opts.EntityType, UserID: user, Batch: opts.Batch}
+	}
+	res, err := queue.Insert(ctx, pool, args)
+	if err != nil {
+		return err
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.F.IOStreams.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.F.IOStreams.Out, res.Summary())
 	return err
 }
 

@@ -29,6 +29,9 @@ const StrategiesKey = "sync.strategies"
 
 // strategies reads sync.strategies: a map in the config file, or
 // "type=strategy,type=strategy" in HELIX_SYNC_STRATEGIES.
+// Strategies reads sync.strategies: the command's and a queue worker's.
+func Strategies(cfg *config.Config) (map[string]syncer.Strategy, error) { return strategies(cfg) }
+
 func strategies(cfg *config.Config) (map[string]syncer.Strategy, error) {
 	raw := map[string]string{}
 	switch v := cfg.Get(StrategiesKey).(type) {

@@ -21,6 +21,7 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -135,6 +136,9 @@ func pinnedCatalog(ctx context.Context, pool *pgxpool.Pool, provider string, war
 
 func llmRun(ctx context.Context, opts *Options) error {
 	f := opts.F
+	if opts.Enqueue {
+		return llmEnqueue(ctx, opts)
+	}
 	log := f.Logger()
 	cfg, err := f.Config()
 	if err != nil {
@@ -370,4 +374,34 @@ func writeLLM(opts *Options, rep *LLMReport) error {
 		rep.Model, c["done"], c["users"], c["reused"], c["patterns"], c["calls"], c["input_tokens"], c["output_tokens"],
 		c["cache_read_tokens"], c["cache_write_tokens"], rep.SpentUSD, limit)
 	return nil
+}
+
+// llmEnqueue queues one synthesize_llm job per user; the worker resolves the
+// model and reaches the provider with its own llm.* settings.
+func llmEnqueue(ctx context.Context, opts *Options) error {
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return err
+	}
+	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	users := []uuid.UUID{opts.user}
+	if opts.AllUsers {
+		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
+			return err
+		}
+	}
+	args := make([]queue.SynthesizeLLMArgs, len(users))
+	for i, u := range users {
+		args[i] = queue.SynthesizeLLMArgs{UserID: u, Model: opts.Model, ModelUnlisted: opts.ModelUnlisted, Types: opts.types,
+			Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+	}
+	res, err := queue.Insert(ctx, pool, args)
+	if err != nil {
+		return err
+	}
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
+	return err
 }

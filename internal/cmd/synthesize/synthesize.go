@@ -109,6 +109,7 @@ EXAMPLES
   helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
   helix synthesize --llm --user-id $U --model anthropic/claude-haiku-4-5 --dry-run
   helix synthesize --llm --all-users --types emotional_patterns,narrative_themes --max-cost 5
+  helix synthesize --llm --all-users --enqueue  # then: helix worker --queues llm
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -144,7 +145,7 @@ EXAMPLES
 	fl.StringVar(&opts.Model, "model", llmsynth.DefaultModel, "with --llm: PROVIDER/MODEL from the pinned catalog")
 	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "with --llm: stop before the run could spend more than this many USD (0: no limit)")
 	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")
-	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once (with --llm too; the worker's llm.* settings apply)")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
 	return cmd
 }
@@ -161,6 +162,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("--full applies to --all-users (a --user-id run always synthesizes the user)")
 	case o.Enqueue && o.DryRun:
 		return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
+	case o.Enqueue && o.MaxCost > 0:
+		return cmdutil.FlagErrorf("--max-cost bounds one run and cannot span queued jobs: leave it out with --enqueue")
 	}
 	o.user = o.UserID.ID
 	if o.Since != "" {

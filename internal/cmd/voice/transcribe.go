@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/progress"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
 	"github.com/helixhq/helix/internal/voice"
 	"github.com/helixhq/helix/internal/voice/stt"
@@ -47,6 +50,7 @@ type TranscribeOptions struct {
 	Force          bool
 	Concurrency    int
 	LockWait       time.Duration
+	Enqueue        bool
 	Process        processFlags
 }
 
@@ -83,6 +87,12 @@ EXAMPLES
   helix voice transcribe memo.webm --user-id 6f1c…
   helix voice transcribe inbox/*.m4a --user-id 6f1c… --provider openai --language en --concurrency 4
   helix voice transcribe call.wav --user-id 6f1c… --diarize --utterances --store-audio --output json
+  helix voice transcribe /shared/inbox/*.webm --user-id 6f1c… --enqueue   # then: helix worker --queues voice
+
+--enqueue queues one job per file (by absolute path: the workers must see the
+same files, e.g. on shared storage) for helix worker and returns at once. The
+worker reaches the provider with its own voice.* settings; a damaged file or
+a refused request cancels its job, an unreachable provider retries it.
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.MinimumNArgs(1),
@@ -116,6 +126,7 @@ EXAMPLES
 	fl.BoolVar(&opts.StoreAudio, "store-audio", false, "keep the processed 16 kHz WAV in the row")
 	fl.BoolVar(&opts.Force, "force", false, "transcribe again audio this user already has, replacing the row")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "files handled at once")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per file for helix worker and return at once")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "wait this long for another transcription of the same user to finish")
 	opts.Process.bind(cmd)
 	_ = cmd.MarkFlagRequired("user-id")
@@ -129,6 +140,12 @@ func (o *TranscribeOptions) provider(cfg *config.Config) (stt.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewProvider(cfg, client, o.Provider)
+}
+
+// NewProvider builds the named provider (deepgram or openai) from the
+// settings (voice.*): the command's and a queue worker's.
+func NewProvider(cfg *config.Config, client *http.Client, name string) (stt.Provider, error) {
 	c := *client
 	c.Timeout = 0 // each attempt has its own timeout: voice.timeout
 	timeout, err := time.ParseDuration(cfg.String("voice.timeout"))
@@ -136,7 +153,7 @@ func (o *TranscribeOptions) provider(cfg *config.Config) (stt.Provider, error) {
 		return nil, cmdutil.InputError(fmt.Errorf("voice.timeout: %w", err))
 	}
 	h := stt.HTTP{Client: &c, Timeout: timeout, MaxRetries: cfg.Int("voice.retries")}
-	switch o.Provider {
+	switch name {
 	case "openai":
 		return &stt.OpenAI{HTTP: h, BaseURL: cfg.String("voice.openai.base-url"), APIKey: cfg.String("voice.openai.api-key"),
 			ModelName: cfg.String("voice.openai.model"), MaxUpload: cfg.Int("voice.openai.max-upload-bytes")}, nil
@@ -161,6 +178,9 @@ type TranscribeReport struct {
 }
 
 func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
+	if opts.Enqueue {
+		return enqueue(ctx, opts)
+	}
 	cfg, err := opts.Config()
 	if err != nil {
 		return cmdutil.InputError(err)
@@ -239,6 +259,42 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 	return jobErr
 }
 
+// enqueue queues one voice_transcribe job per file; a file whose job is
+// still pending or running for the user is not queued twice.
+func enqueue(ctx context.Context, opts *TranscribeOptions) error {
+	po, err := opts.Process.options()
+	if err != nil {
+		return err
+	}
+	user := opts.UserID.ID
+	args := make([]queue.TranscribeArgs, len(opts.Files))
+	for i, f := range opts.Files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return cmdutil.InputError(err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return cmdutil.InputError(fmt.Errorf("%s: %w (nothing was queued)", f, err))
+		}
+		args[i] = queue.TranscribeArgs{UserID: user, Path: abs, Provider: opts.Provider, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
+			STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
+				Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat}}
+	}
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := queue.Insert(ctx, pool, args)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
+	return err
+}
+
 // outcome maps the failures to an exit status: all done → nil; some failed →
 // partial (3); all failed → input (2) when every file was bad or refused by
 // the provider (a wrong key or request: retrying cannot help), unavailable (4)
@@ -300,4 +356,4 @@ func writeReport(opts *TranscribeOptions, r TranscribeReport) error {
 
 // TranscribeLock names the advisory lock a user's transcription holds: two
 // runs for one user never overlap; runs for different users do.
-func TranscribeLock(user uuid.UUID) string { return "voice-transcribe:" + user.String() }
+func TranscribeLock(user uuid.UUID) string { return queue.TranscribeLock(user) }

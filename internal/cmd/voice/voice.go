@@ -46,7 +46,8 @@ func (p *processFlags) options() (voice.ProcessOptions, error) {
 
 const formatsHelp = `Formats are detected from the bytes, not the file name: WAV (PCM 8/16/24/32-bit,
 float 32/64, WAVE_FORMAT_EXTENSIBLE), MP3, FLAC, WebM/Opus (as browsers record
-it) and Ogg/Opus are decoded natively; M4A/AAC and Ogg Vorbis need ffmpeg on PATH.
+it), Ogg/Opus and AAC-LC in M4A or ADTS (as Safari and iOS record it) are decoded
+natively; HE-AAC and Ogg Vorbis need ffmpeg on PATH.
 The audio is downmixed to mono, high-passed at 80 Hz, resampled to 16 kHz by a
 polyphase Kaiser-windowed sinc filter (125 dB rejection, -3 dB at 95% of Nyquist)
 and dithered to 16 bits. A damaged or truncated file is an input error (exit 2)

@@ -332,3 +332,37 @@ func TestTranscribeAllRefused(t *testing.T) {
 		t.Errorf("every file refused: %v after %d requests, want exit 2 after 2", err, requests.Load())
 	}
 }
+
+// TestM4AWithoutFFmpeg: convert and transcribe take AAC-LC (M4A as iOS and
+// Safari record it, and ADTS) with no ffmpeg on PATH: helix decodes it itself.
+func TestM4AWithoutFFmpeg(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	f, s := cmdtest.Factory(t, false)
+	in, out := fixture("speech-aac-48k-stereo.m4a"), filepath.Join(t.TempDir(), "out.wav")
+	opts := &ConvertOptions{IO: f.IOStreams, In: in, Out: out, Process: processFlags{HighPass: true, Normalize: "none"}}
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s: m4a, 48000 Hz, 2 ch, 3.25 s → %s: 16000 Hz mono 16-bit, 3.25 s\n", in, out)
+	if s.Out.String() != want {
+		t.Errorf("stdout %q, want %q", s.Out, want)
+	}
+
+	srv, requests := fakeDeepgram(t)
+	t.Setenv("DEEPGRAM_API_KEY", "dg-key")
+	t.Setenv("HELIX_VOICE_DEEPGRAM_BASE_URL", srv.URL)
+	pool := pgtest.New(t)
+	f, s = cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	topts := &TranscribeOptions{IO: f.IOStreams, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+		Files: []string{fixture("speech.m4a"), fixture("speech-aac-22k.aac")}, UserID: cmdutil.UserID{ID: uuid.New(), Given: true}, Provider: "deepgram",
+		SmartFormat: true, Concurrency: 1, Process: processFlags{HighPass: true, Normalize: "none"}}
+	if err := transcribeRun(context.Background(), topts); err != nil {
+		t.Fatalf("%v\n%s", err, s.Err)
+	}
+	lines := strings.Split(strings.TrimSpace(s.Out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "\tm4a\t3.25s\t3\tcall the dentist") ||
+		!strings.Contains(lines[1], "\taac\t3.34s\t3\tcall the dentist") || requests.Load() != 2 {
+		t.Errorf("%d requests, stdout:\n%s", requests.Load(), s.Out)
+	}
+}

@@ -187,7 +187,8 @@ func TestThreeWorkers(t *testing.T) {
 	t.Logf("%d users, %d patterns", users, scalar[int](t, pool, `SELECT count(*) FROM memory_synthesis`))
 }
 
-// TestKilledWorkerRescued SIGKILLs one of two workers mid-run: the other
+// TestKilledWorkerRescued SIGKILLs one of two workers mid-run (counting
+// synthesize jobs only: the workers also run helix schedule's tick passes): the other
 // rescues its jobs (short --rescue-after) and completes them; no user is
 // done twice and no job_runs row is left running. SIGTERM then stops the
 // survivor with exit 0.
@@ -224,8 +225,8 @@ func TestKilledWorkerRescued(t *testing.T) {
 			if m := clientID.FindStringSubmatch(victim.output()); m != nil && id == "" {
 				id = m[1]
 			}
-			if id != "" && scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, id) > 0 &&
-				scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'completed'`) >= 20 {
+			if id != "" && scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, id) > 0 &&
+				scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed'`) >= 20 {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -237,7 +238,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-victim.done
-		running = scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, id)
+		running = scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, id)
 		t.Logf("attempt %d: killed a worker with %d jobs running", attempt, running)
 	}
 	if running == 0 {
@@ -245,7 +246,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 	}
 	// The rescuer works on until every job is done, then SIGTERM stops it: exit 0.
 	deadline := time.Now().Add(3 * time.Minute)
-	for scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'completed'`) < users && time.Now().Before(deadline) {
+	for scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed'`) < users && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if err := rescuer.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -254,7 +255,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 	if code := rescuer.wait(t, time.Minute); code != 0 {
 		t.Fatalf("rescuer after SIGTERM: exit %d, want 0\n%s", code, rescuer.output())
 	}
-	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'completed'`); n != users {
+	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed'`); n != users {
 		t.Errorf("%d of %d jobs completed\n%s", n, users, rescuer.stderr)
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM job_runs WHERE status = 'running'`); n != 0 {
@@ -266,7 +267,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 	if n := scalar[int](t, pool, `SELECT count(DISTINCT user_id) FROM memory_synthesis`); n > users {
 		t.Errorf("%d users synthesized", n)
 	}
-	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE state = 'completed' AND cardinality(attempted_by) > 1`); n == 0 {
+	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed' AND cardinality(attempted_by) > 1`); n == 0 {
 		// Not n < running: a COMMIT in flight at the kill can still land, so
 		// some of the jobs seen running needed no rescue.
 		t.Errorf("no completed job was attempted by two clients: the victim's %d were not rescued", running)

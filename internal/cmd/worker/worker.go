@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,9 +18,22 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
+	embedcmd "github.com/helixhq/helix/internal/cmd/embed"
+	synccmd "github.com/helixhq/helix/internal/cmd/sync"
+	"github.com/helixhq/helix/internal/cmd/synthesize"
+	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/llmsynth"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/schedule"
+	"github.com/helixhq/helix/internal/syncer"
+	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/voice/stt"
 )
 
 // Options are the inputs of `worker`.
@@ -33,6 +48,8 @@ type Options struct {
 	RescueAfter     time.Duration
 	PollInterval    time.Duration
 	FetchCooldown   time.Duration
+	ScheduleGrace   time.Duration
+	ScheduleTimeout time.Duration
 }
 
 // NewCmdWorker builds `helix worker`.
@@ -47,7 +64,17 @@ number of workers, on any number of hosts, share the queue; each job is
 worked by one of them, and a job completes in the transaction that writes
 its results.
 
-Job kinds: synthesize (one user, queue synthesize).
+Job kinds (queue: unit): synthesize (synthesize: one user), synthesize_llm
+(llm: one user), embed (embed: one user), decay (decay: one id range),
+voice_transcribe (voice: one recording), sync_reconcile (sync: one
+partition of the entities), catalog_fetch (catalog: one source),
+manifest_import (manifest: one URL). Providers, keys and limits are this
+worker's settings (config file, HELIX_* environment), never the job's.
+
+helix schedule: the elected leader enqueues a tick pass every second (queue
+schedule_tick) that turns due ticks into fires (schedule_fire, queue
+schedule), each running its job as a child process of this binary with this
+environment; --schedule-grace bounds how late a tick may fire.
 
 SIGTERM or SIGINT stops fetching; running jobs get --shutdown-timeout to
 finish, then are cancelled and given back to the queue (retried later);
@@ -86,6 +113,8 @@ EXAMPLES
 	// River's default (100 ms) caps a worker at 10 fetches a second, i.e. 10
 	// jobs a second per free slot: far below a user's few milliseconds of work.
 	fl.DurationVar(&opts.FetchCooldown, "fetch-cooldown", 2*time.Millisecond, "least time between two fetches of jobs")
+	fl.DurationVar(&opts.ScheduleTimeout, "schedule-timeout", schedule.DefaultTimeout, "a scheduled job running longer is stopped and its fire failed; a dead worker's fire runs again after this")
+	fl.DurationVar(&opts.ScheduleGrace, "schedule-grace", time.Minute, "a schedule's tick fired later than this (at most its period) was missed: see helix schedule add --catch-up")
 	return cmd
 }
 
@@ -110,6 +139,10 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("invalid --poll-interval %s", o.PollInterval)
 	case o.FetchCooldown < time.Millisecond || o.FetchCooldown > o.PollInterval:
 		return cmdutil.FlagErrorf("invalid --fetch-cooldown %s: want 1ms to --poll-interval", o.FetchCooldown)
+	case o.ScheduleTimeout < time.Second:
+		return cmdutil.FlagErrorf("invalid --schedule-timeout %s: want 1s or more", o.ScheduleTimeout)
+	case o.ScheduleGrace < time.Second:
+		return cmdutil.FlagErrorf("invalid --schedule-grace %s: want 1s or more", o.ScheduleGrace)
 	}
 	return nil
 }
@@ -125,9 +158,15 @@ func workerRun(ctx context.Context, opts *Options) error {
 	for _, q := range opts.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
 	}
+	ws := workers(f, pool)
+	periodic, err := addSchedules(ws, opts, pool, log)
+	if err != nil {
+		return err
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:               queues,
-		Workers:              queue.Workers(pool, f.Now),
+		Workers:              ws,
+		PeriodicJobs:         periodic,
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
 		FetchPollInterval:    opts.PollInterval,
@@ -178,6 +217,70 @@ func workerRun(ctx context.Context, opts *Options) error {
 	return nil
 }
 
+// workers registers every job kind; providers and limits come from this
+// process's settings (config file, HELIX_* environment), never from jobs.
+func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
+	ws := queue.Workers(pool, f.Now)
+	log := f.Logger()
+	queue.AddWorkers(ws, &queue.Deps{
+		Pool: pool, Now: f.Now, Log: log, UserAgent: "helix/" + f.AppVersion,
+		HTTP: netguard.Client,
+		Embedder: func(model string) (embed.Embedder, error) {
+			cfg, hc, err := settings(f)
+			if err != nil {
+				return nil, err
+			}
+			c := embedcmd.NewClient(cfg, hc, model)
+			if c == nil {
+				return nil, embedcmd.ErrNoProvider
+			}
+			return c, nil
+		},
+		LLM: func(ctx context.Context, a queue.SynthesizeLLMArgs) (*llmsynth.Synthesizer, error) {
+			cfg, hc, err := settings(f)
+			if err != nil {
+				return nil, err
+			}
+			s, _, _, err := synthesize.NewSynthesizer(ctx, cfg, pool, synthesize.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
+				Types: a.Types, Params: a.Params, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit}}, hc, f.Now,
+				func(msg string) { log.Debug(msg) })
+			return s, err
+		},
+		STT: func(provider string) (stt.Provider, error) {
+			cfg, hc, err := settings(f)
+			if err != nil {
+				return nil, err
+			}
+			return voicecmd.NewProvider(cfg, hc, provider)
+		},
+		Strategies: func() (map[string]syncer.Strategy, error) {
+			cfg, err := f.Config()
+			if err != nil {
+				return nil, err
+			}
+			return synccmd.Strategies(cfg)
+		},
+		ManifestMaxima: func() (manifest.Maxima, error) {
+			cfg, err := f.Config()
+			if err != nil {
+				return manifest.Maxima{}, err
+			}
+			return manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
+				cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
+		},
+	})
+	return ws
+}
+
+func settings(f *cmdutil.Factory) (*config.Config, *http.Client, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	hc, err := f.HTTPClient()
+	return cfg, hc, err
+}
+
 // drain waits until no job of the queues is available, running or due soon
 // (a retry or snooze within a few seconds).
 func drain(ctx context.Context, pool *pgxpool.Pool, queues []string, every time.Duration) error {
@@ -226,4 +329,25 @@ func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log 
 		case <-t.C:
 		}
 	}
+}
+
+// addSchedules registers helix schedule's workers (issue 16): fires run the
+// job's command line with this binary and environment. A --once worker
+// drains the queues and does not tick: its periodic tick pass would never
+// let them empty.
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger) ([]*river.PeriodicJob, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
+	}
+	env := os.Environ()
+	if opts.F.Global.ConfigFile != "" {
+		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
+	}
+	schedule.AddWorkers(ws, schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
+		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second})
+	if opts.Once {
+		return nil, nil
+	}
+	return schedule.PeriodicJobs(), nil
 }

@@ -1,0 +1,120 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/schedule"
+)
+
+// AddOptions are the inputs of `schedule add`.
+type AddOptions struct {
+	F    *cmdutil.Factory
+	Tree JobTree
+
+	Name        string
+	Cron        string
+	Timezone    string
+	Jitter      time.Duration
+	CatchUp     string
+	MaxFailures int
+	Job         []string // the job's command line
+	JobPath     string   // the job's command ("decay run"), once resolved
+}
+
+// NewCmdAdd builds `schedule add`.
+func NewCmdAdd(f *cmdutil.Factory, tree JobTree, runF func(*AddOptions) error) *cobra.Command {
+	opts := &AddOptions{F: f, Tree: tree}
+	cmd := &cobra.Command{
+		Use:   "add NAME --cron SPEC [flags] -- JOB [ARGS...]",
+		Short: "Store a schedule of a job's command line",
+		Long: `Store a schedule: the job's command line after -- runs at every instant of
+the cron spec, on one of the helix worker processes. The job line is checked
+now against helix's commands (an unknown job, flag or argument is exit 2 and
+nothing is stored); checks a job makes only when it runs show in the
+schedule's first fire.
+
+SPEC is read as decay schedule reads it: a standard 5-field spec, 6 fields
+with a leading seconds field ("*/10 * * * * *"), or a descriptor (@hourly,
+@daily, @every 15m); in --timezone (default UTC) unless it starts with
+CRON_TZ=Zone. Daylight saving behaves as with decay schedule: in a zone that
+has it, a wall-clock time that does not exist on the spring-forward day is
+skipped, and one that occurs twice on the fall-back day fires twice (two
+instants, two ticks). Schedule outside 01:00-03:00, or in UTC, to avoid both.
+@every counts from the instant the schedule was added.
+
+A tick is on time when a worker fires it within the worker's
+--schedule-grace (default 1m, never more than the spec's period, never less
+than 5s). Ticks that passed while no worker ran (or while the schedule was
+paused or disabled) are missed: --catch-up none skips them, --catch-up once
+runs the latest of them once, late (systemd's Persistent=).
+
+--jitter delays each fire by a random time up to D. --max-failures N
+disables the schedule after N failed fires in a row (0: never); list and
+show say why, and resume enables it again.
+
+EXAMPLES
+  helix schedule add nightly-synthesis --cron "0 2 * * *" --timezone Europe/Berlin --catch-up once -- synthesize --all-users
+  helix schedule add hourly-decay --cron @hourly --jitter 30s -- decay run --forget-below 0.05
+  helix schedule add catalog-verify --cron "15 6 * * 1" --max-failures 0 -- catalog verify
+  helix schedule add sync-reconcile --cron "@every 1m" -- sync reconcile
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The name comes before --, the job after it: a job's own flags
+			// must never be read as schedule add's.
+			if cmd.ArgsLenAtDash() != 1 {
+				return cmdutil.FlagErrorf("usage: helix schedule add NAME --cron SPEC -- JOB [ARGS...] (the job goes after --)")
+			}
+			opts.Name, opts.Job = args[0], args[1:]
+			if opts.Cron == "" {
+				return cmdutil.FlagErrorf("a schedule needs --cron SPEC")
+			}
+			if _, err := opts.spec().Validate(); err != nil {
+				return &cmdutil.FlagError{Err: err}
+			}
+			path, err := ValidateJob(opts.Tree(), opts.Job)
+			if err != nil {
+				return err
+			}
+			opts.JobPath = path
+			if runF != nil {
+				return runF(opts)
+			}
+			return addRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Cron, "cron", "", "cron spec: 5 fields, 6 with seconds, or @hourly / @every 15m")
+	fl.StringVar(&opts.Timezone, "timezone", "UTC", "IANA time zone the spec is read in")
+	fl.DurationVar(&opts.Jitter, "jitter", 0, "delay each fire by a random time up to this")
+	fl.StringVar(&opts.CatchUp, "catch-up", schedule.CatchUpNone, "ticks missed while no worker ran: none (skip) or once (run the latest once)")
+	fl.IntVar(&opts.MaxFailures, "max-failures", 5, "disable the schedule after this many failed fires in a row (0: never)")
+	return cmd
+}
+
+func (o *AddOptions) spec() schedule.Spec {
+	return schedule.Spec{Name: o.Name, Cron: o.Cron, Timezone: o.Timezone, Jitter: o.Jitter, CatchUp: o.CatchUp,
+		MaxFailures: o.MaxFailures, Argv: o.Job}
+}
+
+func addRun(ctx context.Context, opts *AddOptions) error {
+	f := opts.F
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := schedule.Add(ctx, pool, opts.spec(), f.Now())
+	if errors.Is(err, schedule.ErrExists) {
+		return cmdutil.InputError(err)
+	}
+	if err != nil {
+		return err
+	}
+	return printSchedule(f, s)
+}

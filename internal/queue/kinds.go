@@ -1,0 +1,139 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/llmsynth"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/syncer"
+	"github.com/helixhq/helix/internal/voice/stt"
+)
+
+// Queues of the fan-out jobs besides synthesize.
+const (
+	QueueLLM      = "llm"
+	QueueEmbed    = "embed"
+	QueueDecay    = "decay"
+	QueueVoice    = "voice"
+	QueueSync     = "sync"
+	QueueCatalog  = "catalog"
+	QueueManifest = "manifest"
+)
+
+var jobQueues = []string{QueueLLM, QueueEmbed, QueueDecay, QueueVoice, QueueSync, QueueCatalog, QueueManifest}
+
+// Deps is what the job kinds need from the worker process. Providers and
+// their keys come from the worker's own settings (config file, HELIX_*
+// environment), never from job arguments: a job names a provider or model,
+// the worker knows how to reach it.
+type Deps struct {
+	Pool *pgxpool.Pool
+	Now  func() time.Time
+	Log  *slog.Logger
+	// Embedder is the configured embeddings client for model (embed.*).
+	Embedder func(model string) (embed.Embedder, error)
+	// LLM builds a synthesizer for the settings from llm.* (NewSynthesizer).
+	LLM func(ctx context.Context, a SynthesizeLLMArgs) (*llmsynth.Synthesizer, error)
+	// STT is the configured speech-to-text provider by name (voice.*).
+	STT func(provider string) (stt.Provider, error)
+	// Strategies are the sync merge strategies (sync.strategies).
+	Strategies func() (map[string]syncer.Strategy, error)
+	// HTTP is a netguard client (private addresses refused unless allowPrivate).
+	HTTP func(allowPrivate bool, timeout time.Duration) *http.Client
+	// ManifestMaxima are the manifest.max-* settings.
+	ManifestMaxima func() (manifest.Maxima, error)
+	UserAgent      string
+}
+
+func (d *Deps) now() func() time.Time {
+	if d.Now == nil {
+		return time.Now
+	}
+	return d.Now
+}
+
+// AddWorkers registers the workers of every job kind besides synthesize.
+func AddWorkers(ws *river.Workers, d *Deps) {
+	river.AddWorker(ws, &DecayWorker{d: d})
+	river.AddWorker(ws, &EmbedWorker{d: d})
+	river.AddWorker(ws, &SynthesizeLLMWorker{d: d})
+	river.AddWorker(ws, &TranscribeWorker{d: d})
+	river.AddWorker(ws, &ReconcileWorker{d: d})
+	river.AddWorker(ws, &CatalogFetchWorker{d: d})
+	river.AddWorker(ws, &ManifestImportWorker{d: d})
+}
+
+// uniqueOpts makes a kind unique by its args tagged `river:"unique"` while live.
+func uniqueOpts(queue string, attempts int) river.InsertOpts {
+	return river.InsertOpts{Queue: queue, MaxAttempts: attempts,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: whileLive}}
+}
+
+// completer completes a River job and records its run ok inside the
+// transaction that writes the unit's results.
+type completer = func(ctx context.Context, tx pgx.Tx) error
+
+// errPermanent marks a failure that trying again cannot fix: the job is
+// cancelled instead of retried.
+type errPermanent struct{ error }
+
+func (e errPermanent) Unwrap() error { return e.error }
+
+// work runs one job's unit through the jobrun envelope, as the in-process
+// commands do: lock (if any), a job_runs row, the unit, status. fn calls
+// complete inside the transaction that writes the unit's results, where
+// there is one; a unit without one is completed by River after it returns.
+// A held lock snoozes the job; a permanent error cancels it.
+func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec, params map[string]any,
+	fn func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error) error {
+	params["river_job_id"], params["attempt"] = job.ID, job.Attempt
+	spec.Params, spec.NoReap, spec.Now = params, true, d.now()
+	err := jobrun.Do(ctx, d.Pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
+		counts := map[string]any{}
+		complete := func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+				return err
+			}
+			return run.OKTx(ctx, tx, counts)
+		}
+		return counts, fn(ctx, run, counts, complete)
+	})
+	var perm errPermanent
+	switch {
+	case db.IsLockHeld(err):
+		return river.JobSnooze(5 * time.Second)
+	case errors.As(err, &perm):
+		return river.JobCancel(perm.error)
+	}
+	return err
+}
+
+// Insert enqueues one job per args on the database of pool (see Enqueue).
+func Insert[A interface {
+	river.JobArgs
+	river.JobArgsWithInsertOpts
+}](ctx context.Context, pool *pgxpool.Pool, args []A) (*EnqueueResult, error) {
+	c, err := NewInsertClient(pool)
+	if err != nil {
+		return nil, err
+	}
+	return Enqueue(ctx, c, args)
+}
+
+// Summary is the line an enqueuing command prints.
+func (r *EnqueueResult) Summary() string {
+	return fmt.Sprintf("enqueued %d %s jobs on queue %s (%d already queued)", r.Enqueued, r.Kind, r.Queue, r.Duplicates)
+}
