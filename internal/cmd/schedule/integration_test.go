@@ -282,11 +282,12 @@ func TestLeaderKilled(t *testing.T) {
 	}
 	// Kill it while it runs a fire of its own if that comes within 20 s, so
 	// the rescue of a dead worker's fire is shown too.
-	holding := 0
-	for deadline := time.Now().Add(20 * time.Second); holding == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		holding = scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'schedule_fire' AND state = 'running'
+	var held []int64
+	for deadline := time.Now().Add(20 * time.Second); len(held) == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		held = scalar[[]int64](t, pool, `SELECT coalesce(array_agg(id), '{}') FROM river_job WHERE kind = 'schedule_fire' AND state = 'running'
 			AND attempted_by[cardinality(attempted_by)] = $1`, old)
 	}
+	holding := len(held)
 	killed := time.Now()
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -298,6 +299,13 @@ func TestLeaderKilled(t *testing.T) {
 	waitFor(t, 30*time.Second, "5 fires after the takeover", func() bool {
 		return scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status = 'ok' AND tick > $1`, killed.Add(takeover)) >= 5
 	})
+	if holding > 0 {
+		// River rescues them once --schedule-timeout has passed, on its
+		// rescuer's next pass (every 30 s).
+		waitFor(t, 90*time.Second, "the dead leader's fire jobs to be rescued and worked", func() bool {
+			return scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE id = ANY($1) AND state <> 'completed'`, held) == 0
+		})
+	}
 	quiesce(t, url, pool, "reconcile")
 	stop(t, rest...)
 
@@ -316,9 +324,12 @@ func TestLeaderKilled(t *testing.T) {
 	// rescuer) and a live worker works them again: a fire the victim had
 	// finished (River completes jobs in batches, a moment later) is not run
 	// again; one it was running runs again (attempts 2).
+	// A held job the victim finished in the moment before the kill landed
+	// completed on its one attempt; every other one was rescued.
 	retried := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'schedule_fire' AND cardinality(attempted_by) > 1`)
-	if holding > 0 && retried == 0 {
-		t.Errorf("the leader was killed holding %d fire jobs, none was rescued", holding)
+	finishedFirst := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE id = ANY($1) AND cardinality(attempted_by) = 1`, held)
+	if heldRetried := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE id = ANY($1) AND cardinality(attempted_by) > 1`, held); heldRetried+finishedFirst != holding {
+		t.Errorf("the leader was killed holding %d fire jobs: %d rescued, %d finished by it", holding, heldRetried, finishedFirst)
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status <> 'ok' AND NOT (status = 'skipped' AND error = 'the schedule is paused')`); n != 0 {
 		t.Errorf("%d fires neither ok nor skipped by the pause", n)
@@ -398,9 +409,13 @@ func TestCatchUpAfterOutage(t *testing.T) {
 	mustHelix(t, url, "schedule", "add", "none", "--cron", "@every 1s", "--", "sync", "reconcile")
 	outage := 10*time.Second + schedule.MinGrace + time.Second
 	time.Sleep(outage)
+	started := time.Now()
 	w := start(t, url, workerArgs...)
-	waitFor(t, time.Minute, "fires after the outage", func() bool {
-		return scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status = 'ok' AND tick > now() - interval '2 seconds'`) >= 2
+	// Two on-time fires after the worker started: the outage is over. (Not
+	// "ticks of the last 2 s": on a loaded machine a fire, a whole helix
+	// process, can take longer than that.)
+	waitFor(t, 2*time.Minute, "fires after the outage", func() bool {
+		return scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status = 'ok' AND kind = 'tick' AND tick > $1`, started) >= 2
 	})
 	quiesce(t, url, pool, "once")
 	quiesce(t, url, pool, "none")
