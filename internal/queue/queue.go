@@ -149,5 +149,6 @@ func Enqueue[A interface {
 func Workers(pool *pgxpool.Pool, now func() time.Time) *river.Workers {
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &SynthesizeWorker{Pool: pool, Now: now})
+	river.AddWorker(ws, &SynthesizeUsersWorker{Pool: pool, Now: now})
 	return ws
 }

@@ -119,3 +119,26 @@ func (s *State) Save(ctx context.Context, q db.Querier, runID *int64) error {
 		s.User, s.Settings, s.Memories, s.digest, runID)
 	return err
 }
+
+// Recorded reports which of states match the state recorded at their user's
+// last synthesis: those users' synthesis is current. A batch of users that is
+// worked again (a retried job) skips them.
+func Recorded(ctx context.Context, q db.Querier, states map[uuid.UUID]*State) (map[uuid.UUID]bool, error) {
+	users := make([]uuid.UUID, 0, len(states))
+	for u := range states {
+		users = append(users, u)
+	}
+	rows, err := q.Query(ctx, `SELECT user_id, settings, memories, digest::text FROM helix_synthesis_state WHERE user_id = ANY($1)`, users)
+	if err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID]bool{}
+	var rec State
+	_, err = pgx.ForEachRow(rows, []any{&rec.User, &rec.Settings, &rec.Memories, &rec.digest}, func() error {
+		if s := states[rec.User]; s != nil && s.Settings == rec.Settings && s.Memories == rec.Memories && s.digest == rec.digest {
+			out[rec.User] = true
+		}
+		return nil
+	})
+	return out, err
+}

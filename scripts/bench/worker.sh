@@ -3,7 +3,8 @@
 # M memories (default 100,000 × 10 = 1M rows). Prints, side by side:
 #   in-process  `synthesize --all-users --concurrency 1` and `--concurrency C`
 #   workers     enqueue, then 1 and 2 (WORKERS="1 2 4" for more) `helix worker
-#               --once --concurrency WC` processes (WC: WORKER_CONCURRENCY, default 1)
+#               --once --concurrency WC` processes (WC: WORKER_CONCURRENCY, default 1);
+#               USERS_PER_JOB=N enqueues N users per job (--users-per-job, default 1)
 # with wall time and the helix processes' CPU time (user+sys, GNU time), and
 # the queue's overhead per job: (1 worker − in-process, both one at a time) / U,
 # in wall and in helix CPU, against the per-user work (in-process / U) at the
@@ -14,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 U=${1:-100000} M=${2:-10}
 WC=${WORKER_CONCURRENCY:-1}
+UPJ=${USERS_PER_JOB:-1}
 WORKERS=${WORKERS:-1 2}
 SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 DB=helix_wbench_$$
@@ -49,7 +51,7 @@ printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s\n' "in-process, concurrenc
 declare -A W CW
 for n in $WORKERS; do
   reset
-  read -r enq _ < <(timed "$dir/helix" synthesize --all-users --full --enqueue $P)
+  read -r enq _ < <(timed "$dir/helix" synthesize --all-users --full --enqueue --users-per-job "$UPJ" $P)
   start=$(date +%s.%N)
   pids=()
   for i in $(seq "$n"); do
@@ -60,8 +62,8 @@ for n in $WORKERS; do
   CW[$n]=$(cat "$dir"/w* | awk '{s += $2 + $3} END {printf "%.3f", s}')
   rm -f "$dir"/w*
   done_jobs=$(psql "$url" -tAc "SELECT count(*) FROM river_job WHERE state = 'completed'")
-  printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s  (enqueue %.1f s, %s jobs completed)\n' "$n worker(s), concurrency $WC each" "${W[$n]}" "${CW[$n]}" "$(echo "$U / ${W[$n]}" | bc -l)" "$enq" "$done_jobs"
-  [ "$done_jobs" -eq "$U" ] || { echo "not every job completed" >&2; exit 1; }
+  printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s  (enqueue %.1f s, %s jobs completed)\n' "$n worker(s), concurrency $WC each, $UPJ user(s)/job" "${W[$n]}" "${CW[$n]}" "$(echo "$U / ${W[$n]}" | bc -l)" "$enq" "$done_jobs"
+  [ "$done_jobs" -eq $(( (U + UPJ - 1) / UPJ )) ] || { echo "not every job completed" >&2; exit 1; }
 done
 first=${WORKERS%% *}
 # One worker process against the in-process pool at the same concurrency.
@@ -72,8 +74,8 @@ per_user_cpu=$(echo "$cinW / $U * 1000" | bc -l)
 overhead=$(echo "(${W[$first]} - $inW) / $U * 1000" | bc -l)
 overhead_cpu=$(echo "(${CW[$first]} - $cinW) / $U * 1000" | bc -l)
 printf 'per-user work (in-process, concurrency %s) %.3f ms wall, %.3f ms helix cpu\n' "$( [ "$WC" -gt 1 ] && echo "$C" || echo 1)" "$per_user" "$per_user_cpu"
-printf 'queue overhead per job (%s worker, concurrency %s): %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n' \
-  "$first" "$WC" "$overhead" "$(echo "$overhead / $per_user * 100" | bc -l)" "$overhead_cpu" "$(echo "$overhead_cpu / $per_user_cpu * 100" | bc -l)"
+printf 'queue overhead per user (%s worker, concurrency %s, %s user(s)/job): %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n' \
+  "$first" "$WC" "$UPJ" "$overhead" "$(echo "$overhead / $per_user * 100" | bc -l)" "$overhead_cpu" "$(echo "$overhead_cpu / $per_user_cpu * 100" | bc -l)"
 printf 'estimate for 1,000,000 users: %.0f s of worker wall at %s worker(s) × concurrency %s; %.0f s of helix cpu in all\n' \
   "$(echo "${W[$first]} / $U * 1000000" | bc -l)" "$first" "$WC" "$(echo "${CW[$first]} / $U * 1000000" | bc -l)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

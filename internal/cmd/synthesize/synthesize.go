@@ -46,6 +46,7 @@ type Options struct {
 	Seed           uint64
 	LockWait       time.Duration
 	Enqueue        bool
+	UsersPerJob    int
 
 	// --llm: the platform's four psychological pattern types from a language model.
 	LLM           bool
@@ -147,6 +148,7 @@ EXAMPLES
 	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once (with --llm too; the worker's llm.* settings apply)")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
+	fl.IntVar(&opts.UsersPerJob, "users-per-job", 1, "with --enqueue (without --llm): users per queued job; more share the queue's cost per job")
 	return cmd
 }
 
@@ -164,6 +166,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
 	case o.Enqueue && o.MaxCost > 0:
 		return cmdutil.FlagErrorf("--max-cost bounds one run and cannot span queued jobs: leave it out with --enqueue")
+	case o.UsersPerJob < 1:
+		return cmdutil.FlagErrorf("invalid --users-per-job %d: must be at least 1", o.UsersPerJob)
 	}
 	o.user = o.UserID.ID
 	if o.Since != "" {
@@ -297,18 +301,28 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	})
 }
 
-// enqueue queues one synthesize job per user for `helix worker`; a user
-// whose job is still pending or running is not queued twice.
+// enqueue queues one synthesize job per user for `helix worker`, or one
+// synthesize_users job per --users-per-job users; a job still pending or
+// running is not queued twice.
 func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uuid.UUID) error {
 	client, err := queue.NewInsertClient(pool)
 	if err != nil {
 		return err
 	}
-	args := make([]queue.SynthesizeArgs, len(users))
-	for i, u := range users {
-		args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+	var res *queue.EnqueueResult
+	if opts.UsersPerJob > 1 {
+		var args []queue.SynthesizeUsersArgs
+		for batch := range slices.Chunk(users, opts.UsersPerJob) {
+			args = append(args, queue.SynthesizeUsersArgs{UserIDs: batch, Since: opts.since, Limit: opts.Limit, Params: opts.params()})
+		}
+		res, err = queue.Enqueue(ctx, client, args)
+	} else {
+		args := make([]queue.SynthesizeArgs, len(users))
+		for i, u := range users {
+			args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+		}
+		res, err = queue.Enqueue(ctx, client, args)
 	}
-	res, err := queue.Enqueue(ctx, client, args)
 	if err != nil {
 		return err
 	}
