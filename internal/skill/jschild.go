@@ -190,6 +190,11 @@ func runScript(req *childRequest, deadline time.Time, log *cappedBuffer) (resp c
 		}
 	}()
 	fail := func(err error) childResponse {
+		if isTimeout(err) {
+			// the deadline came while helix set up the sandbox or read the
+			// input (a large request can take most of a short timeout)
+			return timeoutResponse(req, log)
+		}
 		return childResponse{Status: StatusError, Error: capText(err.Error()), Log: log.String()}
 	}
 	if err := sandbox(vm, req, log); err != nil {

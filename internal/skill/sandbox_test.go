@@ -386,7 +386,7 @@ func TestJSCodeSizeAndWholeCallTimeout(t *testing.T) {
 	big := "var data = [" + strings.Repeat("1234567,", 440_000) + "0];\nfunction main() { return data.length }"
 	res, err := e.Run(context.Background(), jsSkill("big", big), skill.ExecOptions{Input: []byte(`{}`), Limits: skill.Limits{Timeout: 100 * time.Millisecond}})
 	if err != nil || res.Status != skill.StatusTimeout {
-		t.Fatalf("a script that cannot even be parsed within its timeout: status %s, %v", res.Status, err)
+		t.Fatalf("a script that cannot even be parsed within its timeout: status %s (%s), %v", res.Status, res.Error, err)
 	}
 	huge := big + strings.Repeat(" ", 1<<20)
 	res, err = e.Run(context.Background(), jsSkill("huge", huge), skill.ExecOptions{Input: []byte(`{}`)})
