@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -75,7 +76,14 @@ func New(version string) (*cmdutil.Factory, func()) {
 		}
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		err := p.Ping(ctx)
+		// A new connection, not the pool's: a pooled connection the server
+		// dropped fails with a bare EOF whatever the server's state.
+		c, err := pgx.ConnectConfig(ctx, p.Config().ConnConfig.Copy())
+		if err != nil {
+			return db.IsUnavailable(err)
+		}
+		defer c.Close(context.WithoutCancel(ctx))
+		err = c.Ping(ctx)
 		return err != nil && db.IsUnavailable(err)
 	}
 	f.HTTPClient = func() (*http.Client, error) {
