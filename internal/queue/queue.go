@@ -54,10 +54,7 @@ type SynthesizeArgs struct {
 func (SynthesizeArgs) Kind() string { return "synthesize" }
 
 // InsertOpts makes the job unique per user while live.
-func (SynthesizeArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueSynthesize, MaxAttempts: 10,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: whileLive}}
-}
+func (SynthesizeArgs) InsertOpts() river.InsertOpts { return uniqueOpts(QueueSynthesize, 10) }
 
 // SynthesizeWorker works SynthesizeArgs with synthesis.User, the same unit
 // `helix synthesize` runs in-process, under the same per-user lock, and

@@ -32,10 +32,7 @@ type SynthesizeUsersArgs struct {
 func (SynthesizeUsersArgs) Kind() string { return "synthesize_users" }
 
 // InsertOpts makes the job unique per list of users while live.
-func (SynthesizeUsersArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueSynthesize, MaxAttempts: 10,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: whileLive}}
-}
+func (SynthesizeUsersArgs) InsertOpts() river.InsertOpts { return uniqueOpts(QueueSynthesize, 10) }
 
 // SynthesizeUsersWorker works SynthesizeUsersArgs: synthesis.User for each
 // user whose recorded synthesis is not current, each in its own
