@@ -46,10 +46,6 @@ type SynthesizeUsersWorker struct {
 	Now  func() time.Time
 }
 
-// batchMemories bounds the memories a synthesize_users job reads in one
-// query: at 1,536 dimensions, about 60 MB.
-const batchMemories = 10000
-
 // errUserHeld rolls back a user's write when another run holds the user.
 var errUserHeld = errors.New("user held by another run")
 
@@ -81,51 +77,42 @@ func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[Synthes
 					todo = append(todo, u)
 				}
 			}
+			// The in-process run's reading and writing (synthesis.Each at
+			// concurrency 1): the memories stream on a connection of their
+			// own while each user is written on the run's.
+			ctx, stop := context.WithCancelCause(ctx)
+			defer stop(nil)
 			var failed []string
-			for len(todo) > 0 {
-				// Read the memories of as many users as stay within
-				// batchMemories (at least one) in one query, as the
-				// in-process run streams them, then analyse and write each.
-				n, mems := 1, states[todo[0]].Memories
-				for n < len(todo) && mems+states[todo[n]].Memories <= batchMemories {
-					mems += states[todo[n]].Memories
-					n++
-				}
-				part := todo[:n]
-				todo = todo[n:]
-				reads := make([]synthesis.Read, len(part))
-				if err := synthesis.Stream(ctx, run.Conn, part, filter, func(i int, ms []synthesis.Memory, err error) {
-					reads[i] = synthesis.Read{Memories: ms, State: states[part[i]], Err: err}
-				}); err != nil {
-					return counts, err
-				}
-				for i, u := range part {
-					write := &synthesis.Write{RunID: &run.ID, Now: now(), Complete: func(ctx context.Context, tx pgx.Tx) error {
-						var got bool
-						if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, db.LockKey(synthesis.UserLock(u))).Scan(&got); err != nil {
-							return err
-						}
-						if !got {
-							return errUserHeld
-						}
-						return nil
-					}}
-					nm, ps, err := synthesis.User(ctx, run.Conn, u, filter, a.Params, write, &reads[i])
-					reads[i] = synthesis.Read{} // let the memories go
-					counts["memories"] += nm
-					counts["patterns"] += len(ps)
-					switch {
-					case errors.Is(err, errUserHeld):
-						counts["skipped"]++
-					case err != nil:
-						if ctx.Err() != nil || db.IsUnavailable(err) {
-							return counts, err
-						}
-						failed = append(failed, fmt.Sprintf("%s: %v", u, err))
-					default:
-						counts["done"]++
+			synthesis.Each(ctx, w.Pool, todo, states, filter, 1, func(i int, read *synthesis.Read) {
+				u := todo[i]
+				write := &synthesis.Write{RunID: &run.ID, Now: now(), Complete: func(ctx context.Context, tx pgx.Tx) error {
+					var got bool
+					if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, db.LockKey(synthesis.UserLock(u))).Scan(&got); err != nil {
+						return err
 					}
+					if !got {
+						return errUserHeld
+					}
+					return nil
+				}}
+				nm, ps, err := synthesis.User(ctx, run.Conn, u, filter, a.Params, write, read)
+				counts["memories"] += nm
+				counts["patterns"] += len(ps)
+				switch {
+				case errors.Is(err, errUserHeld):
+					counts["skipped"]++
+				case err != nil:
+					if ctx.Err() != nil || db.IsUnavailable(err) {
+						stop(err)
+						return
+					}
+					failed = append(failed, fmt.Sprintf("%s: %v", u, err))
+				default:
+					counts["done"]++
 				}
+			})
+			if err := context.Cause(ctx); err != nil {
+				return counts, err
 			}
 			if len(failed) > 0 {
 				// River tries the job again; the users done are current by then.

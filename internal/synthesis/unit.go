@@ -3,6 +3,7 @@ package synthesis
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -83,3 +84,54 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 // UserLock names the advisory lock one user's synthesis holds: a run for
 // user U (desktop, nightly or a worker's job) never overlaps another for U.
 func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }
+
+// Each is the run over many users that `synthesize --all-users` and a
+// synthesize_users job share: one query streams the users' memories
+// (Stream) while n goroutines call fn for each user with what was read and
+// the user's state from states, so reading overlaps analysing and writing
+// whatever n is. fn is called once for every user, in no set order, unless
+// ctx is cancelled; a user the query failed to deliver gets a Read with
+// the error. q must not be a connection fn writes on: the stream holds it.
+func Each(ctx context.Context, q db.Querier, users []uuid.UUID, states map[uuid.UUID]*State, f Filter, n int, fn func(i int, read *Read)) {
+	if len(users) == 0 {
+		return
+	}
+	type item struct {
+		i    int
+		read *Read
+	}
+	items := make(chan item, n)
+	var wg sync.WaitGroup
+	for range min(n, len(users)) {
+		wg.Go(func() {
+			for it := range items {
+				fn(it.i, it.read)
+			}
+		})
+	}
+	send := func(it item) bool {
+		select {
+		case items <- it:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	sent := make([]bool, len(users))
+	err := Stream(ctx, q, users, f, func(i int, ms []Memory, err error) {
+		if err == nil && ms == nil {
+			ms = []Memory{}
+		}
+		sent[i] = send(item{i: i, read: &Read{Memories: ms, State: states[users[i]], Err: err}})
+	})
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("read memories: %w", err)
+		for i := range users {
+			if !sent[i] && !send(item{i: i, read: &Read{Err: err}}) {
+				break
+			}
+		}
+	}
+	close(items)
+	wg.Wait()
+}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -381,72 +380,35 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 	return runErr
 }
 
-// work synthesizes users with a bounded pool of workers; results keep the
-// users' order. With --all-users one query streams every user's memories
-// (synthesis.Stream) while the workers analyse and write the users before,
-// each under the user's lock.
+// work synthesizes users: with --all-users, synthesis.Each streams every
+// user's memories in one query while a pool of --concurrency goroutines
+// analyses and writes the users already read, each under the user's lock;
+// results keep the users' order.
 func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *jobrun.Run) []UserResult {
-	type job struct {
-		i    int
-		read *synthesis.Read
+	if !opts.AllUsers {
+		return []UserResult{lockedOne(ctx, pool, opts, users[0], run, nil)}
 	}
-	var bar *progress.Reporter
-	if opts.AllUsers {
-		mode := progress.ChooseMode(opts.IO.IsStderrTTY(), opts.F.Global.JSON())
-		bar = progress.New(opts.IO.ErrOut, mode, opts.F.Logger(), "synthesize", len(users))
-	}
+	mode := progress.ChooseMode(opts.IO.IsStderrTTY(), opts.F.Global.JSON())
+	bar := progress.New(opts.IO.ErrOut, mode, opts.F.Logger(), "synthesize", len(users))
 	defer bar.Finish()
 	results := make([]UserResult, len(users))
-	jobs := make(chan job, opts.Concurrency)
-	var wg sync.WaitGroup
-	for range min(opts.Concurrency, max(len(users), 1)) {
-		wg.Go(func() {
-			for j := range jobs {
-				r := lockedOne(ctx, pool, opts, users[j.i], run, j.read)
-				if ctx.Err() != nil && r.Error != "" {
-					continue // interrupted, not failed
-				}
-				results[j.i] = r
-				bar.Step(users[j.i].String(), r.Error != "")
-			}
-		})
-	}
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
-	send := func(j job) bool {
-		select {
-		case jobs <- j:
-			return true
-		case <-ctx.Done():
-			return false
+	states, err := synthesis.Snapshots(ctx, pool, users, filter, opts.params())
+	if err != nil {
+		err = fmt.Errorf("read memories: %w", err)
+		for i, u := range users {
+			results[i] = UserResult{UserID: u, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
 		}
+		return results
 	}
-	if opts.AllUsers {
-		sent := make([]bool, len(users))
-		states, err := synthesis.Snapshots(ctx, pool, users, filter, opts.params())
-		if err == nil {
-			err = synthesis.Stream(ctx, pool, users, filter, func(i int, ms []synthesis.Memory, err error) {
-				if err == nil && ms == nil {
-					ms = []synthesis.Memory{}
-				}
-				sent[i] = send(job{i: i, read: &synthesis.Read{Memories: ms, State: states[users[i]], Err: err}})
-			})
+	synthesis.Each(ctx, pool, users, states, filter, opts.Concurrency, func(i int, read *synthesis.Read) {
+		r := lockedOne(ctx, pool, opts, users[i], run, read)
+		if ctx.Err() != nil && r.Error != "" {
+			return // interrupted, not failed
 		}
-		if err != nil && ctx.Err() == nil {
-			for i := range users {
-				if !sent[i] && !send(job{i: i, read: &synthesis.Read{Err: fmt.Errorf("read memories: %w", err)}}) {
-					break
-				}
-			}
-		}
-	} else {
-		for i := range users {
-			if !send(job{i: i}) {
-				break
-			}
-		}
-	}
-	close(jobs)
-	wg.Wait()
+		results[i] = r
+		bar.Step(users[i].String(), r.Error != "")
+	})
 	return results
 }
 

@@ -83,7 +83,8 @@ until a surviving worker rescues them after --rescue-after.
 
 --once works until the queues are empty, then exits (tests, cron-only setups).
 --concurrency is per queue. db.max-conns must leave room: each running job
-holds one connection, River a few more.
+holds one connection (a synthesize_users job two: one streams its users'
+memories), River a few more.
 
 EXAMPLES
   helix worker
