@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -265,7 +266,7 @@ func walk(out []Entry, path []string, obj map[string]any) ([]Entry, error) {
 				return nil, err
 			}
 		default:
-			b, err := json.Marshal(v)
+			b, err := leafJSON(v)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrInvalidChange, strings.Join(p, "."), err)
 			}
@@ -273,6 +274,28 @@ func walk(out []Entry, path []string, obj map[string]any) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// leafJSON encodes a decoded value exactly as json.Marshal does (stored
+// values are compared byte for byte), without its reflection for numbers,
+// booleans and strings that need no escaping, the common leaves.
+func leafJSON(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case json.Number: // from the decoder: valid, so Marshal writes it as is
+		return []byte(v), nil
+	case bool:
+		return strconv.AppendBool(nil, v), nil
+	case string:
+		plain := true
+		for i := 0; i < len(v) && plain; i++ {
+			c := v[i]
+			plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		}
+		if plain {
+			return append(append(append(make([]byte, 0, len(v)+2), '"'), v...), '"'), nil
+		}
+	}
+	return json.Marshal(v)
 }
 
 // Apply folds change c into s and says what became of it.
@@ -286,15 +309,15 @@ func (s *State) Apply(c Change, strat Strategy) (Outcome, error) {
 
 // ApplyWrite folds a write made by NewWrite into s.
 func (s *State) ApplyWrite(w Write, strat Strategy) Outcome {
-	prev, clock := s.Clock, w.Clock
+	dominated := s.Clock.LessEq(w.Clock)
 	kept := s.add(w)
-	s.Clock = s.Clock.Merge(clock)
+	s.Clock.mergeIn(w.Clock)
 	switch {
 	case !kept:
 		return Discarded
 	case strat == Manual && len(s.Writes) > 1:
 		return Conflicted
-	case prev.LessEq(clock):
+	case dominated:
 		return Applied
 	}
 	return Merged
