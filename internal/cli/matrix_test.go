@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -146,58 +144,10 @@ func TestJobContractWithoutDatabase(t *testing.T) {
 	}
 }
 
-// running is a helix process started by a test.
-type running struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-	done           chan struct{}
-	code           int
-}
-
-func start(t *testing.T, env []string, args ...string) *running {
+// start runs helix with the environment of cli_test.go's helix and env.
+func start(t *testing.T, env []string, args ...string) *testbin.Proc {
 	t.Helper()
-	r := &running{cmd: exec.Command(testbin.Helix(t), args...), done: make(chan struct{})}
-	r.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir()}, env...)
-	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		err := r.cmd.Wait()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			r.code = ee.ExitCode()
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				r.code = 128 + int(ws.Signal())
-			}
-		case err != nil:
-			r.code = -1
-		}
-		close(r.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-r.done:
-		default:
-			_ = r.cmd.Process.Kill()
-			<-r.done
-		}
-	})
-	return r
-}
-
-func (r *running) wait(t *testing.T, limit time.Duration) int {
-	t.Helper()
-	select {
-	case <-r.done:
-		return r.code
-	case <-time.After(limit):
-		_ = r.cmd.Process.Kill()
-		<-r.done
-		t.Errorf("helix %s still running after %v; stderr %s", strings.Join(r.cmd.Args[1:], " "), limit, r.stderr.String())
-		return -1
-	}
+	return testbin.Start(t, append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir()}, env...), args...)
 }
 
 // hold blocks j mid-run in the database at url: it returns the session that
@@ -224,7 +174,7 @@ func hold(t *testing.T, ctx context.Context, url string, j job) *pgx.Conn {
 // blocked waits until a helix session of the database at url waits on a lock
 // or sleeps. It asks on a connection of its own: in the holder's open
 // transaction pg_stat_activity would be a snapshot that never changes.
-func blocked(t *testing.T, ctx context.Context, url string, r *running, limit time.Duration) bool {
+func blocked(t *testing.T, ctx context.Context, url string, r *testbin.Proc, limit time.Duration) bool {
 	t.Helper()
 	c, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -245,13 +195,13 @@ func blocked(t *testing.T, ctx context.Context, url string, r *running, limit ti
 			return true
 		}
 		select {
-		case <-r.done:
-			t.Errorf("helix %s ended (exit %d) before it blocked; stderr %s", strings.Join(r.cmd.Args[1:], " "), r.code, r.stderr.String())
+		case <-r.Done():
+			t.Errorf("helix %s ended (exit %d) before it blocked; stderr %s", strings.Join(r.Cmd.Args[1:], " "), r.Code(), r.Stderr.String())
 			return false
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
-	t.Errorf("helix %s did not block within %v; stderr %s", strings.Join(r.cmd.Args[1:], " "), limit, r.stderr.String())
+	t.Errorf("helix %s did not block within %v; stderr %s", strings.Join(r.Cmd.Args[1:], " "), limit, r.Stderr.String())
 	return false
 }
 
@@ -296,13 +246,13 @@ func TestJobContractLockHeldAndInterrupted(t *testing.T) {
 			if !blocked(t, ctx, url, r, 20*time.Second) {
 				return
 			}
-			if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+			if err := r.Cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
-			if code := r.wait(t, 45*time.Second); code != j.sigint && (j.sigintOr == 0 || code != j.sigintOr) {
-				t.Errorf("SIGINT, %s: exit %d, want %d; stderr %s", m.name, code, j.sigint, r.stderr.String())
+			if code := r.Wait(t, 45*time.Second); code != j.sigint && (j.sigintOr == 0 || code != j.sigintOr) {
+				t.Errorf("SIGINT, %s: exit %d, want %d; stderr %s", m.name, code, j.sigint, r.Stderr.String())
 			}
-			jsonLines(t, "SIGINT, "+m.name, r.stderr.String())
+			jsonLines(t, "SIGINT, "+m.name, r.Stderr.String())
 		})
 	}
 }
@@ -328,7 +278,7 @@ func TestJobContractDatabaseKilled(t *testing.T) {
 	type started struct {
 		j    job
 		mode int
-		r    *running
+		r    *testbin.Proc
 	}
 	var all []started
 	var urls []string
@@ -361,10 +311,10 @@ func TestJobContractDatabaseKilled(t *testing.T) {
 			continue
 		}
 		m := jsonModes[s.mode]
-		if code := s.r.wait(t, 30*time.Second); code != 4 {
-			t.Errorf("%s: database killed mid-run, %s: exit %d, want 4; stderr %s", s.j.name, m.name, code, s.r.stderr.String())
+		if code := s.r.Wait(t, 30*time.Second); code != 4 {
+			t.Errorf("%s: database killed mid-run, %s: exit %d, want 4; stderr %s", s.j.name, m.name, code, s.r.Stderr.String())
 		}
-		jsonLines(t, s.j.name+": database killed, "+m.name, s.r.stderr.String())
+		jsonLines(t, s.j.name+": database killed, "+m.name, s.r.Stderr.String())
 	}
 }
 

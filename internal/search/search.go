@@ -178,28 +178,37 @@ func Fuse(limit int, text, vector []hit) []Result {
 // words are ORed (any word may match; more matches rank higher), so a
 // question in natural language finds memories that share only some of its
 // words. Each word is stemmed in the table's language.
+//
+// One statement: the language and the tsquery are computed once in a
+// MATERIALIZED CTE. Written as a plain subquery, the planner pulls the
+// text-to-tsquery cast into the scan and parses the query again for every
+// matching row (8,535 rows: 85 ms instead of 20 ms).
 func textHits(ctx context.Context, q db.Querier, user uuid.UUID, query string, n int) ([]hit, string, error) {
-	var lang string
-	if err := q.QueryRow(ctx, `SELECT language::text FROM helix_search_settings`).Scan(&lang); err != nil {
+	rows, err := q.Query(ctx, `WITH tq AS MATERIALIZED (
+			SELECT st.language::text AS lang,
+			       (SELECT string_agg(quote_literal(l), ' | ')
+			        FROM unnest(tsvector_to_array(to_tsvector(st.language, $2))) l)::tsquery AS q
+			FROM helix_search_settings st)
+		SELECT tq.lang, s.memory_id, ts_rank(s.tsv, tq.q, 1) r
+		FROM tq LEFT JOIN helix_memory_search s ON s.user_id = $1 AND s.tsv @@ tq.q
+		ORDER BY r DESC NULLS LAST, s.memory_id LIMIT $3`, user, query, n)
+	if err != nil {
 		return nil, "", err
 	}
-	rows, err := q.Query(ctx, `SELECT s.memory_id, ts_rank(s.tsv, tq.q, 1) r
-		FROM helix_memory_search s,
-		     (SELECT string_agg(quote_literal(l), ' | ')::tsquery q
-		      FROM unnest(tsvector_to_array(to_tsvector($4::regconfig, $2))) l) tq
-		WHERE s.user_id = $1 AND s.tsv @@ tq.q
-		ORDER BY r DESC, s.memory_id LIMIT $3`, user, query, n, lang)
-	if err != nil {
-		return nil, lang, err
+	defer rows.Close()
+	var lang string
+	var hs []hit
+	for rows.Next() {
+		var id *uuid.UUID // NULL: the LEFT JOIN's row when nothing matched
+		var s *float32
+		if err := rows.Scan(&lang, &id, &s); err != nil {
+			return nil, "", err
+		}
+		if id != nil {
+			hs = append(hs, hit{id: *id, score: math.Round(float64(*s)*1e6) / 1e6})
+		}
 	}
-	hs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (hit, error) {
-		var h hit
-		var s float32
-		err := r.Scan(&h.id, &s)
-		h.score = math.Round(float64(s)*1e6) / 1e6
-		return h, err
-	})
-	return hs, lang, err
+	return hs, lang, rows.Err()
 }
 
 // vectorHits ranks the user's embeddings by cosine similarity to v. With

@@ -1,14 +1,11 @@
 package schedule_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,81 +21,29 @@ import (
 // children of their own) on a fresh database, and `helix schedule` commands
 // as a user would.
 
-type proc struct {
-	cmd  *exec.Cmd
-	out  *syncBuf
-	err  *syncBuf
-	done chan struct{}
-	code int
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-func start(t *testing.T, url string, args ...string) *proc {
+func start(t *testing.T, url string, args ...string) *testbin.Proc {
 	t.Helper()
-	cmd := exec.Command(testbin.Helix(t), args...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=8")
-	p := &proc{cmd: cmd, out: &syncBuf{}, err: &syncBuf{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.out, p.err
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		p.code = cmd.ProcessState.ExitCode()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			p.code = -int(ws.Signal())
-		}
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
-}
-
-func (p *proc) wait(t *testing.T, d time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return p.code
-	case <-time.After(d):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		t.Fatalf("%v did not finish in %s\n%s", p.cmd.Args, d, p.err)
-		return -1
-	}
+	return testbin.Start(t, append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=8"), args...)
 }
 
 // helix runs one helix command to its end and returns stdout and the exit status.
 func helix(t *testing.T, url string, args ...string) (string, int) {
 	t.Helper()
 	p := start(t, url, args...)
-	code := p.wait(t, 2*time.Minute)
+	code := p.Wait(t, 2*time.Minute)
 	if code != 0 && code != 2 {
-		t.Logf("%v: exit %d\n%s", args, code, p.err)
+		t.Logf("%v: exit %d\n%s", args, code, p.Stderr.String())
 	}
-	return p.out.String(), code
+	return p.Stdout.String(), code
 }
 
 func mustHelix(t *testing.T, url string, args ...string) string {
 	t.Helper()
 	p := start(t, url, args...)
-	if code := p.wait(t, 2*time.Minute); code != 0 {
-		t.Fatalf("%v: exit %d\n%s", args, code, p.err)
+	if code := p.Wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("%v: exit %d\n%s", args, code, p.Stderr.String())
 	}
-	return p.out.String()
+	return p.Stdout.String()
 }
 
 func scalar[T any](t *testing.T, pool *pgxpool.Pool, sql string, args ...any) T {
@@ -125,8 +70,8 @@ var workerArgs = []string{"worker", "--poll-interval", "100ms", "--concurrency",
 
 var clientID = regexp.MustCompile(`River client started.*client_id=(\S+)`)
 
-func (p *proc) clientID() string {
-	if m := clientID.FindStringSubmatch(p.err.String()); m != nil {
+func clientIDOf(p *testbin.Proc) string {
+	if m := clientID.FindStringSubmatch(p.Stderr.String()); m != nil {
 		return m[1]
 	}
 	return ""
@@ -159,14 +104,14 @@ func quiesce(t *testing.T, url string, pool *pgxpool.Pool, name string) {
 	})
 }
 
-func stop(t *testing.T, ws ...*proc) {
+func stop(t *testing.T, ws ...*testbin.Proc) {
 	t.Helper()
 	for _, w := range ws {
-		_ = w.cmd.Process.Signal(syscall.SIGTERM)
+		_ = w.Cmd.Process.Signal(syscall.SIGTERM)
 	}
 	for i, w := range ws {
-		if code := w.wait(t, time.Minute); code != 0 {
-			t.Errorf("worker %d after SIGTERM: exit %d\n%s", i, code, w.err)
+		if code := w.Wait(t, time.Minute); code != 0 {
+			t.Errorf("worker %d after SIGTERM: exit %d\n%s", i, code, w.Stderr.String())
 		}
 	}
 }
@@ -206,7 +151,7 @@ func TestThreeWorkersFireEachTickOnce(t *testing.T) {
 	}
 	t.Parallel()
 	url, pool := open(t)
-	var ws []*proc
+	var ws []*testbin.Proc
 	for range 3 {
 		ws = append(ws, start(t, url, workerArgs...))
 	}
@@ -258,7 +203,7 @@ func TestLeaderKilled(t *testing.T) {
 	// A dead worker's fire is rescued once --schedule-timeout has passed
 	// (River's rescuer looks every 30 s).
 	wargs := append(workerArgs, "--job-timeout", "2s", "--rescue-after", "3s", "--schedule-timeout", "6s")
-	var ws []*proc
+	var ws []*testbin.Proc
 	for range 3 {
 		ws = append(ws, start(t, url, wargs...))
 	}
@@ -268,10 +213,10 @@ func TestLeaderKilled(t *testing.T) {
 	waitFor(t, time.Minute, "5 fires", func() bool {
 		return scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status = 'ok'`) >= 5
 	})
-	var victim *proc
-	var rest []*proc
+	var victim *testbin.Proc
+	var rest []*testbin.Proc
 	for _, w := range ws {
-		if w.clientID() == old {
+		if clientIDOf(w) == old {
 			victim = w
 		} else {
 			rest = append(rest, w)
@@ -289,10 +234,10 @@ func TestLeaderKilled(t *testing.T) {
 	}
 	holding := len(held)
 	killed := time.Now()
-	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-victim.done
+	<-victim.Done()
 	var now string
 	waitFor(t, 45*time.Second, "a new leader", func() bool { now = leader(t, pool); return now != "" && now != old })
 	takeover := time.Since(killed)
@@ -384,8 +329,8 @@ func TestAlwaysFailingIsDisabled(t *testing.T) {
 	if !strings.Contains(text, "disabled") || !strings.Contains(text, "no catalog snapshot is pinned") {
 		t.Errorf("list does not say why:\n%s", text)
 	}
-	if !strings.Contains(w.err.String(), "schedule disabled") {
-		t.Errorf("worker did not log the disable:\n%s", w.err)
+	if !strings.Contains(w.Stderr.String(), "schedule disabled") {
+		t.Errorf("worker did not log the disable:\n%s", w.Stderr.String())
 	}
 	hist := mustHelix(t, url, "schedule", "history", "verify")
 	if strings.Count(hist, "\tfailed\t") != failed {
