@@ -80,6 +80,13 @@ var ErrNoProvider = errors.New("vector search needs an embeddings provider: set 
 type hit struct {
 	id    uuid.UUID
 	score float64
+	row   *row // the memory's row when the ranking query read it
+}
+
+// row is what a result shows of its memory.
+type row struct {
+	typ, content *string // both nullable in the platform's table
+	created      time.Time
 }
 
 // Search runs p.Mode. In hybrid mode with e nil, only the text side runs.
@@ -91,14 +98,17 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 	if depth <= 0 {
 		depth = max(100, 4*p.Limit)
 	}
-	if p.Mode == Text {
+	// The text ranking alone is the result: rank only as deep as the limit
+	// and read the rows in the same statement.
+	textOnly := p.Mode == Text || (p.Mode == Hybrid && e == nil)
+	if textOnly {
 		depth = p.Limit
 	}
 	rep := &Report{Query: p.Query, UserID: p.User.String(), Mode: p.Mode, Results: []Result{}}
 	var text, vec []hit
 	var err error
 	if p.Mode == Text || p.Mode == Hybrid {
-		if text, rep.Language, err = textHits(ctx, q, p.User, p.Query, depth); err != nil {
+		if text, rep.Language, err = textHits(ctx, q, p.User, p.Query, depth, textOnly); err != nil {
 			return nil, fmt.Errorf("full-text search: %w", err)
 		}
 	}
@@ -118,7 +128,7 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 		rep.Mode = Text
 	}
 	fused := Fuse(p.Limit, text, vec)
-	if err := fill(ctx, q, p.User, fused); err != nil {
+	if err := fill(ctx, q, p.User, fused, text); err != nil {
 		return nil, err
 	}
 	rep.Results = fused
@@ -182,33 +192,49 @@ func Fuse(limit int, text, vector []hit) []Result {
 // One statement: the language and the tsquery are computed once in a
 // MATERIALIZED CTE. Written as a plain subquery, the planner pulls the
 // text-to-tsquery cast into the scan and parses the query again for every
-// matching row (8,535 rows: 85 ms instead of 20 ms).
-func textHits(ctx context.Context, q db.Querier, user uuid.UUID, query string, n int) ([]hit, string, error) {
-	rows, err := q.Query(ctx, `WITH tq AS MATERIALIZED (
+// matching row (8,535 rows: 85 ms instead of 20 ms). With rows (text mode,
+// where the ranking is the result) the same statement reads the memories'
+// rows: a second statement on a new session costs a round trip and the
+// planning of a table not yet in the session's caches.
+func textHits(ctx context.Context, q db.Querier, user uuid.UUID, query string, n int, rows bool) ([]hit, string, error) {
+	rs, err := q.Query(ctx, `WITH tq AS MATERIALIZED (
 			SELECT st.language::text AS lang,
 			       (SELECT string_agg(quote_literal(l), ' | ')
 			        FROM unnest(tsvector_to_array(to_tsvector(st.language, $2))) l)::tsquery AS q
-			FROM helix_search_settings st)
-		SELECT tq.lang, s.memory_id, ts_rank(s.tsv, tq.q, 1) r
-		FROM tq LEFT JOIN helix_memory_search s ON s.user_id = $1 AND s.tsv @@ tq.q
-		ORDER BY r DESC NULLS LAST, s.memory_id LIMIT $3`, user, query, n)
+			FROM helix_search_settings st),
+		top AS (
+			SELECT tq.lang, s.memory_id, ts_rank(s.tsv, tq.q, 1) r
+			FROM tq LEFT JOIN helix_memory_search s ON s.user_id = $1 AND s.tsv @@ tq.q
+			ORDER BY r DESC NULLS LAST, s.memory_id LIMIT $3)
+		SELECT top.lang, top.memory_id, top.r, m.id IS NOT NULL, m.type, m.content, m.created_at
+		FROM top LEFT JOIN memories m ON $4 AND m.id = top.memory_id AND m.user_id = $1
+		ORDER BY top.r DESC NULLS LAST, top.memory_id`, user, query, n, rows)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
+	defer rs.Close()
 	var lang string
 	var hs []hit
-	for rows.Next() {
+	for rs.Next() {
 		var id *uuid.UUID // NULL: the LEFT JOIN's row when nothing matched
 		var s *float32
-		if err := rows.Scan(&lang, &id, &s); err != nil {
+		var found bool
+		var r row
+		var created *time.Time
+		if err := rs.Scan(&lang, &id, &s, &found, &r.typ, &r.content, &created); err != nil {
 			return nil, "", err
 		}
-		if id != nil {
-			hs = append(hs, hit{id: *id, score: math.Round(float64(*s)*1e6) / 1e6})
+		if id == nil {
+			continue
 		}
+		h := hit{id: *id, score: math.Round(float64(*s)*1e6) / 1e6}
+		if found {
+			r.created = *created
+			h.row = &r
+		}
+		hs = append(hs, h)
 	}
-	return hs, lang, rows.Err()
+	return hs, lang, rs.Err()
 }
 
 // vectorHits ranks the user's embeddings by cosine similarity to v. With
@@ -303,16 +329,33 @@ func norm(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// fill reads the results' rows in one query.
-func fill(ctx context.Context, q db.Querier, user uuid.UUID, rs []Result) error {
-	if len(rs) == 0 {
-		return nil
+// fill sets the results' memory rows: those the text ranking read, the
+// others in one query.
+func fill(ctx context.Context, q db.Querier, user uuid.UUID, rs []Result, text []hit) error {
+	read := map[uuid.UUID]*row{}
+	for _, h := range text {
+		if h.row != nil {
+			read[h.id] = h.row
+		}
 	}
-	ids := make([]uuid.UUID, len(rs))
+	set := func(r *Result, m *row) {
+		r.Content, r.CreatedAt = m.content, m.created.UTC()
+		if m.typ != nil {
+			r.Type = *m.typ
+		}
+	}
+	var ids []uuid.UUID
 	at := map[uuid.UUID]int{}
-	for i, r := range rs {
-		ids[i] = r.ID
-		at[r.ID] = i
+	for i := range rs {
+		if m := read[rs[i].ID]; m != nil {
+			set(&rs[i], m)
+			continue
+		}
+		ids = append(ids, rs[i].ID)
+		at[rs[i].ID] = i
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	rows, err := q.Query(ctx, `SELECT id, type, content, created_at FROM memories WHERE user_id = $1 AND id = ANY($2)`, user, ids)
 	if err != nil {
@@ -321,16 +364,11 @@ func fill(ctx context.Context, q db.Querier, user uuid.UUID, rs []Result) error 
 	defer rows.Close()
 	for rows.Next() {
 		var id uuid.UUID
-		var typ, content *string // both nullable in the platform's table
-		var created time.Time
-		if err := rows.Scan(&id, &typ, &content, &created); err != nil {
+		var m row
+		if err := rows.Scan(&id, &m.typ, &m.content, &m.created); err != nil {
 			return err
 		}
-		r := &rs[at[id]]
-		r.Content, r.CreatedAt = content, created.UTC()
-		if typ != nil {
-			r.Type = *typ
-		}
+		set(&rs[at[id]], &m)
 	}
 	return rows.Err()
 }

@@ -190,7 +190,7 @@ func TestTriggerAndReindex(t *testing.T) {
 
 func TestFuse(t *testing.T) {
 	x, y, z := uuid.New(), uuid.New(), uuid.New()
-	rs := Fuse(10, []hit{{x, 0.9}, {y, 0.5}}, []hit{{y, 0.8}, {z, 0.7}})
+	rs := Fuse(10, []hit{{id: x, score: 0.9}, {id: y, score: 0.5}}, []hit{{id: y, score: 0.8}, {id: z, score: 0.7}})
 	if len(rs) != 3 || rs[0].ID != y || rs[0].Text.Rank != 2 || rs[0].Vector.Rank != 1 {
 		t.Fatalf("fused %+v: want y first (ranked by both)", rs)
 	}
@@ -201,7 +201,7 @@ func TestFuse(t *testing.T) {
 	if rs[1].ID != x || rs[2].ID != z || rs[2].Text != nil {
 		t.Fatalf("order %v %v", rs[1].ID, rs[2].ID)
 	}
-	if len(Fuse(1, []hit{{x, 1}}, nil)) != 1 || len(Fuse(5, nil, nil)) != 0 {
+	if len(Fuse(1, []hit{{id: x, score: 1}}, nil)) != 1 || len(Fuse(5, nil, nil)) != 0 {
 		t.Fatal("limit")
 	}
 }

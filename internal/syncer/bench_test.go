@@ -18,8 +18,9 @@ import (
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
-// benchChanges: n changes over n/10 entities of three types, each entity
-// edited by 3–5 devices with syncs between them (see genChanges).
+// benchChanges: n changes over some n/18 entities of three types (4–33
+// changes each), each entity edited by 3–5 devices with syncs between them
+// (see genChanges).
 func benchChanges(n int) []Pending {
 	r := rand.New(rand.NewSource(100))
 	var ps []Pending

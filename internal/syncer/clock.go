@@ -82,6 +82,19 @@ func (c Clock) Merge(o Clock) Clock {
 	return out
 }
 
+// mergeIn raises c to the pointwise maximum of c and o in place: folding a
+// change into a state need not allocate a clock per change.
+func (c *Clock) mergeIn(o Clock) {
+	if *c == nil {
+		*c = make(Clock, len(o))
+	}
+	for d, n := range o {
+		if n > (*c)[d] {
+			(*c)[d] = n
+		}
+	}
+}
+
 // Copy returns an independent clock.
 func (c Clock) Copy() Clock { return Clock{}.Merge(c) }
 

@@ -288,3 +288,24 @@ func jsonEqual(v any, raw json.RawMessage) bool {
 	_ = json.Unmarshal(raw, &w)
 	return reflect.DeepEqual(v, w)
 }
+
+// TestLeafJSONIsMarshal: the fast encodings of leaves give json.Marshal's bytes.
+func TestLeafJSONIsMarshal(t *testing.T) {
+	doc := `{"a":[1,"x",{"y":null}],"b":1.50,"c":-0,"d":1e5,"e":true,"f":false,"g":"plain text",
+		"h":"<b>&amp;</b>","i":"quote \" back \\ slash","j":"tab\tnew\nline","k":"\u00e9t\u00e9 \u2028","l":"","m":"\u007f","n":12345678901234567890}`
+	d := json.NewDecoder(strings.NewReader(doc))
+	d.UseNumber()
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range obj {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := leafJSON(v); err != nil || string(got) != string(want) {
+			t.Errorf("%s: leafJSON gives %s (%v), json.Marshal %s", k, got, err, want)
+		}
+	}
+}

@@ -328,6 +328,13 @@ func (r *Reconciler) fold(ctx context.Context, tx pgx.Tx, cs []claimed) (Counts,
 	return counts, tx.SendBatch(ctx, b).Close()
 }
 
+// stillPending is "processed_at IS NULL" in a form that does not imply the
+// predicate of sync_changes_bucket_idx: a condition that does lets the
+// planner AND the primary key's bitmap with a scan of that whole index,
+// which it does while the table has no statistics (right after a large
+// upload) and which cost as much database CPU as the rest of a batch.
+const stillPending = `(processed_at IS NULL) IS TRUE`
+
 // queueProcessed records each change's outcome: one statement per outcome
 // with id = ANY, which probes the primary key (a join against unnest would
 // be planned as a scan of the whole table once it is large), and the
@@ -360,7 +367,7 @@ func queueProcessed(b *pgx.Batch, cs []claimed, outcomes []string, errs []*strin
 			continue
 		}
 		b.Queue(`UPDATE sync_changes SET processed_at = $1, run_id = $2, outcome = $3
-			WHERE id = ANY($4::bigint[]) AND processed_at IS NULL`,
+			WHERE id = ANY($4::bigint[]) AND `+stillPending,
 			now, runID, string(o), ids[string(o)]).Exec(all(len(ids[string(o)])))
 	}
 	if len(badIDs) == 0 {
@@ -369,7 +376,7 @@ func queueProcessed(b *pgx.Batch, cs []claimed, outcomes []string, errs []*strin
 	b.Queue(`
 		UPDATE sync_changes c SET processed_at = $1, run_id = $2, outcome = 'invalid', error = u.error
 		FROM unnest($3::bigint[], $4::text[]) AS u(id, error)
-		WHERE c.id = u.id AND c.id = ANY($3::bigint[]) AND c.processed_at IS NULL`, now, runID, badIDs, badErrs).Exec(all(len(badIDs)))
+		WHERE c.id = u.id AND c.id = ANY($3::bigint[]) AND `+stillPending, now, runID, badIDs, badErrs).Exec(all(len(badIDs)))
 }
 
 type entityState struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
@@ -392,5 +393,44 @@ func TestClaimWalksBucketsWithCursor(t *testing.T) {
 	}
 	if total != len(ps) || pending != 0 {
 		t.Fatalf("processed %d of %d changes, %d left pending", total, len(ps), pending)
+	}
+}
+
+// TestOutcomeUpdateProbesPrimaryKey: right after an upload, before the
+// table has statistics, the outcome UPDATEs find their changes through the
+// primary key, never through a scan of the whole bucket index.
+func TestOutcomeUpdateProbesPrimaryKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := pgtest.Tx(t)
+	ps, _ := genPending(rand.New(rand.NewSource(40)), 200, []string{"memory"})
+	if _, err := Enqueue(ctx, tx, ps); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClaimer(1).claim(ctx, tx, Filter{}, 100)
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("claim: %d changes, %v", len(cs), err)
+	}
+	outcomes, errs := make([]string, len(cs)), make([]*string, len(cs))
+	msg := "bad"
+	for i := range cs {
+		outcomes[i] = string(Applied)
+		if i%10 == 0 {
+			errs[i] = &msg
+		}
+	}
+	b := &pgx.Batch{}
+	queueProcessed(b, cs, outcomes, errs, 1, time.Now())
+	if len(b.QueuedQueries) != 2 {
+		t.Fatalf("%d statements queued, want one per outcome", len(b.QueuedQueries))
+	}
+	for _, q := range b.QueuedQueries {
+		var plan string
+		if err := tx.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+q.SQL, q.Arguments...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(plan, "sync_changes_bucket_idx") {
+			t.Errorf("%s\nis planned as %s", q.SQL, plan)
+		}
 	}
 }
