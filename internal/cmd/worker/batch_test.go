@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/testbin"
 )
 
 // TestUsersPerJob: synthesize --all-users --enqueue --users-per-job 50 puts
@@ -29,13 +31,13 @@ func TestUsersPerJob(t *testing.T) {
 	if jobs != users/perJob {
 		t.Fatalf("%d jobs for %d users, want %d", jobs, users, users/perJob)
 	}
-	var ws []*proc
+	var ws []*testbin.Proc
 	for range 2 {
 		ws = append(ws, start(t, url, "worker", "--once", "--queues", "synthesize", "--concurrency", "2", "--poll-interval", "200ms"))
 	}
 	for i, w := range ws {
-		if code := w.wait(t, 3*time.Minute); code != 0 {
-			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
+		if code := w.Wait(t, 3*time.Minute); code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s", i, code, w.Stderr.String())
 		}
 	}
 	pool := open(t, url)

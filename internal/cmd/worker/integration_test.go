@@ -1,12 +1,9 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"regexp"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,73 +31,12 @@ func seed(t *testing.T, pool *pgxpool.Pool, n, k int) {
 	}
 }
 
-type proc struct {
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	done   chan struct{}
-	code   int
-}
-
-func start(t *testing.T, url string, args ...string) *proc {
+func start(t *testing.T, url string, args ...string) *testbin.Proc {
 	t.Helper()
-	cmd := exec.Command(testbin.Helix(t), args...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=12")
-	p := &proc{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan struct{})}
-	cmd.Stderr = &syncWriter{w: p.stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		p.code = cmd.ProcessState.ExitCode()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			p.code = -int(ws.Signal())
-		}
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
-}
-
-func (p *proc) wait(t *testing.T, d time.Duration) int {
-	t.Helper()
-	select {
-	case <-p.done:
-		return p.code
-	case <-time.After(d):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		t.Fatalf("%v did not finish in %s\n%s", p.cmd.Args, d, p.stderr)
-		return -1
-	}
+	return testbin.Start(t, append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=12"), args...)
 }
 
 var clientID = regexp.MustCompile(`River client started.*client_id=(\S+)`)
-
-func (p *proc) output() string {
-	w := p.cmd.Stderr.(*syncWriter)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.String()
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
-}
 
 func scalar[T any](t *testing.T, pool *pgxpool.Pool, sql string, args ...any) T {
 	t.Helper()
@@ -143,23 +79,23 @@ func TestThreeWorkers(t *testing.T) {
 
 	// Small clusters count, so every user has patterns to compare.
 	params := []string{"--min-cluster-size", "2", "--min-confidence", "0"}
-	if p := start(t, ref, append([]string{"synthesize", "--all-users", "--concurrency", "2"}, params...)...); p.wait(t, 3*time.Minute) != 0 {
-		t.Fatalf("in-process synthesize: exit %d\n%s", p.code, p.stderr)
+	if p := start(t, ref, append([]string{"synthesize", "--all-users", "--concurrency", "2"}, params...)...); p.Wait(t, 3*time.Minute) != 0 {
+		t.Fatalf("in-process synthesize: exit %d\n%s", p.Code(), p.Stderr.String())
 	}
 	enq := start(t, url, append([]string{"synthesize", "--all-users", "--enqueue"}, params...)...)
-	if enq.wait(t, time.Minute) != 0 {
-		t.Fatalf("enqueue: exit %d\n%s", enq.code, enq.stderr)
+	if enq.Wait(t, time.Minute) != 0 {
+		t.Fatalf("enqueue: exit %d\n%s", enq.Code(), enq.Stderr.String())
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize'`); n != users {
 		t.Fatalf("%d jobs enqueued, want %d", n, users)
 	}
-	var ws []*proc
+	var ws []*testbin.Proc
 	for range 3 {
 		ws = append(ws, start(t, url, "worker", "--once", "--concurrency", "3", "--poll-interval", "200ms"))
 	}
 	for i, w := range ws {
-		if code := w.wait(t, 3*time.Minute); code != 0 {
-			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
+		if code := w.Wait(t, 3*time.Minute); code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s", i, code, w.Stderr.String())
 		}
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed'`); n != users {
@@ -206,8 +142,8 @@ func TestKilledWorkerRescued(t *testing.T) {
 	}
 	defer pool.Close()
 	seed(t, pool, users, 150) // users big enough that jobs are in hand when the kill comes
-	if p := start(t, url, "synthesize", "--all-users", "--enqueue"); p.wait(t, time.Minute) != 0 {
-		t.Fatalf("enqueue: exit %d\n%s", p.code, p.stderr)
+	if p := start(t, url, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+		t.Fatalf("enqueue: exit %d\n%s", p.Code(), p.Stderr.String())
 	}
 	// Two workers share the queue; the victim dies once jobs are flowing.
 	wargs := []string{"worker", "--concurrency", "4", "--poll-interval", "100ms", "--job-timeout", "2s", "--rescue-after", "3s"}
@@ -222,7 +158,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 		var id string
 		deadline := time.Now().Add(time.Minute)
 		for {
-			if m := clientID.FindStringSubmatch(victim.output()); m != nil && id == "" {
+			if m := clientID.FindStringSubmatch(victim.Stderr.String()); m != nil && id == "" {
 				id = m[1]
 			}
 			if id != "" && scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, id) > 0 &&
@@ -230,14 +166,14 @@ func TestKilledWorkerRescued(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("worker %d never held a job\n%s", attempt, victim.output())
+				t.Fatalf("worker %d never held a job\n%s", attempt, victim.Stderr.String())
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		<-victim.done
+		<-victim.Done()
 		running = scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'running' AND attempted_by[cardinality(attempted_by)] = $1`, id)
 		t.Logf("attempt %d: killed a worker with %d jobs running", attempt, running)
 	}
@@ -249,14 +185,14 @@ func TestKilledWorkerRescued(t *testing.T) {
 	for scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed'`) < users && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := rescuer.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := rescuer.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := rescuer.wait(t, time.Minute); code != 0 {
-		t.Fatalf("rescuer after SIGTERM: exit %d, want 0\n%s", code, rescuer.output())
+	if code := rescuer.Wait(t, time.Minute); code != 0 {
+		t.Fatalf("rescuer after SIGTERM: exit %d, want 0\n%s", code, rescuer.Stderr.String())
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'synthesize' AND state = 'completed'`); n != users {
-		t.Errorf("%d of %d jobs completed\n%s", n, users, rescuer.stderr)
+		t.Errorf("%d of %d jobs completed\n%s", n, users, rescuer.Stderr.String())
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM job_runs WHERE status = 'running'`); n != 0 {
 		t.Errorf("%d job_runs rows left running", n)
