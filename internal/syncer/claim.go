@@ -23,9 +23,8 @@ import (
 // that knows nothing of buckets. Within a bucket a run keeps a cursor (the
 // last entity and id it read) and walks the index on from there.
 const (
-	buckets = 64
 	// Buckets is how many partitions the pending changes fall into.
-	Buckets    = buckets
+	Buckets    = 64
 	bucketExpr = `((hashtext(entity_id) # uuid_hash(user_id)) & 63)`
 	// lockSpace is the first key of the buckets' advisory locks (the second
 	// is the bucket): "SYNC" in ASCII.
@@ -43,60 +42,86 @@ type claimer struct {
 	cur    int         // the bucket the last batch ended in
 	cursor []*claimKey // per bucket: the last change claimed, nil from the start
 	done   []bool      // per bucket: found empty in this run
+	wait   int         // a bucket another reconciler held when only it had work, or -1
 }
 
 func newClaimer(runID int64) *claimer {
 	// Runs start in different buckets, so that concurrent ones spread out
 	// from the first batch on.
 	start := int((uint64(runID) * 0x9e3779b97f4a7c15) >> 58)
-	return &claimer{cur: start % buckets, cursor: make([]*claimKey, buckets), done: make([]bool, buckets)}
+	return &claimer{cur: start % Buckets, cursor: make([]*claimKey, Buckets), done: make([]bool, Buckets), wait: -1}
 }
 
 // claim reads up to limit pending changes matching f, bucket after bucket:
 // it locks a bucket, takes what the bucket has past its cursor, and moves
 // on to the next while the batch has room. Buckets held by another
-// reconciler are passed over. It returns nothing when every bucket is empty
-// or held.
+// reconciler are passed over. When only held buckets can have work left,
+// it returns nothing and sets cl.wait to one of them: the next batch waits
+// for that bucket first, in a new transaction that holds no other bucket
+// (so waits never form a cycle), and the run helps with the last buckets
+// instead of leaving them to whoever holds them. Nothing with cl.wait < 0
+// means every bucket is empty.
 func (cl *claimer) claim(ctx context.Context, tx pgx.Tx, f Filter, limit int) ([]claimed, error) {
 	var out []claimed
-	for i := 0; i < buckets && len(out) < limit; i++ {
-		b := (cl.cur + i) % buckets
-		if cl.done[b] || f.Bucket != nil && b != *f.Bucket {
-			continue
-		}
-		locked := true
-		if f.Bucket != nil {
-			// One partition: wait for a reconciler that holds it to finish its batch.
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)); err != nil {
-				return nil, err
-			}
-		} else if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)).Scan(&locked); err != nil {
-			return nil, err
-		}
-		if !locked {
-			continue // another reconciler is in it; it will come back empty or we will
-		}
-		cs, err := claimRows(ctx, tx, f, b, cl.cursor[b], limit-len(out))
+	var held []int
+	first := cl.wait
+	if first >= 0 {
+		cl.wait = -1
+		cs, _, err := cl.take(ctx, tx, f, first, limit, true)
 		if err != nil {
 			return nil, err
 		}
-		if len(cs) == 0 && cl.cursor[b] != nil {
-			// Past the cursor it is empty; changes before it may have
-			// arrived since, or have been left by a batch that was rolled back.
-			if cs, err = claimRows(ctx, tx, f, b, nil, limit-len(out)); err != nil {
-				return nil, err
-			}
-		}
-		if len(cs) == 0 {
-			cl.done[b] = true
+		out = append(out, cs...)
+	}
+	for i := 0; i < Buckets && len(out) < limit; i++ {
+		b := (cl.cur + i) % Buckets
+		if cl.done[b] || b == first || f.Bucket != nil && b != *f.Bucket {
 			continue
 		}
-		for j := range cs {
-			cs[j].bucket = b
+		// One partition (f.Bucket): wait for a reconciler that holds it.
+		cs, ok, err := cl.take(ctx, tx, f, b, limit-len(out), f.Bucket != nil)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			held = append(held, b)
 		}
 		out = append(out, cs...)
 	}
+	if len(out) == 0 && len(held) > 0 {
+		cl.wait = held[0]
+	}
 	return out, nil
+}
+
+// take locks bucket b and claims up to limit of its changes, marking it
+// done when empty. With wait it waits for another transaction that holds
+// the bucket; without, it reports !ok and claims nothing.
+func (cl *claimer) take(ctx context.Context, tx pgx.Tx, f Filter, b, limit int, wait bool) (cs []claimed, ok bool, err error) {
+	if wait {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)); err != nil {
+			return nil, false, err
+		}
+	} else if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, int32(lockSpace), int32(b)).Scan(&ok); err != nil || !ok {
+		return nil, false, err
+	}
+	if cs, err = claimRows(ctx, tx, f, b, cl.cursor[b], limit); err != nil {
+		return nil, false, err
+	}
+	if len(cs) == 0 && cl.cursor[b] != nil {
+		// Past the cursor it is empty; changes before it may have
+		// arrived since, or have been left by a batch that was rolled back.
+		if cs, err = claimRows(ctx, tx, f, b, nil, limit); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(cs) == 0 {
+		cl.done[b] = true
+	}
+	for j := range cs {
+		cs[j].bucket = b
+	}
+	return cs, true, nil
 }
 
 // PendingBuckets lists the partitions that have pending changes matching f

@@ -138,14 +138,14 @@ func (r *Reconciler) Run(ctx context.Context, q db.Querier, f Filter) (Counts, e
 	for i := range n {
 		// Walks start in buckets spread evenly from the run's own start.
 		cl := newClaimer(r.RunID)
-		cl.cur = (cl.cur + i*buckets/n) % buckets
+		cl.cur = (cl.cur + i*Buckets/n) % Buckets
 		g.Go(func() error {
 			for {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
 				c, err := r.runBatch(gctx, q, f, cl)
-				if err != nil || c.Total() == 0 {
+				if err != nil || c.Total() == 0 && cl.wait < 0 {
 					return err
 				}
 				mu.Lock()
