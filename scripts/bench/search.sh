@@ -15,7 +15,9 @@ name=helix_bench_search_$$
 dburl=$(echo "$server" | sed -E "s#/[^/?]*(\?|$)#/$name\1#")
 dir=$(mktemp -d)
 trap 'psql -q "$server" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-CGO_ENABLED=0 go build -o "$dir/helix" ./cmd/helix
+# built as the release is (.goreleaser.yaml, make build): a stripped binary
+# starts ~4.5 ms faster here (helix version, median of 40 interleaved runs)
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$dir/helix" ./cmd/helix
 psql -q "$server" -c "CREATE DATABASE $name" >/dev/null
 export HELIX_DATABASE_URL=$dburl HELIX_EMBED_BASE_URL= HELIX_EMBED_API_KEY= OPENAI_API_KEY=
 "$dir/helix" migrate up >/dev/null
