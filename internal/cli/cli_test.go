@@ -30,8 +30,7 @@ type result struct {
 func helix(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(testbin.Helix(t), args...)
-	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir()}
-	cmd.Env = append(base, env...)
+	cmd.Env = isolatedEnv(t, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -44,6 +43,12 @@ func helix(t *testing.T, env []string, stdin string, args ...string) result {
 		t.Fatal(err)
 	}
 	return result{code, out.String(), errb.String()}
+}
+
+// isolatedEnv is PATH, an empty home and config directory, and env: no
+// setting of the machine's reaches the helix under test.
+func isolatedEnv(t *testing.T, env ...string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir()}, env...)
 }
 
 func closedPortURL(t *testing.T) string {

@@ -144,10 +144,10 @@ func TestJobContractWithoutDatabase(t *testing.T) {
 	}
 }
 
-// start runs helix with the environment of cli_test.go's helix and env.
+// start runs helix in the background with isolatedEnv(env).
 func start(t *testing.T, env []string, args ...string) *testbin.Proc {
 	t.Helper()
-	return testbin.Start(t, append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir()}, env...), args...)
+	return testbin.Start(t, isolatedEnv(t, env...), args...)
 }
 
 // hold blocks j mid-run in the database at url: it returns the session that

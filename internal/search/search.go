@@ -41,13 +41,13 @@ type Side struct {
 
 // Result is one memory found.
 type Result struct {
-	ID        uuid.UUID `json:"id"`
-	Score     float64   `json:"score"` // RRF over the sides that ranked it
-	Text      *Side     `json:"text,omitempty"`
-	Vector    *Side     `json:"vector,omitempty"`
-	Type      string    `json:"type"`
-	Content   *string   `json:"content"`
-	CreatedAt time.Time `json:"created_at"`
+	ID        uuid.UUID  `json:"id"`
+	Score     float64    `json:"score"` // RRF over the sides that ranked it
+	Text      *Side      `json:"text,omitempty"`
+	Vector    *Side      `json:"vector,omitempty"`
+	Type      string     `json:"type"`
+	Content   *string    `json:"content"`
+	CreatedAt *time.Time `json:"created_at"` // null: the platform's column is nullable
 }
 
 // Params of one search.
@@ -85,8 +85,8 @@ type hit struct {
 
 // row is what a result shows of its memory.
 type row struct {
-	typ, content *string // both nullable in the platform's table
-	created      time.Time
+	typ, content *string // nullable in the platform's table, as is created_at
+	created      *time.Time
 }
 
 // Search runs p.Mode. In hybrid mode with e nil, only the text side runs.
@@ -220,8 +220,7 @@ func textHits(ctx context.Context, q db.Querier, user uuid.UUID, query string, n
 		var s *float32
 		var found bool
 		var r row
-		var created *time.Time
-		if err := rs.Scan(&lang, &id, &s, &found, &r.typ, &r.content, &created); err != nil {
+		if err := rs.Scan(&lang, &id, &s, &found, &r.typ, &r.content, &r.created); err != nil {
 			return nil, "", err
 		}
 		if id == nil {
@@ -229,7 +228,6 @@ func textHits(ctx context.Context, q db.Querier, user uuid.UUID, query string, n
 		}
 		h := hit{id: *id, score: math.Round(float64(*s)*1e6) / 1e6}
 		if found {
-			r.created = *created
 			h.row = &r
 		}
 		hs = append(hs, h)
@@ -339,7 +337,11 @@ func fill(ctx context.Context, q db.Querier, user uuid.UUID, rs []Result, text [
 		}
 	}
 	set := func(r *Result, m *row) {
-		r.Content, r.CreatedAt = m.content, m.created.UTC()
+		r.Content = m.content
+		if m.created != nil {
+			at := m.created.UTC()
+			r.CreatedAt = &at
+		}
 		if m.typ != nil {
 			r.Type = *m.typ
 		}

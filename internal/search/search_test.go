@@ -205,3 +205,33 @@ func TestFuse(t *testing.T) {
 		t.Fatal("limit")
 	}
 }
+
+// TestPlatformRowWithoutCreatedAt: the platform's memories.created_at is
+// nullable; such a row is found, with a null created_at, whether its row is
+// read with the text ranking (text mode) or afterwards (hybrid).
+func TestPlatformRowWithoutCreatedAt(t *testing.T) {
+	ctx := context.Background()
+	pool, a, _, _ := planted(t)
+	if _, err := pool.Exec(ctx, `ALTER TABLE memories ALTER COLUMN created_at DROP NOT NULL;
+		UPDATE memories SET created_at = NULL WHERE id = '`+a.String()+`'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{Text, Hybrid} {
+		rep, err := Search(ctx, pool, &fixedEmbedder{}, Params{User: ana, Query: "sourdough starter", Mode: mode, Limit: 5, Model: "m"})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		var found bool
+		for _, r := range rep.Results {
+			switch {
+			case r.ID == a:
+				found = r.CreatedAt == nil && r.Content != nil
+			case r.CreatedAt == nil:
+				t.Errorf("%s: %s lost its created_at", mode, r.ID)
+			}
+		}
+		if !found {
+			t.Errorf("%s: the row without created_at is missing or wrong: %+v", mode, rep.Results)
+		}
+	}
+}

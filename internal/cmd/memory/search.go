@@ -163,8 +163,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if r.Content != nil {
 			content = oneLine(*r.Content, 80)
 		}
-		tp.Row(strconv.Itoa(i+1), fmt.Sprintf("%.4f", r.Score), side(r.Text), side(r.Vector),
-			cmdutil.FormatTime(r.CreatedAt), r.ID.String(), content)
+		at := "-"
+		if r.CreatedAt != nil {
+			at = cmdutil.FormatTime(*r.CreatedAt)
+		}
+		tp.Row(strconv.Itoa(i+1), fmt.Sprintf("%.4f", r.Score), side(r.Text), side(r.Vector), at, r.ID.String(), content)
 	}
 	if len(rep.Results) > 0 {
 		if err := tp.Render(); err != nil {
