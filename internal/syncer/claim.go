@@ -2,7 +2,6 @@ package syncer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -168,24 +167,34 @@ func claimRows(ctx context.Context, tx pgx.Tx, f Filter, b int, after *claimKey,
 	}
 	defer rows.Close()
 	var cs []claimed
-	var clock string
-	var doc *string
 	var op string
 	for rows.Next() {
+		if cs == nil {
+			cs = make([]claimed, 0, limit)
+		}
 		var c claimed
-		if err := rows.Scan(&c.id, &c.key.Type, &c.key.UserID, &c.key.ID, &c.change.Device, &clock, &c.change.TS, &op, &doc); err != nil {
+		var doc []byte // a new slice per row (nil for NULL): the change keeps it
+		clock := clockScanner{c: &c}
+		if err := rows.Scan(&c.id, &c.key.Type, &c.key.UserID, &c.key.ID, &c.change.Device, clock, &c.change.TS, &op, &doc); err != nil {
 			return nil, err
 		}
 		c.change.Op = Op(op)
-		if doc != nil {
-			c.change.Doc = json.RawMessage(*doc)
-		}
-		if err := json.Unmarshal([]byte(clock), &c.change.Clock); err != nil {
-			c.err = fmt.Errorf("%w: clock must map device ids to counters: %v", ErrInvalidChange, err)
-		}
+		c.change.Doc = doc
 		cs = append(cs, c)
 	}
 	return cs, rows.Err()
+}
+
+// clockScanner reads a change's clock from the row's bytes as pgx hands
+// them over, without a copy; a bad clock makes the change invalid.
+type clockScanner struct{ c *claimed }
+
+func (s clockScanner) ScanBytes(b []byte) error {
+	var err error
+	if s.c.change.Clock, err = parseClock(b); err != nil {
+		s.c.err = fmt.Errorf("%w: clock must map device ids to counters: %v", ErrInvalidChange, err)
+	}
+	return nil
 }
 
 // errRace: another transaction processed a claimed change, or created a

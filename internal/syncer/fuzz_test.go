@@ -122,3 +122,54 @@ func FuzzMergeState(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastWalk: wherever the byte-level walk of a document answers, it
+// gives the entries encoding/json's decoding and walk give, byte for byte.
+func FuzzFastWalk(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, ` { "b" : {"c": null, "a": -1.5e3}, "a": "x y" } `, `{"a":[1, 2]}`,
+		`{"a":"\u00e9"}`, `{"a":1,"a":2}`, `{"é":1}`, `{"a":"<b>"}`, `{"a":{}}`, `{"a":true,"b":false}`, `{"a":1} x`, `[1]`, `{"a":"x\"y"}`, `{"a":[[1, "x"], {"b":1}]}`, `{"a":[ "a<b" ]}`, `{"a":[[ ],true , null]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		fast, ok := fastWalk(nil, []byte(doc))
+		if !ok {
+			return
+		}
+		d := json.NewDecoder(strings.NewReader(doc))
+		d.UseNumber()
+		var obj map[string]any
+		if err := d.Decode(&obj); err != nil || obj == nil {
+			t.Fatalf("fast walk took %q, which encoding/json refuses: %v", doc, err)
+		}
+		slow, err := walk(nil, nil, obj)
+		if err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if len(fast) == 0 && len(slow) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q:\nfast %q\nslow %q", doc, fast, slow)
+		}
+	})
+}
+
+// FuzzParseClock: a clock read on the fast path is the one json.Unmarshal
+// reads, and the fast path refuses nothing json.Unmarshal accepts.
+func FuzzParseClock(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a": 1, "b": 22}`, `{"a":01}`, `{"a":1.0}`, `{"a":-1}`, `{"a":18446744073709551616}`,
+		`{"a":null}`, `null`, `{"a":1,"a":2}`, `{"\u00e9":1}`, `{"a":1} {}`, `{"a":1e2}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want Clock
+		werr := json.Unmarshal([]byte(s), &want)
+		got, err := parseClock([]byte(s))
+		if (err == nil) != (werr == nil) || err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: parseClock %v (%v), json.Unmarshal %v (%v)", s, got, err, want, werr)
+		}
+		if fast, ok := fastClock([]byte(s)); ok && (werr != nil || !reflect.DeepEqual(fast, want)) {
+			t.Fatalf("%q: fast path %v, json.Unmarshal %v (%v)", s, fast, want, werr)
+		}
+	})
+}

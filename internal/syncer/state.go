@@ -208,6 +208,15 @@ func NewWrite(c Change, strat Strategy) (Write, error) {
 	if depth := jsonDepth(c.Doc); depth > MaxDepth {
 		return Write{}, fmt.Errorf("%w: document nested %d levels deep, more than the %d a change may hold", ErrInvalidChange, depth, MaxDepth)
 	}
+	root := kindObject
+	if c.Op == OpPut || strat != FieldLWW {
+		root = kindReset
+	}
+	w.Entries = append(w.Entries, Entry{Path: []string{}, Kind: root})
+	if es, ok := fastWalk(w.Entries, c.Doc); ok {
+		w.Entries = es
+		return w, nil
+	}
 	d := json.NewDecoder(bytes.NewReader(c.Doc))
 	d.UseNumber()
 	var obj map[string]any
@@ -217,11 +226,6 @@ func NewWrite(c Change, strat Strategy) (Write, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return Write{}, fmt.Errorf("%w: document has data after its object", ErrInvalidChange)
 	}
-	root := kindObject
-	if c.Op == OpPut || strat != FieldLWW {
-		root = kindReset
-	}
-	w.Entries = append(w.Entries, Entry{Path: []string{}, Kind: root})
 	var err error
 	w.Entries, err = walk(w.Entries, nil, obj)
 	return w, err
