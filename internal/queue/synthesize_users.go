@@ -83,7 +83,7 @@ func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[Synthes
 			ctx, stop := context.WithCancelCause(ctx)
 			defer stop(nil)
 			var failed []string
-			synthesis.Each(ctx, w.Pool, todo, states, filter, 1, func(i int, read *synthesis.Read) {
+			synthesis.Each(ctx, w.Pool, todo, synthesis.StateOf(states), filter, 1, func(i int, read *synthesis.Read) {
 				u := todo[i]
 				write := &synthesis.Write{RunID: &run.ID, Now: now(), Complete: func(ctx context.Context, tx pgx.Tx) error {
 					var got bool

@@ -110,3 +110,67 @@ func TestChangedUsers(t *testing.T) {
 		t.Errorf("full: %d users (%d unchanged, %v), want all %d", len(us), unchanged, err, users)
 	}
 }
+
+// SnapshotsAhead gives every user the state Snapshots gives, chunk after
+// chunk, and all from the snapshot of its first chunk: a memory committed
+// after it returned (as the stream starts) is in no state it gives, even a
+// state computed later, so the run that reads that memory leaves its user
+// to be synthesized again.
+func TestSnapshotsAhead(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	const users = 2*aheadChunk + 7 // three chunks
+	if _, err := pool.Exec(ctx, `INSERT INTO memories (id, user_id, type, content, embedding, created_at)
+		SELECT md5('m' || g)::uuid, md5('u' || g % $1)::uuid, 'episodic', 'memory ' || g,
+		       ARRAY[g % 7, g % 5, 1]::real[], '2026-10-01T00:00:00Z'::timestamptz + g * interval '1 hour'
+		FROM generate_series(1, 3 * $1) g`, users); err != nil {
+		t.Fatal(err)
+	}
+	var ids []uuid.UUID
+	rows, _ := pool.Query(ctx, `SELECT DISTINCT user_id FROM memories`)
+	for rows.Next() {
+		var u uuid.UUID
+		if err := rows.Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, u)
+	}
+	if rows.Err() != nil || len(ids) != users {
+		t.Fatalf("%d users (%v), want %d", len(ids), rows.Err(), users)
+	}
+	p, f := DefaultParams(), Filter{}
+	want, err := Snapshots(ctx, pool, ids, f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(ids, compareUUID)
+	last := ids[len(ids)-1] // in the last chunk
+	unblock := make(chan struct{})
+	aheadPause = func(int) { <-unblock }
+	t.Cleanup(func() { aheadPause = nil })
+	a, err := SnapshotsAhead(ctx, pool, ids, f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO memories (user_id, type, content, created_at) VALUES ($1, 'semantic', 'after', now())`, last); err != nil {
+		t.Fatal(err)
+	}
+	close(unblock)
+	for _, u := range ids {
+		got, err := a.State(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want[u]; got.Memories != w.Memories || got.digest != w.digest || got.Settings != w.Settings {
+			t.Fatalf("user %s: state %+v, want %+v (Snapshots before the insert)", u, *got, *w)
+		}
+	}
+	a.Wait()
+	now, err := Snapshot(ctx, pool, last, f, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Memories != want[last].Memories+1 {
+		t.Fatalf("after the insert the user has %d memories, want %d", now.Memories, want[last].Memories+1)
+	}
+}

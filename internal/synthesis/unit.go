@@ -85,14 +85,21 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 // user U (desktop, nightly or a worker's job) never overlaps another for U.
 func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }
 
+// StateOf looks states up in a map taken whole before the stream starts.
+func StateOf(states map[uuid.UUID]*State) func(context.Context, uuid.UUID) (*State, error) {
+	return func(_ context.Context, u uuid.UUID) (*State, error) { return states[u], nil }
+}
+
 // Each is the run over many users that `synthesize --all-users` and a
 // synthesize_users job share: one query streams the users' memories
 // (Stream) while n goroutines call fn for each user with what was read and
-// the user's state from states, so reading overlaps analysing and writing
-// whatever n is. fn is called once for every user, in no set order, unless
-// ctx is cancelled; a user the query failed to deliver gets a Read with
-// the error. q must not be a connection fn writes on: the stream holds it.
-func Each(ctx context.Context, q db.Querier, users []uuid.UUID, states map[uuid.UUID]*State, f Filter, n int, fn func(i int, read *Read)) {
+// the user's state (from state, which must have been taken before the
+// stream started: a map's, or SnapshotsAhead's), so reading overlaps
+// analysing and writing whatever n is. fn is called once for every user, in
+// no set order, unless ctx is cancelled; a user the query failed to deliver,
+// or whose state could not be taken, gets a Read with the error. q must not
+// be a connection fn writes on: the stream holds it.
+func Each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(context.Context, uuid.UUID) (*State, error), f Filter, n int, fn func(i int, read *Read)) {
 	if len(users) == 0 {
 		return
 	}
@@ -122,7 +129,13 @@ func Each(ctx context.Context, q db.Querier, users []uuid.UUID, states map[uuid.
 		if err == nil && ms == nil {
 			ms = []Memory{}
 		}
-		sent[i] = send(item{i: i, read: &Read{Memories: ms, State: states[users[i]], Err: err}})
+		var st *State
+		if err == nil {
+			if st, err = state(ctx, users[i]); err != nil {
+				err = fmt.Errorf("read memories: %w", err)
+			}
+		}
+		sent[i] = send(item{i: i, read: &Read{Memories: ms, State: st, Err: err}})
 	})
 	if err != nil && ctx.Err() == nil {
 		err = fmt.Errorf("read memories: %w", err)

@@ -393,7 +393,7 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	defer bar.Finish()
 	results := make([]UserResult, len(users))
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
-	states, err := synthesis.Snapshots(ctx, pool, users, filter, opts.params())
+	ahead, err := synthesis.SnapshotsAhead(ctx, pool, users, filter, opts.params())
 	if err != nil {
 		err = fmt.Errorf("read memories: %w", err)
 		for i, u := range users {
@@ -401,7 +401,8 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 		}
 		return results
 	}
-	synthesis.Each(ctx, pool, users, states, filter, opts.Concurrency, func(i int, read *synthesis.Read) {
+	defer ahead.Wait()
+	synthesis.Each(ctx, pool, users, ahead.State, filter, opts.Concurrency, func(i int, read *synthesis.Read) {
 		r := lockedOne(ctx, pool, opts, users[i], run, read)
 		if ctx.Err() != nil && r.Error != "" {
 			return // interrupted, not failed
