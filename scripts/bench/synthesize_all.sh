@@ -27,6 +27,9 @@ if [ -n "$BASE" ]; then
 fi
 echo "loading $U users × $N memories of $D dimensions..." >&2
 url=$(go run ./scripts/bench/synthload -server "$SERVER" -db "$DB" -users "$U" -n "$N" -d "$D")
+# as autovacuum would soon after a bulk load: otherwise it may start
+# during one of the runs below and take CPU from that run alone
+psql "$url" -qc "VACUUM ANALYZE memories"
 if [ -n "$BASE" ]; then
   for b in "${bins[@]}"; do
     HELIX_DATABASE_URL=$url "$b" synthesize --all-users --dry-run --output json >"$b.json" 2>/dev/null
@@ -40,7 +43,7 @@ for i in $(seq "$R"); do
   s=$(date +%s.%N); psql "$url" -qc "$copy"; c=$(echo "$(date +%s.%N) - $s" | bc)
   printf 'run %d: COPY floor %6.2f s\n' "$i" "$c"
   for b in "${bins[@]}"; do
-    HELIX_DATABASE_URL=$url /usr/bin/time -f '%e %U %S' -o "$dir/time" "$b" synthesize --all-users --log-format json 2>"$dir/err" >/dev/null ||
+    HELIX_DATABASE_URL=$url /usr/bin/time -f '%e %U %S' -o "$dir/time" "$b" synthesize --all-users --full --log-format json 2>"$dir/err" >/dev/null ||
       { cat "$dir/err" >&2; exit 1; }
     read -r wall user sys <"$dir/time"
     printf 'run %d: %-11s %6.2f s wall, %5.2f CPU-s  ratio to COPY %.2f\n' "$i" "$(basename "$b")" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "$wall / $c" | bc -l)"
