@@ -161,9 +161,7 @@ func ResolveConflict(ctx context.Context, q db.Querier, id int64, take string, n
 			return err
 		}
 		var up stateUpdate
-		if err := up.add(k, st); err != nil {
-			return err
-		}
+		up.add(k, st)
 		if err := up.exec(ctx, tx, now); err != nil {
 			return err
 		}

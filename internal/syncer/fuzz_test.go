@@ -3,6 +3,7 @@ package syncer
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -172,4 +173,59 @@ func FuzzParseClock(f *testing.F) {
 			t.Fatalf("%q: fast path %v, json.Unmarshal %v (%v)", s, fast, want, werr)
 		}
 	})
+}
+
+// FuzzAppendState: appendState writes what json.Marshal writes for any
+// state read back from a stored one (whose values are compact, as
+// json.Marshal leaves them), and for the states random histories fold to.
+func FuzzAppendState(f *testing.F) {
+	f.Add([]byte(`{"clock":{"d":1,"a<b":2},"writes":[{"c":{"d":1},"ts":1,"d":"d\u00e9","e":[{"p":[],"k":"o"},{"p":["a"],"k":"o"},{"s":1,"p":["b","x&y"],"k":"v","v":"<i>"}]}]}`))
+	f.Add([]byte(`{"clock":null,"writes":null}`))
+	f.Add([]byte(`{"writes":[{"e":[{"p":["x"],"k":"t"}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s State
+		if json.Unmarshal(b, &s) != nil {
+			return
+		}
+		stored, err := json.Marshal(&s)
+		if err != nil {
+			return // a value that is not JSON: nothing NewWrite or a stored state holds
+		}
+		var back State
+		if err := json.Unmarshal(stored, &back); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendState(nil, &back); string(got) != string(stored) {
+			t.Fatalf("appendState\n%s\njson.Marshal\n%s", got, stored)
+		}
+	})
+}
+
+func TestAppendStateOfHistories(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 300; i++ {
+		s := &State{}
+		for _, c := range genChanges(r, 1+r.Intn(30)) {
+			if _, err := s.Apply(c, []Strategy{FieldLWW, LWW, Manual}[i%3]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendState(nil, s); string(got) != string(want) {
+			t.Fatalf("history %d: appendState\n%s\njson.Marshal\n%s", i, got, want)
+		}
+		if got, want := appendClock(nil, s.Clock), must(json.Marshal(s.Clock)); string(got) != string(want) {
+			t.Fatalf("history %d: appendClock %s, json.Marshal %s", i, got, want)
+		}
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -293,9 +293,7 @@ func (r *Reconciler) fold(ctx context.Context, tx pgx.Tx, cs []claimed) (Counts,
 		if !st.exists {
 			to = &ins
 		}
-		if err := to.add(k, st); err != nil {
-			return counts, err
-		}
+		to.add(k, st)
 		if strat == Manual {
 			if err := conflicts.add(k, &st.state, conflicted); err != nil {
 				return counts, err
@@ -441,15 +439,9 @@ type stateUpdate struct {
 	states   []string
 }
 
-func (u *stateUpdate) add(k entityKey, st *entityState) error {
-	ms, err := json.Marshal(&st.state)
-	if err != nil {
-		return err
-	}
-	clock, err := json.Marshal(st.state.Clock)
-	if err != nil {
-		return err
-	}
+func (u *stateUpdate) add(k entityKey, st *entityState) {
+	ms := appendState(nil, &st.state)
+	clock := appendClock(nil, st.state.Clock)
 	var doc *string
 	if st.doc != nil {
 		s := string(st.doc)
@@ -460,7 +452,6 @@ func (u *stateUpdate) add(k entityKey, st *entityState) error {
 	u.clocks = append(u.clocks, string(clock))
 	u.versions = append(u.versions, st.version)
 	u.states = append(u.states, string(ms))
-	return nil
 }
 
 func (u *stateUpdate) exec(ctx context.Context, q db.Querier, now time.Time) error {
