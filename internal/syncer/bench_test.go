@@ -89,7 +89,7 @@ func BenchmarkReconcile(b *testing.B) {
 					wg.Add(1)
 					go func(i int) {
 						defer wg.Done()
-						r := newReconciler(int64(i+1), 1000)
+						r := newReconciler(int64(i+1), benchBatch())
 						r.Concurrency = cfg.concurrency
 						counts[i], errs[i] = r.Run(ctx, pools[i], Filter{})
 					}(i)
@@ -217,4 +217,11 @@ func machineCPU() (busy, total int64) {
 		}
 	}
 	return busy, total
+}
+
+// benchBatch is HELIX_BENCH_SYNC_BATCH, else 0: the command's default
+// (a revision before DefaultBatch, run by sync.sh's BASE, needs it set).
+func benchBatch() int {
+	n, _ := strconv.Atoi(os.Getenv("HELIX_BENCH_SYNC_BATCH"))
+	return n
 }

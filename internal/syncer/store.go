@@ -92,10 +92,20 @@ func (c *Counts) count(o Outcome) {
 	}
 }
 
+// DefaultBatch is how many changes a batch claims unless told otherwise.
+// A bucket's changes lie all over the table, so each batch visits a heap
+// page per change or so, and a page the batch before updated (its outcome
+// UPDATE leaves dead versions there) is pruned again: the cost is per batch
+// and page. 100,000 changes took 1.9 database CPU-s in batches of 1,000 and
+// 1.5 in batches of 5,000 (the claims' WAL records fell from 54,000 to
+// 14,000 per run at 8,000); one reconciler did 15-20 % more changes/s, two
+// about 35 % more. A batch of 5,000 is ~100 ms of work and a few MB.
+const DefaultBatch = 5000
+
 // Reconciler folds pending changes into sync_state, one transaction per batch.
 type Reconciler struct {
 	Strategies map[string]Strategy // per entity type; field-lww when absent
-	Batch      int
+	Batch      int                 // changes per batch; 0: DefaultBatch
 	RunID      int64
 	Now        func() time.Time
 	// Concurrency is how many batches run at once, each in its own
@@ -228,7 +238,11 @@ type claimed struct {
 
 func (r *Reconciler) batch(ctx context.Context, tx pgx.Tx, f Filter, cl *claimer) (Counts, []claimed, error) {
 	var counts Counts
-	cs, err := cl.claim(ctx, tx, f, r.Batch)
+	n := r.Batch
+	if n <= 0 {
+		n = DefaultBatch
+	}
+	cs, err := cl.claim(ctx, tx, f, n)
 	if err != nil || len(cs) == 0 {
 		return counts, nil, err
 	}

@@ -14,13 +14,16 @@
 #
 #   scripts/bench/sync.sh            # 100,000 changes
 #   N=20000 R=3 BASE=main scripts/bench/sync.sh
+#   BATCH=1000 scripts/bench/sync.sh # batches of 1,000 (default: the command's)
+# With BASE, BATCH applies to both trees; a revision before 2026-11-26 has
+# no default of its own and needs BATCH set.
 # Needs the test server of HELIX_TEST_DATABASE_URL (as make test does).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-N=${N:-100000} R=${R:-1} BASE=${BASE:-}
+N=${N:-100000} R=${R:-1} BASE=${BASE:-} BATCH=${BATCH:-}
 bench() { # dir label
   local out one two conc
-  out=$(cd "$1" && HELIX_BENCH_SYNC_N=$N go test -run '^$' -bench 'BenchmarkReconcile$' -benchtime 1x -timeout 60m ./internal/syncer)
+  out=$(cd "$1" && HELIX_BENCH_SYNC_N=$N HELIX_BENCH_SYNC_BATCH=$BATCH go test -run '^$' -bench 'BenchmarkReconcile$' -benchtime 1x -timeout 60m ./internal/syncer)
   echo "$out" | grep -E 'reconciler [12]:' | sed "s/^/$2 /"
   one=$(echo "$out" | grep -E 'reconcilers=1-[0-9]+ ')
   two=$(echo "$out" | grep -E 'reconcilers=2-[0-9]+ ')
@@ -44,7 +47,7 @@ if [ -n "$BASE" ]; then
   # the base revision's reconciler, measured by this tree's benchmark
   cp internal/syncer/bench_test.go "$base/internal/syncer/"
 fi
-echo "changes: $N"
+echo "changes: $N, batch: ${BATCH:-default (syncer.DefaultBatch)}"
 for i in $(seq "$R"); do
   echo "load: $(uptime)"
   [ -n "$base" ] && bench "$base" "base($BASE)"

@@ -30,7 +30,7 @@ type ReconcileOptions struct {
 
 // NewCmdReconcile folds pending changes into the entities' states.
 func NewCmdReconcile(f *cmdutil.Factory, runF func(*ReconcileOptions) error) *cobra.Command {
-	opts := &ReconcileOptions{F: f, Batch: 1000, Concurrency: 1}
+	opts := &ReconcileOptions{F: f, Batch: syncer.DefaultBatch, Concurrency: 1}
 	cmd := &cobra.Command{
 		Use:   "reconcile",
 		Short: "Fold pending device changes into the current state",

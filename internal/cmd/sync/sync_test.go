@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/syncer"
 )
 
 const user = "8f14e45f-ceea-467f-a8f0-0b1a5e2c9d11"
@@ -51,7 +52,7 @@ func TestReconcileFlags(t *testing.T) {
 	f, _ := cmdtest.Factory(t, false)
 	var got *ReconcileOptions
 	capture := func(o *ReconcileOptions) error { got = o; return nil }
-	if err := run(t, NewCmdReconcile(f, capture)); err != nil || got.Batch != 1000 || got.EntityType != "" {
+	if err := run(t, NewCmdReconcile(f, capture)); err != nil || got.Batch != syncer.DefaultBatch || got.EntityType != "" {
 		t.Fatalf("defaults: %+v %v", got, err)
 	}
 	if err := run(t, NewCmdReconcile(f, capture), "--entity-type", "memory", "--user-id", user, "--batch-size", "50"); err != nil ||
