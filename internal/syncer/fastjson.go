@@ -7,14 +7,15 @@ import (
 	"strings"
 )
 
-// Reading a change costs the reconciler more than merging it: decoding each
+// Reading a change cost the reconciler more than merging it: decoding each
 // document into map[string]any (through a json.Decoder of its own) and each
 // clock by reflection made most of the client's allocations, and the
 // garbage collector's share of its CPU is what two reconcilers on a
 // saturated host lose to each other. The common shapes are read here
 // straight from the bytes; anything else (escapes, non-ASCII keys,
-// duplicate keys, arrays inside) goes the encoding/json way as before, and
-// FuzzFastWalk holds both ways to the same result.
+// duplicate keys, objects inside arrays) goes the encoding/json way as
+// before, and FuzzFastWalk and FuzzParseClock hold both ways to the same
+// result. Merge states are written here too (appendState).
 
 // parseClock reads a clock: a JSON object of device ids to counters.
 func parseClock(b []byte) (Clock, error) {

@@ -222,9 +222,6 @@ func SnapshotsAhead(ctx context.Context, pool *pgxpool.Pool, users []uuid.UUID, 
 		return a, nil
 	}
 	if err := run(0); err != nil {
-		for k := 1; k < len(chunks); k++ {
-			close(a.ready[k])
-		}
 		finish()
 		return nil, err
 	}
