@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/helixhq/helix/internal/memories"
+	"github.com/helixhq/helix/internal/pgtest"
 )
 
 // TestStreamEqualsLoad: one streamed query hands every user exactly what
@@ -187,4 +190,66 @@ func TestDecodeFloat4ArrayErrors(t *testing.T) {
 	if got, err := decodeFloat4Array(nil, []float32{9}); err != nil || !slices.Equal(got, []float32{9}) {
 		t.Errorf("NULL array: %v %v", got, err)
 	}
+}
+
+// TestEachStreamDroppedMidway: the stream's connection is killed after the
+// first user was handed over and while most rows are still on the server.
+// Every user is still handed over exactly once: those read before with
+// their memories, every later one with the read error (a job is then
+// retried, an in-process run reports them failed), none with both.
+func TestEachStreamDroppedMidway(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	// 100 users × 30 memories of 1,536 reals: ~18 MB, past what the
+	// sockets between server and client can buffer (Linux's tcp_rmem and
+	// tcp_wmem allow 6 and 4 MB at most by default)
+	var users []uuid.UUID
+	for i := range 100 {
+		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'d', byte(i)})
+		users = append(users, u)
+		if _, err := memories.Insert(ctx, pool, Synthetic(u, 30, 1536, uint64(i+1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	states, err := Snapshots(ctx, pool, users, Filter{}, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	calls := map[int]int{}
+	var ok, failed int
+	first := make(chan struct{})
+	var once sync.Once
+	Each(ctx, pool, users, StateOf(states), Filter{}, 1, func(i int, read *Read) {
+		once.Do(func() {
+			// the stream is the only other query of this database now
+			var n int
+			if err := pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%row_number() OVER%'`).Scan(&n); err != nil || n != 1 {
+				t.Errorf("terminated %d stream backends (%v), want 1", n, err)
+			}
+			close(first)
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		calls[i]++
+		switch {
+		case read.Err != nil && read.Memories == nil && strings.Contains(read.Err.Error(), "read memories"):
+			failed++
+		case read.Err == nil && len(read.Memories) == 30 && read.State != nil:
+			ok++
+		default:
+			t.Errorf("user %d: %d memories, state %v, error %v: want 30 memories and a state, or an error alone", i, len(read.Memories), read.State != nil, read.Err)
+		}
+	})
+	for i := range users {
+		if calls[i] != 1 {
+			t.Errorf("user %d handed over %d times, want once", i, calls[i])
+		}
+	}
+	if ok == 0 || failed == 0 {
+		t.Fatalf("%d users read and %d failed: want some of each (the connection was killed after the first)", ok, failed)
+	}
+	t.Logf("%d users read before the connection dropped, %d failed with the read error", ok, failed)
 }
