@@ -55,7 +55,7 @@ records a job_runs row.
 
 EXAMPLES
   helix sync reconcile
-  helix sync reconcile --entity-type memory --batch-size 5000
+  helix sync reconcile --entity-type memory --batch-size 20000
   helix sync reconcile --concurrency 2
   helix sync reconcile --user-id 8f14e45f-ceea-467f-a8f0-0b1a5e2c9d11 --output json
   helix sync reconcile --enqueue              # then: helix worker --queues sync
