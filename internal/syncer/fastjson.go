@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -326,13 +327,8 @@ func appendClock(b []byte, c Clock) []byte {
 	if c == nil {
 		return append(b, "null"...)
 	}
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(c)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
