@@ -219,8 +219,8 @@ func machineCPU() (busy, total int64) {
 	return busy, total
 }
 
-// benchBatch is HELIX_BENCH_SYNC_BATCH, else 0: the command's default
-// (a revision before DefaultBatch, run by sync.sh's BASE, needs it set).
+// benchBatch is HELIX_BENCH_SYNC_BATCH, else 0: the command's default (a
+// revision before DefaultBatch, run by sync.sh's BASE, gets it set).
 func benchBatch() int {
 	n, _ := strconv.Atoi(os.Getenv("HELIX_BENCH_SYNC_BATCH"))
 	return n

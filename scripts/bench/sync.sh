@@ -15,12 +15,13 @@
 #   scripts/bench/sync.sh            # 100,000 changes
 #   N=20000 R=3 BASE=main scripts/bench/sync.sh
 #   BATCH=1000 scripts/bench/sync.sh # batches of 1,000 (default: the command's)
-# With BASE, BATCH applies to both trees; a revision before 2026-11-26 has
-# no default of its own and needs BATCH set.
+# With BASE, BATCH applies to both trees (default 5000 then: a revision
+# before 2026-11-26 has no default of its own).
 # Needs the test server of HELIX_TEST_DATABASE_URL (as make test does).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-100000} R=${R:-1} BASE=${BASE:-} BATCH=${BATCH:-}
+[ -n "$BASE" ] && BATCH=${BATCH:-5000}
 bench() { # dir label
   local out one two conc
   out=$(cd "$1" && HELIX_BENCH_SYNC_N=$N HELIX_BENCH_SYNC_BATCH=$BATCH go test -run '^$' -bench 'BenchmarkReconcile$' -benchtime 1x -timeout 60m ./internal/syncer)
