@@ -113,24 +113,8 @@ type wireEntry struct {
 	Value  json.RawMessage `json:"v,omitempty"`
 }
 
-// MarshalJSON writes the front-coded form.
-func (w Write) MarshalJSON() ([]byte, error) {
-	ww := wireWrite{Clock: w.Clock, TS: w.TS, Device: w.Device, Entries: make([]wireEntry, len(w.Entries))}
-	var prev []string
-	for i, e := range w.Entries {
-		n := 0
-		for n < len(prev) && n < len(e.Path) && prev[n] == e.Path[n] {
-			n++
-		}
-		suffix := e.Path[n:]
-		if suffix == nil {
-			suffix = []string{} // "p":[] as always, never null
-		}
-		ww.Entries[i] = wireEntry{Shared: n, Path: suffix, Kind: e.Kind, Value: e.Value}
-		prev = e.Path
-	}
-	return json.Marshal(ww)
-}
+// MarshalJSON writes the front-coded form (appendWrite).
+func (w Write) MarshalJSON() ([]byte, error) { return appendWrite(nil, &w), nil }
 
 // UnmarshalJSON reads the front-coded form (and the older one, full paths).
 // A path that extends the one before it shares its memory, so reading a

@@ -96,10 +96,11 @@ func (c *Counts) count(o Outcome) {
 // A bucket's changes lie all over the table, so each batch visits a heap
 // page per change or so, and a page the batch before updated (its outcome
 // UPDATE leaves dead versions there) is pruned again: the cost is per batch
-// and page. 100,000 changes took 1.9 database CPU-s in batches of 1,000 and
-// 1.5 in batches of 5,000 (the claims' WAL records fell from 54,000 to
-// 14,000 per run at 8,000); one reconciler did 15-20 % more changes/s, two
-// about 35 % more. A batch of 5,000 is ~100 ms of work and a few MB.
+// and page. 100,000 changes took 1.9-2.0 database CPU-s in batches of 1,000
+// and 1.3-1.4 in batches of 5,000 (the claims' WAL records fell from
+// 54,000 to 14,000 per run at 8,000); one reconciler did ~30 % more
+// changes/s, two ~40 % more (scripts/bench/sync.sh, 2026-11-26). A batch of
+// 5,000 is ~100 ms of work and a few MB.
 const DefaultBatch = 5000
 
 // Reconciler folds pending changes into sync_state, one transaction per batch.
