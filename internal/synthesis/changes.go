@@ -40,33 +40,40 @@ func Settings(p Params, f Filter) string {
 // ChangedUsers lists, in id order, the users with memories matching f whose
 // memories (inserted, deleted, or content, embedding, valence or created_at
 // edited) or settings changed since their last recorded synthesis, and counts
-// the users it left out as unchanged. With full it lists every user, like Users.
-// One scan of memories computes every user's digest.
-func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p Params, full bool) (users []uuid.UUID, unchanged int, err error) {
+// the users it left out as unchanged. One scan of memories computes every
+// user's digest, and states holds the changed users' states from it (what
+// Snapshots would take, taken now: before their memories are read). With
+// full it lists every user, like Users, and states is nil.
+func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p Params, full bool) (users []uuid.UUID, unchanged int, states map[uuid.UUID]*State, err error) {
 	if full {
 		users, err = Users(ctx, q, f)
-		return users, 0, err
+		return users, 0, nil, err
 	}
-	rows, err := q.Query(ctx, `SELECT d.user_id, s.user_id IS NOT NULL AND s.settings = $2 AND s.memories = d.n AND s.digest = d.digest
+	settings := Settings(p, f)
+	rows, err := q.Query(ctx, `SELECT d.user_id, d.n, d.digest::text,
+		       s.user_id IS NOT NULL AND s.settings = $2 AND s.memories = d.n AND s.digest = d.digest
 		FROM (SELECT m.user_id, count(*) AS n, sum(`+rowHash+`) AS digest FROM memories m
 		      WHERE $1::timestamptz IS NULL OR m.created_at >= $1 GROUP BY m.user_id) d
 		LEFT JOIN helix_synthesis_state s ON s.user_id = d.user_id
-		ORDER BY d.user_id`, since(f), Settings(p, f))
+		ORDER BY d.user_id`, since(f), settings)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	users = []uuid.UUID{}
+	users, states = []uuid.UUID{}, map[uuid.UUID]*State{}
 	var u uuid.UUID
+	var n int64
+	var digest string
 	var same bool
-	_, err = pgx.ForEachRow(rows, []any{&u, &same}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&u, &n, &digest, &same}, func() error {
 		if same {
 			unchanged++
 		} else {
 			users = append(users, u)
+			states[u] = &State{User: u, Settings: settings, Memories: n, digest: digest}
 		}
 		return nil
 	})
-	return users, unchanged, err
+	return users, unchanged, states, err
 }
 
 // State is the digest of one user's memories at one moment.

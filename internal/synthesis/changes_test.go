@@ -15,7 +15,7 @@ import (
 func markAll(t *testing.T, pool *pgxpool.Pool, f Filter, p Params) {
 	t.Helper()
 	ctx := context.Background()
-	users, _, err := ChangedUsers(ctx, pool, f, p, true)
+	users, _, _, err := ChangedUsers(ctx, pool, f, p, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +56,21 @@ func TestChangedUsers(t *testing.T) {
 	p, f := DefaultParams(), Filter{}
 	changed := func() []uuid.UUID {
 		t.Helper()
-		us, unchanged, err := ChangedUsers(ctx, pool, f, p, false)
+		us, unchanged, states, err := ChangedUsers(ctx, pool, f, p, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(us)+unchanged != users {
-			t.Fatalf("%d changed + %d unchanged users, want %d in all", len(us), unchanged, users)
+		if len(us)+unchanged != users || len(states) != len(us) {
+			t.Fatalf("%d changed + %d unchanged users, %d states: want %d in all, a state per changed user", len(us), unchanged, len(states), users)
+		}
+		for _, u := range us {
+			want, err := Snapshot(ctx, pool, u, f, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := states[u]; got == nil || *got != *want {
+				t.Fatalf("user %s: state from the scan %+v, Snapshot %+v", u, got, *want)
+			}
 		}
 		return us
 	}
@@ -100,13 +109,13 @@ func TestChangedUsers(t *testing.T) {
 	// Other parameters, or --limit, mean recompute; --since scopes the digest.
 	p2 := p
 	p2.MinClusterSize = 8
-	if us, _, err := ChangedUsers(ctx, pool, f, p2, false); err != nil || len(us) != users {
+	if us, _, _, err := ChangedUsers(ctx, pool, f, p2, false); err != nil || len(us) != users {
 		t.Errorf("other parameters: %d users changed (%v), want %d", len(us), err, users)
 	}
-	if us, _, err := ChangedUsers(ctx, pool, Filter{Limit: 10}, p, false); err != nil || len(us) != users {
+	if us, _, _, err := ChangedUsers(ctx, pool, Filter{Limit: 10}, p, false); err != nil || len(us) != users {
 		t.Errorf("--limit: %d users changed (%v), want %d", len(us), err, users)
 	}
-	if us, unchanged, err := ChangedUsers(ctx, pool, f, p, true); err != nil || len(us) != users || unchanged != 0 {
+	if us, unchanged, _, err := ChangedUsers(ctx, pool, f, p, true); err != nil || len(us) != users || unchanged != 0 {
 		t.Errorf("full: %d users (%d unchanged, %v), want all %d", len(us), unchanged, err, users)
 	}
 }

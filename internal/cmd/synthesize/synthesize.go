@@ -264,8 +264,9 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
 	users := []uuid.UUID{opts.user}
 	unchanged := 0
+	var states map[uuid.UUID]*synthesis.State // taken by the scan that found the changed users
 	if opts.AllUsers {
-		if users, unchanged, err = synthesis.ChangedUsers(ctx, pool, filter, opts.params(), opts.Full); err != nil {
+		if users, unchanged, states, err = synthesis.ChangedUsers(ctx, pool, filter, opts.params(), opts.Full); err != nil {
 			return err
 		}
 	}
@@ -274,7 +275,7 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	}
 	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}}
 	if opts.DryRun {
-		results := work(ctx, pool, opts, users, nil)
+		results := work(ctx, pool, opts, users, states, nil)
 		return report(ctx, opts, rep, users, unchanged, results)
 	}
 	jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers, "full": opts.Full,
@@ -291,7 +292,7 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 		rep.RunID = &run.ID
 		var results []UserResult
 		if opts.AllUsers {
-			results = work(ctx, pool, opts, users, run)
+			results = work(ctx, pool, opts, users, states, run)
 		} else {
 			results = []UserResult{one(ctx, run.Conn, opts, opts.user, run, nil)}
 		}
@@ -383,8 +384,9 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 // work synthesizes users: with --all-users, synthesis.Each streams every
 // user's memories in one query while a pool of --concurrency goroutines
 // analyses and writes the users already read, each under the user's lock;
-// results keep the users' order.
-func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, run *jobrun.Run) []UserResult {
+// results keep the users' order. The users' states are states (taken by
+// the scan that chose them) or, with --full, taken beside the stream.
+func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, states map[uuid.UUID]*synthesis.State, run *jobrun.Run) []UserResult {
 	if !opts.AllUsers {
 		return []UserResult{lockedOne(ctx, pool, opts, users[0], run, nil)}
 	}
@@ -393,16 +395,20 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	defer bar.Finish()
 	results := make([]UserResult, len(users))
 	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
-	ahead, err := synthesis.SnapshotsAhead(ctx, pool, users, filter, opts.params())
-	if err != nil {
-		err = fmt.Errorf("read memories: %w", err)
-		for i, u := range users {
-			results[i] = UserResult{UserID: u, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
+	state := synthesis.StateOf(states)
+	if states == nil {
+		ahead, err := synthesis.SnapshotsAhead(ctx, pool, users, filter, opts.params())
+		if err != nil {
+			err = fmt.Errorf("read memories: %w", err)
+			for i, u := range users {
+				results[i] = UserResult{UserID: u, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
+			}
+			return results
 		}
-		return results
+		defer ahead.Wait()
+		state = ahead.State
 	}
-	defer ahead.Wait()
-	synthesis.Each(ctx, pool, users, ahead.State, filter, opts.Concurrency, func(i int, read *synthesis.Read) {
+	synthesis.Each(ctx, pool, users, state, filter, opts.Concurrency, func(i int, read *synthesis.Read) {
 		r := lockedOne(ctx, pool, opts, users[i], run, read)
 		if ctx.Err() != nil && r.Error != "" {
 			return // interrupted, not failed
