@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/helixhq/helix/internal/third_party/jsonschema"
 )
 
 // The platform's four pattern types, as stored in memory_patterns.pattern_type.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/dlclark/regexp2/v2"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/helixhq/helix/internal/third_party/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 

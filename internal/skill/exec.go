@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/helixhq/helix/internal/third_party/jsonschema"
 	"github.com/tetratelabs/wazero"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"

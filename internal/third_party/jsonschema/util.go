@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/helixhq/helix/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/message"
 )
 

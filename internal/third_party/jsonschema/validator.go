@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/helixhq/helix/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/message"
 )
 
