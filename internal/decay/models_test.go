@@ -149,3 +149,23 @@ func TestParseWeights(t *testing.T) {
 		}
 	}
 }
+
+// A stability above S_MAX written before helix capped it is read as S_MAX;
+// the short-term stability of the examples: 0.1 → 0.1223, 1 → 1.0507.
+func TestFSRSCapAndSameDay(t *testing.T) {
+	p := DefaultFSRS()
+	created := time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC)
+	m := p.Advance(Memory{CreatedAt: created, Stability: 64370, Difficulty: 5}, created.Add(24*time.Hour))
+	if m.Stability != FSRSMaxStability {
+		t.Errorf("stored S 64370 read as %v, want %v", m.Stability, FSRSMaxStability)
+	}
+	if got := p.StabilitySameDay(0.1); math.Abs(got-0.12224) > 1e-4 {
+		t.Errorf("S'(0.1) same day = %v, want 0.1222", got)
+	}
+	if got := p.StabilitySameDay(1); math.Abs(got-1.0507) > 1e-4 {
+		t.Errorf("S'(1) same day = %v, want 1.0507", got)
+	}
+	if !SameDay(created, created.Add(15*time.Hour+59*time.Minute)) || SameDay(created, created.Add(16*time.Hour)) {
+		t.Error("SameDay must follow the UTC calendar day")
+	}
+}
