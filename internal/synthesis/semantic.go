@@ -52,7 +52,7 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 			mat.SetRow(r, ms[i].Embedding)
 		}
 	}
-	res, err := runClustering(ctx, mat, p, dim == 0)
+	res, err := runClustering(ctx, mat, p, space)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -188,7 +188,7 @@ type clustering struct {
 	persistence []float64
 }
 
-func runClustering(ctx context.Context, m *cluster.Matrix, p Params, textSpace bool) (*clustering, error) {
+func runClustering(ctx context.Context, m *cluster.Matrix, p Params, space map[string]any) (*clustering, error) {
 	switch p.Algorithm {
 	case HDBSCAN:
 		return runHDBSCAN(ctx, m, p)
@@ -197,13 +197,17 @@ func runClustering(ctx context.Context, m *cluster.Matrix, p Params, textSpace b
 	case DBSCAN:
 		return runDBSCAN(ctx, m, p)
 	}
-	if textSpace {
+	if space["space"] == "lsa" {
 		// Measured on labelled corpora (scripts/bench/text_vs_sklearn.sh): in
 		// LSA space the k-distance curve has no elbow between topics, and
 		// DBSCAN puts nearly every text in one cluster.
-		res, err := runKMeans(ctx, m, p)
+		// The mean silhouette in LSA space rises with k without a peak on
+		// every labelled corpus measured, so the candidates stop at the
+		// spectrum's knee: the number of topics that stand out.
+		knee, _ := space["spectrum_knee"].(int)
+		res, err := runKMeansUpTo(ctx, m, p, max(2, knee))
 		if res != nil {
-			res.chosenBy = "text space: k-means with k by silhouette"
+			res.chosenBy = fmt.Sprintf("text space: k-means with k by silhouette, k at most %d (the LSA spectrum's knee)", max(2, knee))
 		}
 		return res, err
 	}
@@ -256,7 +260,13 @@ func runHDBSCAN(ctx context.Context, m *cluster.Matrix, p Params) (*clustering, 
 }
 
 func runKMeans(ctx context.Context, m *cluster.Matrix, p Params) (*clustering, error) {
-	r, err := cluster.KMeansAuto(ctx, m, min(20, max(2, m.N/p.MinClusterSize)), 3, p.Seed)
+	return runKMeansUpTo(ctx, m, p, 20)
+}
+
+// runKMeansUpTo is k-means with k by silhouette among 2..kMax (and at most
+// one cluster per --min-cluster-size memories).
+func runKMeansUpTo(ctx context.Context, m *cluster.Matrix, p Params, kMax int) (*clustering, error) {
+	r, err := cluster.KMeansAuto(ctx, m, min(kMax, max(2, m.N/p.MinClusterSize)), 3, p.Seed)
 	if err != nil {
 		return nil, err
 	}

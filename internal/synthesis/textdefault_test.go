@@ -13,10 +13,10 @@ import (
 	"github.com/helixhq/helix/internal/synthesis/cluster"
 )
 
-// wordnetGlosses is testdata/wordnet_glosses.jsonl: 300 WordNet 3.0 noun
-// glosses ("lemma: gloss", Debian's wordnet-base), 50 from each of six
-// lexicographer files (animal, food, plant, body, location, substance),
-// taken at a fixed stride through data.noun. WordNet 3.0 Copyright 2006 by
+// wordnetGlosses is testdata/wordnet_glosses.jsonl: 480 WordNet 3.0 noun
+// glosses ("lemma: gloss", Debian's wordnet-base), 60 from each of eight
+// lexicographer files (animal, artifact, body, food, location, person,
+// plant, substance), taken at a fixed stride through data.noun. WordNet 3.0 Copyright 2006 by
 // Princeton University (see testdata/README).
 func wordnetGlosses(t *testing.T) (ms []Memory, truth []int, k int) {
 	t.Helper()
@@ -70,14 +70,15 @@ func clusterLabels(ms []Memory, ps []Pattern) (labels []int, largest int) {
 	return labels, largest
 }
 
-// A new user without embeddings, whose memories are about six balanced
+// A new user without embeddings, whose memories are about eight balanced
 // topics, gets themes from the default: no theme holds more than half the
-// memories, and the themes follow the topics (ARI floor). The previous
+// memories, and the themes follow the topics (ARI floor, well above the 0 of
+// chance; the default measures 0.05 here, short glosses being hard). The previous
 // default, DBSCAN with eps at the k-distance elbow, put nearly all of them in
 // one theme (ARI about 0); asked for explicitly, it still does.
 func TestTextDefaultDoesNotCollapse(t *testing.T) {
 	ms, truth, k := wordnetGlosses(t)
-	if len(ms) != 300 || k != 6 {
+	if len(ms) != 480 || k != 8 {
 		t.Fatalf("fixture: %d texts, %d labels", len(ms), k)
 	}
 	run := func(alg string) (ari float64, largest int, ps []Pattern) {
@@ -98,11 +99,12 @@ func TestTextDefaultDoesNotCollapse(t *testing.T) {
 	if 2*largest > len(ms) {
 		t.Errorf("default: one cluster holds %d of %d memories", largest, len(ms))
 	}
-	if ari < 0.05 {
-		t.Errorf("default: ARI %.4f against the topics, want >= 0.05", ari)
+	if ari < 0.03 {
+		t.Errorf("default: ARI %.4f against the topics, want >= 0.03", ari)
 	}
 	for _, p := range ps {
 		if p.Type == SemanticCluster {
+			t.Logf("default: %v %v, %v", p.Evidence["algorithm"], p.Evidence["params"], p.Evidence["chosen_by"])
 			if p.Evidence["algorithm"] != KMeans || p.Evidence["chosen_by"] == nil {
 				t.Errorf("default in the text space: evidence algorithm %v, chosen_by %v", p.Evidence["algorithm"], p.Evidence["chosen_by"])
 			}
@@ -111,7 +113,7 @@ func TestTextDefaultDoesNotCollapse(t *testing.T) {
 	}
 	dbARI, dbLargest, _ := run(DBSCAN)
 	t.Logf("--algorithm dbscan: ARI %.4f, largest cluster %d of %d", dbARI, dbLargest, len(ms))
-	if dbARI >= 0.05 || 2*dbLargest <= len(ms) {
+	if dbARI >= 0.03 || 2*dbLargest <= len(ms) {
 		t.Errorf("--algorithm dbscan no longer collapses (ARI %.4f, largest %d): the floor no longer tells the defaults apart", dbARI, dbLargest)
 	}
 }
@@ -166,5 +168,20 @@ func TestAutoOnEmbeddings(t *testing.T) {
 	ev := evidence(ps)
 	if 2*largest > len(ms) || ev["algorithm"] != KMeans || cluster.ARI(truth, auto) < 0.9 {
 		t.Errorf("auto with a swallowing eps: largest %d of %d, algorithm %v (%v), ARI %.4f", largest, len(ms), ev["algorithm"], ev["chosen_by"], cluster.ARI(truth, auto))
+	}
+}
+
+func TestSpectrumKnee(t *testing.T) {
+	// Four large values above a slowly falling bulk of 16: the knee of the
+	// leading half (10 values) is the bulk's first value, the fifth.
+	sv := []float64{10, 9, 8.5, 8}
+	for i := range 16 {
+		sv = append(sv, 3-0.05*float64(i))
+	}
+	if got := SpectrumKnee(sv); got != 5 {
+		t.Errorf("SpectrumKnee = %d, want 5", got)
+	}
+	if got := SpectrumKnee([]float64{2, 1}); got != 2 {
+		t.Errorf("SpectrumKnee of two values = %d, want 2", got)
 	}
 }
