@@ -74,9 +74,10 @@ temporal_rhythm, emotional_trend, emotional_shift, emotional_trigger.
 Semantic clusters group embeddings by cosine distance (--algorithm auto,
 dbscan, hdbscan or kmeans); memories without an embedding take part through a
 hashed TF-IDF vector of their text. A user with too few embeddings is
-clustered by text (TF-IDF, LSA). auto, the default, is k-means with k by
-silhouette in the text space, and DBSCAN on embeddings unless one DBSCAN
-cluster holds more than half the memories and k-means separates them better. Each user is written in one transaction that
+clustered by text (TF-IDF, LSA). auto, the default, is k-means in the text
+space (k by silhouette, at most the LSA spectrum's knee), and DBSCAN on
+embeddings unless one DBSCAN cluster holds more than half the memories and
+k-means separates them better. Each user is written in one transaction that
 replaces the user's previous synthesis, so a re-run never duplicates and an
 interrupted run leaves the previous synthesis in place. --dry-run prints the
 patterns and writes nothing.
