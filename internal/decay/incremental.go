@@ -122,20 +122,20 @@ func saveModel(ctx context.Context, q db.Querier, o Options) error {
 	}
 	p := o.Memory
 	_, err := q.Exec(ctx, `INSERT INTO helix_decay_model AS m (id, memory_decay, memory_factor, exp_w8, w9, w10, s0, d0,
-			layer_kinds, layer_params, layer_decays, layer_factors, updated_at)
+			layer_kinds, layer_params, layer_decays, layer_factors, short_term, w19, updated_at)
 		SELECT true, $1::float8, $2::float8, $3::float8, $4::float8, $5::float8, $6::float8, $7::float8,
-			$8::text[], $9::float8[], $10::float8[], $11::float8[], now()
+			$8::text[], $9::float8[], $10::float8[], $11::float8[], $12::float8, $13::float8, now()
 		-- Unchanged: no upsert at all, so no row lock that concurrent decay
 		-- range jobs (each saving the same model) would queue on.
 		WHERE NOT EXISTS (SELECT 1 FROM helix_decay_model x WHERE (x.memory_decay, x.memory_factor, x.exp_w8, x.w9, x.w10, x.s0, x.d0,
-			x.layer_kinds, x.layer_params, x.layer_decays, x.layer_factors)
-			IS NOT DISTINCT FROM ($1::float8, $2::float8, $3::float8, $4::float8, $5::float8, $6::float8, $7::float8, $8::text[], $9::float8[], $10::float8[], $11::float8[]))
+			x.layer_kinds, x.layer_params, x.layer_decays, x.layer_factors, x.short_term, x.w19)
+			IS NOT DISTINCT FROM ($1::float8, $2::float8, $3::float8, $4::float8, $5::float8, $6::float8, $7::float8, $8::text[], $9::float8[], $10::float8[], $11::float8[], $12::float8, $13::float8))
 		ON CONFLICT (id) DO UPDATE SET memory_decay = $1, memory_factor = $2, exp_w8 = $3, w9 = $4, w10 = $5, s0 = $6, d0 = $7,
-			layer_kinds = $8, layer_params = $9, layer_decays = $10, layer_factors = $11, updated_at = now()
-		WHERE (m.memory_decay, m.memory_factor, m.exp_w8, m.w9, m.w10, m.s0, m.d0, m.layer_kinds, m.layer_params, m.layer_decays, m.layer_factors)
-			IS DISTINCT FROM ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		p.Decay, FSRSFactor(p.Decay), math.Exp(p.W8), p.W9, p.W10, p.InitialStability, p.InitialDifficulty,
-		kinds, ps, decays, factors)
+			layer_kinds = $8, layer_params = $9, layer_decays = $10, layer_factors = $11, short_term = $12, w19 = $13, updated_at = now()
+		WHERE (m.memory_decay, m.memory_factor, m.exp_w8, m.w9, m.w10, m.s0, m.d0, m.layer_kinds, m.layer_params, m.layer_decays, m.layer_factors, m.short_term, m.w19)
+			IS DISTINCT FROM ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		p.Decay(), FSRSFactor(p.Decay()), math.Exp(p.W[8]), p.W[9], p.W[10], p.InitialStability(), p.InitialDifficulty(),
+		kinds, ps, decays, factors, math.Exp(p.W[17]*p.W[18]), p.W[19])
 	return err
 }
 

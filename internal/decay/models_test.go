@@ -2,6 +2,7 @@ package decay
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,8 +47,8 @@ func TestFSRSStabilityAfterRecall(t *testing.T) {
 	//  = 6.50232·6·0.681584·0.0828544 = 2.202673 → S' = 10·3.202673 = 32.02673.
 	near(t, "S'(10,5,0.9)", p.StabilityAfterRecall(10, 5, 0.9), 32.02672948198673)
 	// D0(Good) = w4 - e^(2·w5) + 1 = 6.4133 - 5.295196 + 1 = 2.118104.
-	near(t, "D0", p.InitialDifficulty, 2.118103970459015)
-	near(t, "S0", p.InitialStability, 2.3065)
+	near(t, "D0", p.InitialDifficulty(), 2.118103970459015)
+	near(t, "S0", p.InitialStability(), 2.3065)
 	// A recall at R=1 (immediately) adds nothing; a lower R adds more.
 	near(t, "S'(R=1)", p.StabilityAfterRecall(10, 5, 1), 10)
 	if a, b := p.StabilityAfterRecall(10, 5, 0.9), p.StabilityAfterRecall(10, 5, 0.5); !(b > a && a > 10) {
@@ -126,8 +127,45 @@ func TestRecallSlowsForgetting(t *testing.T) {
 		t.Errorf("recalled memory: S=%v R=%v; never recalled: S=%v R=%v", recalled.Stability, recalled.Retention, never.Stability, never.Retention)
 	}
 	// A fresh memory one S0 after creation is at 0.9, by the definition of stability.
-	fresh := p.Advance(Memory{CreatedAt: created}, created.Add(time.Duration(p.InitialStability*86400)*time.Second))
+	fresh := p.Advance(Memory{CreatedAt: created}, created.Add(time.Duration(p.InitialStability()*86400)*time.Second))
 	if math.Abs(fresh.Retention-0.9) > 1e-6 {
 		t.Errorf("R(S0) = %v, want 0.9", fresh.Retention)
+	}
+}
+
+func TestParseWeights(t *testing.T) {
+	p, err := ParseWeights("[0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542]")
+	if err != nil || p != DefaultFSRS() {
+		t.Errorf("ParseWeights(defaults) = %v, %v", p, err)
+	}
+	for in, want := range map[string]string{
+		"1,2,3": "got 3 numbers",
+		"0.212 1.2931 2.3065 8.2956 6.4133 0.8334 3.0194 0.001 1.8722 0.1666 0.796 1.4835 0.0614 0.2629 1.6483 0.6014 1.8729 0.5425 0.0912 0.0658 x":   `w20: "x" is not a number`,
+		"0.212 1.2931 2.3065 8.2956 6.4133 0.8334 3.0194 0.001 1.8722 0.1666 0.796 1.4835 0.0614 0.2629 1.6483 0.6014 1.8729 0.5425 0.0912 0.0658 NaN": `w20: "NaN" is not a number`,
+		"0.212 1.2931 2.3065 8.2956 11 0.8334 3.0194 0.001 1.8722 0.1666 0.796 1.4835 0.0614 0.2629 1.6483 0.6014 1.8729 0.5425 0.0912 0.0658 0.1542":  "w4 = 11 is outside FSRS-6's range [1, 10]",
+	} {
+		if _, err := ParseWeights(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseWeights(%q) = %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
+// A stability above S_MAX written before helix capped it is read as S_MAX;
+// the short-term stability of the issue's examples: 0.1 → 0.1223, 1 → 1.0507.
+func TestFSRSCapAndSameDay(t *testing.T) {
+	p := DefaultFSRS()
+	created := time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC)
+	m := p.Advance(Memory{CreatedAt: created, Stability: 64370, Difficulty: 5}, created.Add(24*time.Hour))
+	if m.Stability != FSRSMaxStability {
+		t.Errorf("stored S 64370 read as %v, want %v", m.Stability, FSRSMaxStability)
+	}
+	if got := p.StabilitySameDay(0.1); math.Abs(got-0.12224) > 1e-4 {
+		t.Errorf("S'(0.1) same day = %v, want 0.1222", got)
+	}
+	if got := p.StabilitySameDay(1); math.Abs(got-1.0507) > 1e-4 {
+		t.Errorf("S'(1) same day = %v, want 1.0507", got)
+	}
+	if !SameDay(created, created.Add(15*time.Hour+59*time.Minute)) || SameDay(created, created.Add(16*time.Hour)) {
+		t.Error("SameDay must follow the UTC calendar day")
 	}
 }

@@ -384,21 +384,25 @@ func forgetSet(retention string) string {
 }
 
 // memoriesPhase is FSRSParams.Advance in SQL. Parameters: $4 at, $6 decay,
-// $7 factor, $8 e^w8, $9 w9, $10 w10, $11 initial stability, $12 initial difficulty.
+// $7 factor, $8 e^w8, $9 w9, $10 w10, $11 initial stability, $12 initial
+// difficulty, $13 w7, $14 D0(Easy), $15 e^(w17·w18), $16 w19.
 func memoriesPhase(o Options) phase {
-	p := o.Memory
-	s, rt := MemoriesSQL()
+	s, d, rt := MemoriesSQL()
 	ref := fmt.Sprintf(`CASE WHEN %s THEN last_accessed ELSE coalesce(reviewed_at, created_at) END`, isNewAccess)
 	// Days until R = $5: S·($5^(1/DECAY) − 1)/FACTOR, in log space so that a
 	// flat curve gives a huge number instead of an overflow.
 	days := fmt.Sprintf(`(%s) * (exp(least(ln($5::float8) / $6::float8, 700)) - 1) / $7::float8`, s)
-	set := fmt.Sprintf(`stability = %s, difficulty = coalesce(difficulty, $12::float8),
+	set := fmt.Sprintf(`stability = %s, difficulty = %s,
 		reviewed_at = CASE WHEN %s THEN last_accessed ELSE reviewed_at END,
 		retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s`,
-		s, isNewAccess, rt, forgetSet(rt), forgetAt(rt, ref, days, 86400))
-	return phase{table: phaseMemories, set: set, where: knownType, args: []any{
-		p.Decay, FSRSFactor(p.Decay), math.Exp(p.W8), p.W9, p.W10, p.InitialStability, p.InitialDifficulty,
-	}}
+		s, d, isNewAccess, rt, forgetSet(rt), forgetAt(rt, ref, days, 86400))
+	return phase{table: phaseMemories, set: set, where: knownType, args: memoryArgs(o.Memory)}
+}
+
+// memoryArgs are memoriesPhase's parameters from $6 on.
+func memoryArgs(p FSRSParams) []any {
+	return []any{p.Decay(), FSRSFactor(p.Decay()), math.Exp(p.W[8]), p.W[9], p.W[10], p.InitialStability(), p.InitialDifficulty(),
+		p.W[7], p.initDifficulty(4), math.Exp(p.W[17] * p.W[18]), p.W[19]}
 }
 
 // forgetAt is the instant retention rt, computed from reference instant ref,
@@ -414,22 +418,29 @@ func forgetAt(rt, ref, dt string, unit float64) string {
 
 const isNewAccess = `(last_accessed > coalesce(reviewed_at, created_at) AND last_accessed <= $4::timestamptz)`
 
-// MemoriesSQL returns the SQL expressions of a memory's new stability and
-// retention over the columns of memories and the parameters of memoriesPhase.
-// date_part (not extract, which is numeric) keeps the arithmetic in float8.
-// helix_fsrs_retention (migration 00025) is the same computation for readers.
-func MemoriesSQL() (stability, retention string) {
-	const (
-		s0   = `coalesce(stability, $11::float8)`
-		d    = `coalesce(difficulty, $12::float8)`
+// MemoriesSQL returns the SQL expressions of a memory's new stability,
+// difficulty and retention over the columns of memories and the parameters of
+// memoriesPhase. date_part (not extract, which is numeric) keeps the
+// arithmetic in float8. helix_fsrs6_retention (migration 00140) is the same
+// retention for readers.
+func MemoriesSQL() (stability, difficulty, retention string) {
+	var (
+		s0   = fmt.Sprintf(`CASE WHEN stability > 0 THEN least(stability, %v::float8) ELSE $11::float8 END`, float64(FSRSMaxStability))
+		d    = `CASE WHEN difficulty > 0 THEN least(greatest(difficulty, 1), 10) ELSE $12::float8 END`
 		prev = `coalesce(reviewed_at, created_at)`
 	)
-	rRecall := fmt.Sprintf(`power(1 + $7::float8 * greatest(date_part('epoch', last_accessed - %s), 0) / 86400 / %s, $6::float8)`, prev, s0)
-	stability = fmt.Sprintf(`CASE WHEN %s THEN %s * (1 + $8::float8 * (11 - %s) * power(%s, -$9::float8) * (exp($10::float8 * (1 - %s)) - 1)) ELSE %s END`,
-		isNewAccess, s0, d, s0, rRecall, s0)
+	clampS := func(x string) string {
+		return fmt.Sprintf(`least(greatest(%s, %v::float8), %v::float8)`, x, FSRSMinStability, float64(FSRSMaxStability))
+	}
+	sameDay := fmt.Sprintf(`(last_accessed AT TIME ZONE 'UTC')::date = (%s AT TIME ZONE 'UTC')::date`, prev)
+	rRecall := fmt.Sprintf(`power(1 + $7::float8 * greatest(date_part('epoch', last_accessed - %s), 0) / 86400 / (%s), $6::float8)`, prev, s0)
+	recall := clampS(fmt.Sprintf(`(%[1]s) * (1 + $8::float8 * (11 - (%[2]s)) * power(%[1]s, -$9::float8) * (exp($10::float8 * (1 - %[3]s)) - 1))`, s0, d, rRecall))
+	short := clampS(fmt.Sprintf(`(%[1]s) * greatest(power(%[1]s, -$16::float8) * $15::float8, 1)`, s0))
+	stability = fmt.Sprintf(`CASE WHEN %s THEN CASE WHEN %s THEN %s ELSE %s END ELSE %s END`, isNewAccess, sameDay, short, recall, s0)
+	difficulty = fmt.Sprintf(`CASE WHEN %[1]s THEN least(greatest($13::float8 * $14::float8 + (1 - $13::float8) * (%[2]s), 1), 10) ELSE %[2]s END`, isNewAccess, d)
 	ref := fmt.Sprintf(`CASE WHEN %s THEN last_accessed ELSE %s END`, isNewAccess, prev)
 	retention = fmt.Sprintf(`power(1 + $7::float8 * greatest(date_part('epoch', $4::timestamptz - %s), 0) / 86400 / (%s), $6::float8)`, ref, stability)
-	return stability, retention
+	return stability, difficulty, retention
 }
 
 // layersPhase evaluates each layer's model in SQL. Parameters, indexed by

@@ -18,7 +18,7 @@ import (
 
 // Version names the analysis: bump it when a change to Analyze changes its
 // output for the same memories, so that every user is recomputed once.
-const Version = 1
+const Version = 2 // 2: the auto algorithm (issue 33), the LSA spectrum knee in evidence.space
 
 // rowHash is a 64-bit hash of what Load reads of a memory. embedding::real[]
 // also works for a pgvector column.

@@ -52,7 +52,7 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 			mat.SetRow(r, ms[i].Embedding)
 		}
 	}
-	res, err := runClustering(ctx, mat, p)
+	res, err := runClustering(ctx, mat, p, space)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,12 +116,15 @@ func semantic(ctx context.Context, ms []Memory, p Params) ([]theme, []Pattern, e
 			"mean_silhouette":     round(cluster.Mean(sil), 4),
 			"positive_silhouette": positive,
 			"text_vector_members": len(byText[c]),
-			"algorithm":           p.Algorithm,
+			"algorithm":           res.algorithm,
 			"params":              res.params,
 		}
 		ev["space"] = space
 		if len(vals) > 0 {
 			ev["mean_valence"] = round(mean, 4)
+		}
+		if p.Algorithm == Auto {
+			ev["chosen_by"] = res.chosenBy
 		}
 		if res.persistence != nil {
 			ev["persistence"] = round(res.persistence[c], 4)
@@ -177,49 +180,120 @@ func dominantDim(ms []Memory) int {
 }
 
 type clustering struct {
+	algorithm   string
+	chosenBy    string // how Auto chose the algorithm
 	labels      []int
 	k           int
 	params      map[string]any
 	persistence []float64
 }
 
-func runClustering(ctx context.Context, m *cluster.Matrix, p Params) (*clustering, error) {
-	ms := p.MinClusterSize
+func runClustering(ctx context.Context, m *cluster.Matrix, p Params, space map[string]any) (*clustering, error) {
 	switch p.Algorithm {
 	case HDBSCAN:
-		r, err := cluster.HDBSCAN(ctx, m, ms, ms)
-		if err != nil {
-			return nil, err
-		}
-		return &clustering{labels: r.Labels, k: len(r.Persistence), persistence: r.Persistence,
-			params: map[string]any{"min_cluster_size": ms, "min_samples": ms}}, nil
+		return runHDBSCAN(ctx, m, p)
 	case KMeans:
-		r, err := cluster.KMeansAuto(ctx, m, min(20, max(2, m.N/ms)), 3, p.Seed)
-		if err != nil {
-			return nil, err
-		}
-		return &clustering{labels: r.Labels, k: r.K,
-			params: map[string]any{"k": r.K, "silhouette": round(r.Silhouette, 4), "seed": p.Seed}}, nil
-	default:
-		eps, auto := p.Eps, p.Eps <= 0
-		if auto {
-			kd, err := cluster.KDistances(ctx, m, ms)
-			if err != nil {
-				return nil, err
-			}
-			eps = cluster.ElbowEps(kd)
-		}
-		r, err := cluster.DBSCAN(ctx, m, eps, ms)
-		if err != nil {
-			return nil, err
-		}
-		k := 0
-		for _, l := range r.Labels {
-			k = max(k, l+1)
-		}
-		return &clustering{labels: r.Labels, k: k,
-			params: map[string]any{"eps": round(eps, 4), "eps_from_elbow": auto, "min_samples": ms}}, nil
+		return runKMeans(ctx, m, p)
+	case DBSCAN:
+		return runDBSCAN(ctx, m, p)
 	}
+	if space["space"] == "lsa" {
+		// Measured on labelled corpora (scripts/bench/text_vs_sklearn.sh): in
+		// LSA space the k-distance curve has no elbow between topics, and
+		// DBSCAN puts nearly every text in one cluster.
+		// The mean silhouette in LSA space rises with k without a peak on
+		// every labelled corpus measured, so the candidates stop at the
+		// spectrum's knee: the number of topics that stand out.
+		knee, _ := space["spectrum_knee"].(int)
+		res, err := runKMeansUpTo(ctx, m, p, max(2, knee))
+		if res != nil {
+			res.chosenBy = fmt.Sprintf("text space: k-means with k by silhouette, k at most %d (the LSA spectrum's knee)", max(2, knee))
+		}
+		return res, err
+	}
+	db, err := runDBSCAN(ctx, m, p)
+	if err != nil {
+		return nil, err
+	}
+	db.chosenBy = "dbscan: no cluster holds more than half the memories"
+	if largest(db.labels, db.k) <= m.N/2 {
+		return db, nil
+	}
+	km, err := runKMeans(ctx, m, p)
+	if err != nil {
+		return nil, err
+	}
+	sd, sk := cluster.Mean(cluster.Silhouette(m, db.labels)), km.params["silhouette"].(float64)
+	if sk > sd {
+		km.chosenBy = fmt.Sprintf("dbscan put %d of %d memories in one cluster; k-means separates them better (mean silhouette %.4f > %.4f)",
+			largest(db.labels, db.k), m.N, sk, sd)
+		return km, nil
+	}
+	db.chosenBy = fmt.Sprintf("dbscan put %d of %d memories in one cluster, but k-means separates them no better (mean silhouette %.4f <= %.4f)",
+		largest(db.labels, db.k), m.N, sk, sd)
+	return db, nil
+}
+
+// largest is the size of the biggest cluster.
+func largest(labels []int, k int) int {
+	size := make([]int, k)
+	for _, l := range labels {
+		if l >= 0 {
+			size[l]++
+		}
+	}
+	big := 0
+	for _, s := range size {
+		big = max(big, s)
+	}
+	return big
+}
+
+func runHDBSCAN(ctx context.Context, m *cluster.Matrix, p Params) (*clustering, error) {
+	ms := p.MinClusterSize
+	r, err := cluster.HDBSCAN(ctx, m, ms, ms)
+	if err != nil {
+		return nil, err
+	}
+	return &clustering{algorithm: HDBSCAN, labels: r.Labels, k: len(r.Persistence), persistence: r.Persistence,
+		params: map[string]any{"min_cluster_size": ms, "min_samples": ms}}, nil
+}
+
+func runKMeans(ctx context.Context, m *cluster.Matrix, p Params) (*clustering, error) {
+	return runKMeansUpTo(ctx, m, p, 20)
+}
+
+// runKMeansUpTo is k-means with k by silhouette among 2..kMax (and at most
+// one cluster per --min-cluster-size memories).
+func runKMeansUpTo(ctx context.Context, m *cluster.Matrix, p Params, kMax int) (*clustering, error) {
+	r, err := cluster.KMeansAuto(ctx, m, min(kMax, max(2, m.N/p.MinClusterSize)), 3, p.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return &clustering{algorithm: KMeans, labels: r.Labels, k: r.K,
+		params: map[string]any{"k": r.K, "silhouette": round(r.Silhouette, 4), "seed": p.Seed}}, nil
+}
+
+func runDBSCAN(ctx context.Context, m *cluster.Matrix, p Params) (*clustering, error) {
+	ms := p.MinClusterSize
+	eps, auto := p.Eps, p.Eps <= 0
+	if auto {
+		kd, err := cluster.KDistances(ctx, m, ms)
+		if err != nil {
+			return nil, err
+		}
+		eps = cluster.ElbowEps(kd)
+	}
+	r, err := cluster.DBSCAN(ctx, m, eps, ms)
+	if err != nil {
+		return nil, err
+	}
+	k := 0
+	for _, l := range r.Labels {
+		k = max(k, l+1)
+	}
+	return &clustering{algorithm: DBSCAN, labels: r.Labels, k: k,
+		params: map[string]any{"eps": round(eps, 4), "eps_from_elbow": auto, "min_samples": ms}}, nil
 }
 
 // joinByText assigns memories without embeddings to clusters by text: a

@@ -26,8 +26,13 @@ const (
 	EmotionalTrigger = "emotional_trigger"
 )
 
-// Algorithms for semantic clustering.
+// Algorithms for semantic clustering. Auto, the default, is k-means with k by
+// silhouette in the text space (where DBSCAN's elbow eps lets one cluster
+// swallow a corpus), and DBSCAN in the embedding space unless one of its
+// clusters holds more than half the memories and k-means separates them
+// better (higher mean silhouette).
 const (
+	Auto    = "auto"
 	DBSCAN  = "dbscan"
 	HDBSCAN = "hdbscan"
 	KMeans  = "kmeans"
@@ -54,7 +59,7 @@ type Params struct {
 
 // DefaultParams are the command's defaults.
 func DefaultParams() Params {
-	return Params{Algorithm: DBSCAN, MinClusterSize: 5, MinConfidence: 0.7, Alpha: 0.01, Seed: 1}
+	return Params{Algorithm: Auto, MinClusterSize: 5, MinConfidence: 0.7, Alpha: 0.01, Seed: 1}
 }
 
 // Pattern is one finding.

@@ -4,6 +4,7 @@ package decay
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,14 +65,40 @@ func (j *jobFlags) options(cfg *config.Config) (decay.Options, error) {
 	if err != nil {
 		return decay.Options{}, cmdutil.InputError(fmt.Errorf("%w (%s)", err, cfg.Source("decay.layers")))
 	}
-	mem := decay.DefaultFSRS()
-	d, err := strconv.ParseFloat(cfg.String("decay.memory-decay"), 64)
-	if err != nil || d >= 0 {
-		return decay.Options{}, cmdutil.InputError(fmt.Errorf("decay.memory-decay (%s): %q is not a negative number (FSRS-6 -0.1542, FSRS-4.5 -0.5)",
-			cfg.Source("decay.memory-decay"), cfg.String("decay.memory-decay")))
+	mem, err := memoryModel(cfg)
+	if err != nil {
+		return decay.Options{}, cmdutil.InputError(err)
 	}
-	mem.Decay = d
 	return decay.Options{ForgetBelow: j.ForgetBelow, UserID: j.UserID.String(), ChunkSize: j.ChunkSize, Memory: mem, Layers: layers}, nil
+}
+
+// memoryModel is FSRS-6 with decay.memory-weights (default: the published
+// weights) and decay.memory-decay, which sets w20 = −DECAY. Both set and
+// disagreeing is an error, not a silent choice.
+func memoryModel(cfg *config.Config) (decay.FSRSParams, error) {
+	mem := decay.DefaultFSRS()
+	weightsSet := cfg.Source("decay.memory-weights") != "default"
+	if weightsSet {
+		var err error
+		if mem, err = decay.ParseWeights(strings.Join(cfg.StringSlice("decay.memory-weights"), ",")); err != nil {
+			return mem, fmt.Errorf("decay.memory-weights (%s): %w", cfg.Source("decay.memory-weights"), err)
+		}
+	}
+	if cfg.Source("decay.memory-decay") == "default" {
+		return mem, nil
+	}
+	raw := cfg.String("decay.memory-decay")
+	d, err := strconv.ParseFloat(raw, 64)
+	if err != nil || !(d >= -0.8 && d <= -0.1) {
+		return mem, fmt.Errorf("decay.memory-decay (%s): %q is not a number from -0.8 to -0.1 (FSRS-6 -0.1542, FSRS-4.5 -0.5)",
+			cfg.Source("decay.memory-decay"), raw)
+	}
+	if weightsSet && -d != mem.W[20] {
+		return mem, fmt.Errorf("decay.memory-decay (%s) is %v but decay.memory-weights (%s) has w20 = %v: DECAY is −w20, set one of them",
+			cfg.Source("decay.memory-decay"), d, cfg.Source("decay.memory-weights"), mem.W[20])
+	}
+	mem.W[20] = -d
+	return mem, nil
 }
 
 // parseAt reads --at: RFC 3339, or a date meaning 00:00 UTC.

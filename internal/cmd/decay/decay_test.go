@@ -230,6 +230,46 @@ func TestRunRunJSONAndConfig(t *testing.T) {
 	if exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), `unknown model "linear"`) {
 		t.Errorf("bad model: exit %d, %v", exitCode(err), err)
 	}
+
+	// Weights per deployment: a bad setting is an error naming the key and the file.
+	for _, c := range []struct{ yaml, want string }{
+		{"decay:\n  memory-weights: [0.212, 1.2931]\n", "want the 21 FSRS-6 weights w0..w20, got 2 numbers"},
+		{"decay:\n  memory-weights: [0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.9, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542]\n",
+			"w7 = 0.9 is outside FSRS-6's range [0.001, 0.75]"},
+		{"decay:\n  memory-decay: -0.3\n  memory-weights: [0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542]\n",
+			"set one of them"},
+		{"decay:\n  memory-decay: 0.5\n", "is not a number from -0.8 to -0.1"},
+	} {
+		if err := os.WriteFile(file, []byte(c.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if cfg, err = config.Load(file); err != nil {
+			t.Fatal(err)
+		}
+		err = runRun(context.Background(), opts)
+		if exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), file) {
+			t.Errorf("%q: exit %d, %v; want exit 2 with %q and the file", c.yaml, exitCode(err), err, c.want)
+		}
+	}
+	// Good weights are used: 'a walk' (S = S0 = 2.3065 days, stored by the first run) fades with DECAY = −w20 = −0.3.
+	if err := os.WriteFile(file, []byte("decay:\n  memory-weights: 0.212,1.2931,2.3065,8.2956,6.4133,0.8334,3.0194,0.001,1.8722,0.1666,0.796,1.4835,0.0614,0.2629,1.6483,0.6014,1.8729,0.5425,0.0912,0.0658,0.3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = config.Load(file); err != nil {
+		t.Fatal(err)
+	}
+	st.Out.Reset()
+	opts.Full = true
+	if err := runRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var rWalk float64
+	if err := pool.QueryRow(context.Background(), `SELECT retention FROM memories WHERE content = 'a walk'`).Scan(&rWalk); err != nil {
+		t.Fatal(err)
+	}
+	if want := decay.FSRSRetention(31, 2.3065, -0.3); math.Abs(rWalk-want) > 1e-12 {
+		t.Errorf("memory-weights with w20 = 0.3: 'a walk' retention %v, want %v", rWalk, want)
+	}
 }
 
 func TestRunRunLockHeld(t *testing.T) {

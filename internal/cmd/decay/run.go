@@ -35,9 +35,12 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 		Use:   "run",
 		Short: "Compute and store retention of every memory and layer, once",
 		Long: `Compute how much of every memory and psychology layer is retained at an
-instant (now, or --at) and write it back: retention, stability (memories
-recalled since the last run gain FSRS stability once), and with
---forget-below the forgotten flag (items are flagged, never deleted).
+instant (now, or --at) and write it back: retention, stability and
+difficulty (a memory accessed since the last run counts as one FSRS-6 review
+rated Good, as ts-fsrs computes it: same-day stability on the previous
+review's UTC day, stability capped at 36,500 days, difficulty's mean
+reversion; weights from decay.memory-weights), and with --forget-below the
+forgotten flag (items are flagged, never deleted).
 
 Retention depends only on the time since each item was last accessed and its
 stability, never on when the job last ran: running hourly, daily or twice in a

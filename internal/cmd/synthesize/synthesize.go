@@ -71,9 +71,13 @@ with the memories it rests on, its evidence (jsonb) and a confidence drawn
 from that evidence. Pattern types: semantic_cluster, temporal_burst,
 temporal_rhythm, emotional_trend, emotional_shift, emotional_trigger.
 
-Semantic clusters group embeddings by cosine distance (--algorithm dbscan,
-hdbscan or kmeans); memories without an embedding take part through a hashed
-TF-IDF vector of their text. Each user is written in one transaction that
+Semantic clusters group embeddings by cosine distance (--algorithm auto,
+dbscan, hdbscan or kmeans); memories without an embedding take part through a
+hashed TF-IDF vector of their text. A user with too few embeddings is
+clustered by text (TF-IDF, LSA). auto, the default, is k-means in the text
+space (k by silhouette, at most the LSA spectrum's knee), and DBSCAN on
+embeddings unless one DBSCAN cluster holds more than half the memories and
+k-means separates them better. Each user is written in one transaction that
 replaces the user's previous synthesis, so a re-run never duplicates and an
 interrupted run leaves the previous synthesis in place. --dry-run prints the
 patterns and writes nothing.
@@ -133,8 +137,8 @@ EXAMPLES
 	fl.StringVar(&opts.Since, "since", "", "only memories created since this RFC 3339 time or age (90d, 12h)")
 	fl.IntVar(&opts.Limit, "limit", 0, "only each user's most recent N memories (0: all)")
 	fl.Float64Var(&opts.MinConfidence, "min-confidence", d.MinConfidence, "keep patterns with at least this confidence (0-1)")
-	fl.StringVar(&opts.Algorithm, "algorithm", d.Algorithm, "semantic clustering: dbscan, hdbscan or kmeans")
-	_ = cmd.RegisterFlagCompletionFunc("algorithm", cmdutil.CompleteWords(synthesis.DBSCAN, synthesis.HDBSCAN, synthesis.KMeans))
+	fl.StringVar(&opts.Algorithm, "algorithm", d.Algorithm, "semantic clustering: auto, dbscan, hdbscan or kmeans")
+	_ = cmd.RegisterFlagCompletionFunc("algorithm", cmdutil.CompleteWords(synthesis.Auto, synthesis.DBSCAN, synthesis.HDBSCAN, synthesis.KMeans))
 	fl.Float64Var(&opts.Eps, "eps", 0, "DBSCAN radius in cosine distance (0: from the k-distance elbow)")
 	fl.IntVar(&opts.MinClusterSize, "min-cluster-size", d.MinClusterSize, "smallest cluster (DBSCAN min_samples, HDBSCAN min_cluster_size and min_samples)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the patterns, write nothing")
@@ -177,8 +181,8 @@ func (o *Options) validate() error {
 		o.since = t
 	}
 	switch {
-	case !slices.Contains([]string{synthesis.DBSCAN, synthesis.HDBSCAN, synthesis.KMeans}, o.Algorithm):
-		return cmdutil.FlagErrorf("invalid --algorithm %q: use dbscan, hdbscan or kmeans", o.Algorithm)
+	case !slices.Contains([]string{synthesis.Auto, synthesis.DBSCAN, synthesis.HDBSCAN, synthesis.KMeans}, o.Algorithm):
+		return cmdutil.FlagErrorf("invalid --algorithm %q: use auto, dbscan, hdbscan or kmeans", o.Algorithm)
 	case o.MinConfidence < 0 || o.MinConfidence > 1:
 		return cmdutil.FlagErrorf("invalid --min-confidence %v: want 0 to 1", o.MinConfidence)
 	case o.Eps < 0 || o.Eps > 2:

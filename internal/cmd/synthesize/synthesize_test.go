@@ -33,7 +33,7 @@ func TestNewCmdSynthesizeFlags(t *testing.T) {
 		check   func(*Options) bool
 	}{
 		{argv: "--user-id " + ana, check: func(o *Options) bool {
-			return o.user.String() == ana && o.Algorithm == "dbscan" && o.MinClusterSize == 5 && o.MinConfidence == 0.7 && o.Concurrency == 2
+			return o.user.String() == ana && o.Algorithm == "auto" && o.MinClusterSize == 5 && o.MinConfidence == 0.7 && o.Concurrency == 2
 		}},
 		{argv: "--all-users --since 30d --limit 100 --algorithm hdbscan --eps 0.3 --min-cluster-size 8 --dry-run --concurrency 4 --min-confidence 0.9", check: func(o *Options) bool {
 			return o.AllUsers && o.since.Equal(time.Date(2026, 10, 2, 12, 0, 0, 0, time.UTC)) && o.Limit == 100 &&
@@ -155,7 +155,7 @@ func TestSynthesizeOneUser(t *testing.T) {
 	}
 	// Two runs: two job_runs rows, each with its counts and parameters, and no duplicate patterns.
 	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'synthesize' AND status = 'ok'
-		AND (counts->>'patterns')::int > 0 AND params->'params'->>'algorithm' = 'dbscan'`); n != 2 {
+		AND (counts->>'patterns')::int > 0 AND params->'params'->>'algorithm' = 'auto'`); n != 2 {
 		t.Fatalf("%d ok job_runs rows, want 2", n)
 	}
 	if n := count(t, pool, `SELECT count(DISTINCT job_run_id) FROM memory_synthesis`); n != 1 {
