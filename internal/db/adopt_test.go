@@ -188,32 +188,8 @@ func TestMigrateAdopts(t *testing.T) {
 		t.Fatalf("helix schema looks too small (%d entries): %v", len(want), want)
 	}
 
-	platform := open(t, pgtest.Platform(t))
-	before := platformState(t, platform)
-	migrateUp(t, platform)
-	migrateUp(t, platform) // a second run finds nothing to do
-	if after := platformState(t, platform); !reflect.DeepEqual(before, after) {
-		for tbl := range before {
-			if before[tbl] != after[tbl] {
-				t.Errorf("platform table %s changed:\nbefore %s\nafter  %s", tbl, before[tbl], after[tbl])
-			}
-		}
-	}
-	if got := schema(t, platform); !reflect.DeepEqual(got, want) {
-		t.Errorf("platform database: helix schema differs from an empty database's:\n%s", diff(want, got))
-	}
-	// The platform's tables stay the platform's: not recorded as helix's, RLS untouched.
-	var owned []string
-	if err := platform.QueryRow(ctx, `SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM helix_tables WHERE name = ANY($1)`,
-		keys(platformColumns)).Scan(&owned); err != nil {
-		t.Fatal(err)
-	}
-	if len(owned) > 0 {
-		t.Errorf("helix recorded platform tables as its own: %v", owned)
-	}
-	var rls bool
-	if err := platform.QueryRow(ctx, `SELECT relrowsecurity FROM pg_class WHERE oid = 'memory_synthesis'::regclass`).Scan(&rls); err != nil || rls {
-		t.Errorf("helix changed row-level security of the platform's memory_synthesis (rls=%v, %v)", rls, err)
+	for _, fixture := range pgtest.PlatformFixtures {
+		t.Run(fixture, func(t *testing.T) { adoptPlatform(t, fixture, want) })
 	}
 
 	old := open(t, pgtest.Empty(t))
@@ -254,11 +230,51 @@ func TestMigrateAdopts(t *testing.T) {
 	}
 }
 
+// adoptPlatform migrates the platform's database (in the shape fixture
+// names) twice and checks that it reaches want and no platform row changed.
+func adoptPlatform(t *testing.T, fixture string, want []string) {
+	ctx := context.Background()
+	platform := open(t, pgtest.PlatformAs(t, fixture))
+	before := platformState(t, platform)
+	migrateUp(t, platform)
+	migrateUp(t, platform) // a second run finds nothing to do
+	if after := platformState(t, platform); !reflect.DeepEqual(before, after) {
+		for tbl := range before {
+			if before[tbl] != after[tbl] {
+				t.Errorf("platform table %s changed:\nbefore %s\nafter  %s", tbl, before[tbl], after[tbl])
+			}
+		}
+	}
+	if got := schema(t, platform); !reflect.DeepEqual(got, want) {
+		t.Errorf("platform database: helix schema differs from an empty database's:\n%s", diff(want, got))
+	}
+	// The platform's tables stay the platform's: not recorded as helix's, RLS untouched.
+	var owned []string
+	if err := platform.QueryRow(ctx, `SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM helix_tables WHERE name = ANY($1)`,
+		keys(platformColumns)).Scan(&owned); err != nil {
+		t.Fatal(err)
+	}
+	if len(owned) > 0 {
+		t.Errorf("helix recorded platform tables as its own: %v", owned)
+	}
+	var rls bool
+	if err := platform.QueryRow(ctx, `SELECT relrowsecurity FROM pg_class WHERE oid = 'memory_synthesis'::regclass`).Scan(&rls); err != nil || rls {
+		t.Errorf("helix changed row-level security of the platform's memory_synthesis (rls=%v, %v)", rls, err)
+	}
+
+}
+
 // TestMigrateDownKeepsPlatformTables: migrate down --all on the platform's
 // database removes what helix added and nothing of the platform's.
 func TestMigrateDownKeepsPlatformTables(t *testing.T) {
+	for _, fixture := range pgtest.PlatformFixtures {
+		t.Run(fixture, func(t *testing.T) { downKeepsPlatform(t, fixture) })
+	}
+}
+
+func downKeepsPlatform(t *testing.T, fixture string) {
 	ctx := context.Background()
-	pool := open(t, pgtest.Platform(t))
+	pool := open(t, pgtest.PlatformAs(t, fixture))
 	before := platformState(t, pool)
 	migrateUp(t, pool)
 	m, err := db.NewMigrator(pool)
