@@ -46,6 +46,9 @@ type GlobalOptions struct {
 	// PersistentPreRunE): an error before it is a usage error of cobra's
 	// (unknown command or flag, bad arguments, required or exclusive flags).
 	Started bool
+	// SchemaOptional: the command (migrate, doctor) opens the database without
+	// needing helix's schema; for every other, DB refuses an unmigrated one.
+	SchemaOptional bool
 }
 
 // JSON reports whether results go out as one JSON document.

@@ -2,9 +2,14 @@ package db
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// ErrNoHelixTables: the database has none of helix's tables (not migrated),
+// so there is no row-level security of helix's to check.
+var ErrNoHelixTables = errors.New("no helix tables: run helix migrate up")
 
 // RLSProblems lists each helix table (recorded in helix_tables by migrations)
 // that is exposed beyond what helix_secure_table grants: row-level security
@@ -13,8 +18,11 @@ import (
 // roles, where such a table is reachable with the project's public keys.
 func RLSProblems(ctx context.Context, q Querier) (problems []string, supabase bool, err error) {
 	var migrated bool
-	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon'), to_regclass('helix_tables') IS NOT NULL`).Scan(&supabase, &migrated); err != nil || !migrated {
-		return nil, supabase, err // not migrated yet: the migrations check says so
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon'), to_regclass('helix_tables') IS NOT NULL`).Scan(&supabase, &migrated); err != nil {
+		return nil, supabase, err
+	}
+	if !migrated {
+		return nil, supabase, ErrNoHelixTables
 	}
 	rows, err := q.Query(ctx, `
 		SELECT h.name, c.relrowsecurity,

@@ -25,7 +25,7 @@ type Options struct {
 // Check is one line of the report.
 type Check struct {
 	Name   string `json:"name"`
-	Status string `json:"status"` // ok, warn, fail
+	Status string `json:"status"` // ok, warn, fail, skip
 	Detail string `json:"detail"`
 }
 
@@ -36,7 +36,8 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 		Use:   "doctor",
 		Short: "Check configuration, database, migrations and provider keys",
 		// doctor reports bad settings itself, with file and line, instead of stopping at the first
-		Annotations: map[string]string{cmdutil.AnnotationReportsSettings: "true"},
+		// and reports pending migrations itself
+		Annotations: map[string]string{cmdutil.AnnotationReportsSettings: "true", cmdutil.AnnotationSchemaOptional: "true"},
 		Long: `Check what helix needs, one line each: the config file (unknown keys,
 per-invocation arguments a file cannot set, bad values: each with its line),
 the database (reachable, server version), the schema (pending migrations),
@@ -117,7 +118,9 @@ func doctorRun(ctx context.Context, opts *Options) error {
 					}
 				}
 			}
-			if problems, supabase, err := db.RLSProblems(ctx, pool); err != nil {
+			if problems, supabase, err := db.RLSProblems(ctx, pool); errors.Is(err, db.ErrNoHelixTables) {
+				add("row-level security", "skip", err.Error())
+			} else if err != nil {
 				add("row-level security", "fail", err.Error())
 				failure = err
 			} else if len(problems) > 0 {

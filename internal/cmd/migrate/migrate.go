@@ -20,6 +20,8 @@ func NewCmdMigrate(f *cmdutil.Factory) *cobra.Command {
 		Long: `Apply, roll back and inspect helix's embedded SQL migrations.
 Migrations run under a PostgreSQL advisory lock, so concurrent helix
 processes never migrate at once.`,
+		// migrate works on a database at any schema, none included
+		Annotations: map[string]string{cmdutil.AnnotationSchemaOptional: "true"},
 	}
 	cmd.AddCommand(newCmdUp(f), newCmdDown(f), NewCmdStatus(f, nil))
 	return cmd

@@ -162,6 +162,7 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 // flag's old name (HELIX_CATALOG_FETCH_TIMEOUT) is taken, with a notice.
 func resolve(f *cmdutil.Factory, cmd *cobra.Command) (notices []string, err error) {
 	f.Global.Command = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	f.Global.SchemaOptional = cmdutil.SchemaOptional(cmd)
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, cmdutil.InputError(err)
