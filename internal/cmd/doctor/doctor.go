@@ -41,7 +41,10 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 		Long: `Check what helix needs, one line each: the config file (unknown keys,
 per-invocation arguments a file cannot set, bad values: each with its line),
 the database (reachable, server version), the schema (pending migrations),
-row-level security of helix's tables and the provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
+row-level security of helix's tables (SKIP when there are none yet), the
+platform's tables helix uses that anon or authenticated can reach without
+row-level security (a warning, with the statements that close each), and
+the provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
 is unreachable, 1 otherwise).
 
 EXAMPLES
@@ -134,6 +137,18 @@ func doctorRun(ctx context.Context, opts *Options) error {
 			} else {
 				add("row-level security", "ok", "every helix table has row-level security")
 			}
+			// The platform's own tables: named, with the statements that close
+			// them, but a warning: they are the platform's to change.
+			if open, err := db.OpenPlatformTables(ctx, pool); err != nil {
+				add("platform tables", "fail", err.Error())
+				failure = err
+			} else if len(open) == 0 {
+				add("platform tables", "ok", "none that helix uses is open to anon or authenticated")
+			} else {
+				for _, o := range open {
+					add("platform table "+o.Name, "warn", openDetail(o))
+				}
+			}
 		}
 		for _, k := range config.Keys {
 			if !k.Secret || k.Name == "database-url" {
@@ -171,6 +186,12 @@ func doctorRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("doctor: %w", failure)
 	}
 	return nil
+}
+
+// openDetail says who reaches an open platform table and how to close it.
+func openDetail(o db.OpenTable) string {
+	return fmt.Sprintf("reachable by %s without row-level security, and helix reads or writes it: to close it, run as the owner: %s (or: helix migrate secure-platform --yes)",
+		strings.Join(o.Roles, " and "), strings.Join(o.Close, " "))
 }
 
 // settingProblems lists what the config file sets that helix would not take:

@@ -4,6 +4,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ processes never migrate at once.`,
 		// migrate works on a database at any schema, none included
 		Annotations: map[string]string{cmdutil.AnnotationSchemaOptional: "true"},
 	}
-	cmd.AddCommand(newCmdUp(f), newCmdDown(f), NewCmdStatus(f, nil))
+	cmd.AddCommand(newCmdUp(f), newCmdDown(f), NewCmdStatus(f, nil), newCmdSecurePlatform(f))
 	return cmd
 }
 
@@ -76,6 +77,11 @@ adds its own nullable columns and side tables, and never drops, renames or
 retypes a platform column. With --dry-run, print the SQL each pending
 migration would run and change nothing.
 
+Then it names, on stderr, every platform table helix reads or writes that
+Supabase's anon or authenticated role can reach without row-level security,
+with the statements that would close it. It never runs them: the platform's
+tables are the platform's (helix migrate secure-platform --yes runs them).
+
 EXAMPLES
   helix migrate up --dry-run
   helix migrate up
@@ -86,10 +92,101 @@ EXAMPLES
 			if dryRun {
 				return withMigrator(f, cmd.Context(), func(m *db.Migrator) error { return printPlan(f, cmd.Context(), m) })
 			}
-			return runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) })
+			if err := runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) }); err != nil {
+				return err
+			}
+			return warnOpenTables(f, cmd.Context())
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the SQL of every pending migration instead of running it")
+	return cmd
+}
+
+// warnOpenTables names the platform tables helix uses that the API roles can
+// reach without row-level security, and how to close each.
+func warnOpenTables(f *cmdutil.Factory, ctx context.Context) error {
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	open, err := db.OpenPlatformTables(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("check the platform's tables: %w", err)
+	}
+	for _, o := range open {
+		if f.Global.JSON() {
+			f.Logger().Warn("platform table open without row-level security", "table", o.Name, "roles", o.Roles, "close", o.Close)
+			continue
+		}
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "warning: platform table %s is reachable by %s without row-level security, and helix reads or writes it.\nTo close it, run as the owner (or: helix migrate secure-platform --yes):\n  %s\n",
+			o.Name, strings.Join(o.Roles, " and "), strings.Join(o.Close, "\n  "))
+	}
+	return nil
+}
+
+func newCmdSecurePlatform(f *cmdutil.Factory) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "secure-platform --yes",
+		Short: "Turn on row-level security on the platform tables helix uses that are open",
+		Long: `Close the platform's tables that helix reads or writes (memories,
+memory_synthesis, memory_patterns, psychology_layers, voice_recordings,
+skills) and that Supabase's anon or authenticated role can reach without
+row-level security: enable row-level security and give each signed-in user
+their own rows (policy helix_owner, user_id = auth.uid()). postgres and
+service_role bypass row-level security and are unaffected; so is anything
+the platform's apps do as them. A table without an owner column (skills) gets
+row-level security and no policy: add one for what the apps must read.
+
+These are the platform's tables: helix changes their security only here,
+when asked, with --yes (at a terminal it asks you to type yes). helix doctor
+and helix migrate up name the open tables and print the same statements.
+Tables already closed are left alone; nothing open is not an error.
+
+EXAMPLES
+  helix migrate secure-platform --yes
+  helix migrate secure-platform --yes --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			pool, err := f.DB(ctx)
+			if err != nil {
+				return err
+			}
+			open, err := db.OpenPlatformTables(ctx, pool)
+			if err != nil {
+				return fmt.Errorf("check the platform's tables: %w", err)
+			}
+			if len(open) > 0 {
+				names := make([]string, len(open))
+				for i, o := range open {
+					names[i] = o.Name
+				}
+				if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate secure-platform changes the security of the platform's "+strings.Join(names, ", ")); err != nil {
+					return err
+				}
+				if err := db.SecurePlatformTables(ctx, pool, open); err != nil {
+					return fmt.Errorf("migrate secure-platform: %w", err)
+				}
+			}
+			if f.Global.JSON() {
+				if open == nil {
+					open = []db.OpenTable{}
+				}
+				return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"secured": open})
+			}
+			if len(open) == 0 {
+				cmdutil.Fprintf(f.IOStreams.ErrOut, "nothing to do: no platform table helix uses is open to anon or authenticated\n")
+			}
+			for _, o := range open {
+				fmt.Fprintf(f.IOStreams.Out, "secured %s\n", o.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm changing the security of the platform's tables")
 	return cmd
 }
 
