@@ -192,3 +192,27 @@ func ident(name string) string {
 	}
 	return name
 }
+
+// HelixRows counts, per platform table, the rows helix wrote and that
+// uninstalling (migrate down to 0) removes: its patterns in memory_synthesis
+// and memory_patterns (generator = 'helix'). Tables or columns not there
+// count nothing.
+func HelixRows(ctx context.Context, q Querier) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, tbl := range []string{"memory_synthesis", "memory_patterns"} {
+		var marked bool
+		if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'generator')`, tbl).Scan(&marked); err != nil {
+			return nil, err
+		}
+		if !marked {
+			continue
+		}
+		var n int64
+		if err := q.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE generator = 'helix'`, tbl)).Scan(&n); err != nil {
+			return nil, err
+		}
+		out[tbl] = n
+	}
+	return out, nil
+}

@@ -222,6 +222,13 @@ needs --yes on the command line (never from the environment or a config file);
 at a terminal without --yes it asks you to type yes.
 Tables helix did not create (the platform's own) are never dropped.
 
+Uninstalling (--all-migrations, or a --to below the migration that added it)
+also removes the patterns helix wrote into the platform's memory_synthesis and
+memory_patterns (generator = 'helix'), and says how many first; the
+platform's own rows stay. A reinstall then writes each pattern once.
+Transcripts helix voice transcribe wrote into voice_recordings stay: they are
+the users' recordings (helix's columns on them go).
+
 EXAMPLES
   helix migrate down --yes
   helix migrate down --to 1 --yes
@@ -230,11 +237,14 @@ EXAMPLES
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate down drops helix's tables and the data in them"); err != nil {
-				return err
-			}
 			if all {
 				to = 0
+			}
+			if err := sayRowsRemoved(f, cmd.Context(), to); err != nil {
+				return err
+			}
+			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate down drops helix's tables and the data in them"); err != nil {
+				return err
 			}
 			return runApply(f, cmd, "down", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Down(ctx, to) })
 		},
@@ -245,6 +255,44 @@ EXAMPLES
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm dropping helix's tables and their data")
 	cmd.MarkFlagsMutuallyExclusive("to", "all-migrations")
 	return cmd
+}
+
+// patternMigrations: the migration below which each table's helix rows are removed.
+var patternMigrations = []struct {
+	table   string
+	version int64
+}{{"memory_synthesis", 1}, {"memory_patterns", 12}}
+
+// sayRowsRemoved tells, before anything is confirmed or done, how many rows
+// helix wrote into platform tables a down to version to removes.
+func sayRowsRemoved(f *cmdutil.Factory, ctx context.Context, to int64) error {
+	if to < 0 {
+		return nil
+	}
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := db.HelixRows(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("migrate down: count helix's rows: %w", err)
+	}
+	var parts []string
+	for _, p := range patternMigrations {
+		if n, ok := rows[p.table]; ok && to < p.version {
+			parts = append(parts, fmt.Sprintf("%d rows helix wrote into %s", n, p.table))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	msg := "migrate down removes " + strings.Join(parts, " and ") + " (the platform's own rows stay)"
+	if f.Global.JSON() {
+		f.Logger().Info(msg)
+	} else {
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "%s\n", msg)
+	}
+	return nil
 }
 
 // StatusOptions are the inputs of `migrate status`.
