@@ -80,6 +80,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 			return nil
 		},
 	}
+	f.JobTree = func() *cobra.Command { return jobTree(f) }
 	cmd.SetVersionTemplate("helix {{.Version}}\n")
 	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError)
 
@@ -109,7 +110,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		toolCmd.NewCmdTool(f),
 		workerCmd.NewCmdWorker(f, nil),
 		jobsCmd.NewCmdJobs(f),
-		scheduleCmd.NewCmdSchedule(f, func() *cobra.Command { return jobTree(f) }),
+		scheduleCmd.NewCmdSchedule(f, f.JobTree),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
