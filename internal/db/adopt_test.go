@@ -448,6 +448,12 @@ func TestAuditAppendOnly(t *testing.T) {
 			}
 		}
 		ident := pgx.Identifier{tbl}.Sanitize()
+		asUser(t, pool, "", func(tx pgx.Tx) {
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+ident).Scan(&n); !denied(err) {
+				t.Errorf("anon reading %s: want permission denied, got %d rows, err %v", tbl, n, err)
+			}
+		})
 		asUser(t, pool, a, func(tx pgx.Tx) {
 			var mine, others int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FILTER (WHERE user_id = $1), count(*) FILTER (WHERE user_id <> $1) FROM "+ident, a).Scan(&mine, &others); err != nil || mine != 1 || others != 0 {
