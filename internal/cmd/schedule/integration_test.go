@@ -473,8 +473,8 @@ func TestFireRefusesGlobalFlagsWrittenBySQL(t *testing.T) {
 		}
 	}
 	w := start(t, url, workerArgs...)
-	waitFor(t, 2*time.Minute, "a refused fire of every schedule", func() bool {
-		return scalar[int](t, pool, `SELECT count(DISTINCT schedule_id) FROM helix_schedule_fires WHERE status = 'failed'`) == 3
+	waitFor(t, 2*time.Minute, "a finished fire of every schedule", func() bool {
+		return scalar[int](t, pool, `SELECT count(DISTINCT schedule_id) FROM helix_schedule_fires WHERE status IN ('ok', 'failed', 'partial')`) == 3
 	})
 	stop(t, w)
 	rows, err := pool.Query(context.Background(), `SELECT s.name, f.error FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id
@@ -493,6 +493,9 @@ func TestFireRefusesGlobalFlagsWrittenBySQL(t *testing.T) {
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status NOT IN ('failed', 'pending', 'skipped')`); n != 0 {
 		t.Errorf("%d fires ran or are running", n)
+	}
+	if n := scalar[int](t, pool, `SELECT count(DISTINCT schedule_id) FROM helix_schedule_fires WHERE status = 'failed'`); n != 3 {
+		t.Errorf("%d of 3 schedules have a refused fire", n)
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM job_runs`); n != 0 {
 		t.Errorf("a refused job line ran: %d job runs", n)
