@@ -94,6 +94,10 @@ CREATE TABLE job_runs (
 CREATE INDEX job_runs_job_started_idx ON job_runs (job, started_at);
 
 -- +goose Down
+-- Uninstall: the patterns helix wrote go with the column that marks them, or
+-- a reinstall would write every one again beside its unmarked old copy. The
+-- platform's own rows (generator NULL) stay.
+DELETE FROM memory_synthesis WHERE generator = 'helix';
 DROP TABLE job_runs;
 DROP INDEX IF EXISTS memory_synthesis_user_created_idx;
 DROP INDEX IF EXISTS memory_synthesis_helix_fingerprint_idx;

@@ -23,6 +23,18 @@ $$;
 CREATE INDEX IF NOT EXISTS memory_patterns_user_type_idx ON memory_patterns (user_id, pattern_type);
 
 -- +goose Down
+-- Uninstall (00040's columns stay, so this is the last step that still knows
+-- helix's rows): the patterns helix wrote go; the platform's own stay.
+-- +goose StatementBegin
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+               AND table_name = 'memory_patterns' AND column_name = 'generator') THEN
+        DELETE FROM memory_patterns WHERE generator = 'helix';
+    END IF;
+END
+$$;
+-- +goose StatementEnd
 DROP INDEX IF EXISTS memory_patterns_user_type_idx;
 -- +goose StatementBegin
 DO $$

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/iostreams"
@@ -31,6 +32,10 @@ type Factory struct {
 	Now        func() time.Time
 	Logger     func() *slog.Logger
 	HTTPClient func() (*http.Client, error)
+	// JobTree returns a fresh copy of helix's command tree, to check a
+	// scheduled job's command line against (schedule add, and the worker
+	// before each fire).
+	JobTree func() *cobra.Command
 }
 
 // GlobalOptions are the flags every command has.
@@ -46,6 +51,9 @@ type GlobalOptions struct {
 	// PersistentPreRunE): an error before it is a usage error of cobra's
 	// (unknown command or flag, bad arguments, required or exclusive flags).
 	Started bool
+	// SchemaOptional: the command (migrate, doctor) opens the database without
+	// needing helix's schema; for every other, DB refuses an unmigrated one.
+	SchemaOptional bool
 }
 
 // JSON reports whether results go out as one JSON document.

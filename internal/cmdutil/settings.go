@@ -1,10 +1,29 @@
 package cmdutil
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
 
 // AnnotationReportsSettings marks a command (doctor) that reports bad
 // settings itself instead of the root refusing to run it.
 const AnnotationReportsSettings = "helix:reports-settings"
+
+// AnnotationSchemaOptional marks a command (migrate, doctor) that opens the
+// database without needing helix's schema there; on its group it covers
+// every subcommand. Every other command's database is checked when opened.
+const AnnotationSchemaOptional = "helix:schema-optional"
+
+// SchemaOptional reports whether cmd or a parent carries AnnotationSchemaOptional.
+func SchemaOptional(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[AnnotationSchemaOptional] != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // A flag is either a setting or a per-invocation argument. Settings (URLs,
 // limits, timeouts, providers, tuning) may also come from HELIX_* variables

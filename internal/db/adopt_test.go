@@ -188,32 +188,8 @@ func TestMigrateAdopts(t *testing.T) {
 		t.Fatalf("helix schema looks too small (%d entries): %v", len(want), want)
 	}
 
-	platform := open(t, pgtest.Platform(t))
-	before := platformState(t, platform)
-	migrateUp(t, platform)
-	migrateUp(t, platform) // a second run finds nothing to do
-	if after := platformState(t, platform); !reflect.DeepEqual(before, after) {
-		for tbl := range before {
-			if before[tbl] != after[tbl] {
-				t.Errorf("platform table %s changed:\nbefore %s\nafter  %s", tbl, before[tbl], after[tbl])
-			}
-		}
-	}
-	if got := schema(t, platform); !reflect.DeepEqual(got, want) {
-		t.Errorf("platform database: helix schema differs from an empty database's:\n%s", diff(want, got))
-	}
-	// The platform's tables stay the platform's: not recorded as helix's, RLS untouched.
-	var owned []string
-	if err := platform.QueryRow(ctx, `SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM helix_tables WHERE name = ANY($1)`,
-		keys(platformColumns)).Scan(&owned); err != nil {
-		t.Fatal(err)
-	}
-	if len(owned) > 0 {
-		t.Errorf("helix recorded platform tables as its own: %v", owned)
-	}
-	var rls bool
-	if err := platform.QueryRow(ctx, `SELECT relrowsecurity FROM pg_class WHERE oid = 'memory_synthesis'::regclass`).Scan(&rls); err != nil || rls {
-		t.Errorf("helix changed row-level security of the platform's memory_synthesis (rls=%v, %v)", rls, err)
+	for _, fixture := range pgtest.PlatformFixtures {
+		t.Run(fixture, func(t *testing.T) { adoptPlatform(t, fixture, want) })
 	}
 
 	old := open(t, pgtest.Empty(t))
@@ -254,11 +230,51 @@ func TestMigrateAdopts(t *testing.T) {
 	}
 }
 
+// adoptPlatform migrates the platform's database (in the shape fixture
+// names) twice and checks that it reaches want and no platform row changed.
+func adoptPlatform(t *testing.T, fixture string, want []string) {
+	ctx := context.Background()
+	platform := open(t, pgtest.PlatformAs(t, fixture))
+	before := platformState(t, platform)
+	migrateUp(t, platform)
+	migrateUp(t, platform) // a second run finds nothing to do
+	if after := platformState(t, platform); !reflect.DeepEqual(before, after) {
+		for tbl := range before {
+			if before[tbl] != after[tbl] {
+				t.Errorf("platform table %s changed:\nbefore %s\nafter  %s", tbl, before[tbl], after[tbl])
+			}
+		}
+	}
+	if got := schema(t, platform); !reflect.DeepEqual(got, want) {
+		t.Errorf("platform database: helix schema differs from an empty database's:\n%s", diff(want, got))
+	}
+	// The platform's tables stay the platform's: not recorded as helix's, RLS untouched.
+	var owned []string
+	if err := platform.QueryRow(ctx, `SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM helix_tables WHERE name = ANY($1)`,
+		keys(platformColumns)).Scan(&owned); err != nil {
+		t.Fatal(err)
+	}
+	if len(owned) > 0 {
+		t.Errorf("helix recorded platform tables as its own: %v", owned)
+	}
+	var rls bool
+	if err := platform.QueryRow(ctx, `SELECT relrowsecurity FROM pg_class WHERE oid = 'memory_synthesis'::regclass`).Scan(&rls); err != nil || rls {
+		t.Errorf("helix changed row-level security of the platform's memory_synthesis (rls=%v, %v)", rls, err)
+	}
+
+}
+
 // TestMigrateDownKeepsPlatformTables: migrate down --all on the platform's
 // database removes what helix added and nothing of the platform's.
 func TestMigrateDownKeepsPlatformTables(t *testing.T) {
+	for _, fixture := range pgtest.PlatformFixtures {
+		t.Run(fixture, func(t *testing.T) { downKeepsPlatform(t, fixture) })
+	}
+}
+
+func downKeepsPlatform(t *testing.T, fixture string) {
 	ctx := context.Background()
-	pool := open(t, pgtest.Platform(t))
+	pool := open(t, pgtest.PlatformAs(t, fixture))
 	before := platformState(t, pool)
 	migrateUp(t, pool)
 	m, err := db.NewMigrator(pool)
@@ -326,7 +342,7 @@ func TestRowLevelSecurity(t *testing.T) {
 		}
 	}
 	var tables []struct{ name, owner string }
-	rows, err := pool.Query(ctx, `SELECT name, coalesce(owner_column, '') FROM helix_tables ORDER BY name`)
+	rows, err := pool.Query(ctx, `SELECT name, coalesce(owner_column, '') FROM helix_tables WHERE NOT append_only ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,6 +409,73 @@ func TestRowLevelSecurity(t *testing.T) {
 			t.Errorf("user A inserting a row for B: want a row-level security violation, got %v", err)
 		}
 	})
+}
+
+// TestAuditAppendOnly: as authenticated user A, A's own rows of every audit
+// table can be read, and neither changed, deleted nor added to; B's are not
+// seen. helix itself (the owner) still writes and deletes them.
+func TestAuditAppendOnly(t *testing.T) {
+	ctx := context.Background()
+	pool := open(t, pgtest.Platform(t))
+	migrateUp(t, pool)
+	const a, b = "a0000000-0000-4000-8000-000000000001", "b0000000-0000-4000-8000-000000000002"
+	var audit []string
+	if err := pool.QueryRow(ctx, `SELECT array_agg(name ORDER BY name) FROM helix_tables WHERE append_only`).Scan(&audit); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"composite_skill_executions", "helix_llm_usage", "skill_executions", "tool_executions"}
+	if !reflect.DeepEqual(audit, want) {
+		t.Fatalf("append-only tables %v, want %v", audit, want)
+	}
+	insert := map[string]string{
+		"tool_executions": `INSERT INTO tool_executions (tool_name, tool_version, kind, user_id, input_sha256, status, started_at, duration_ms)
+			VALUES ('weather', '1', 'http', $1, 'abc', 'ok', now(), 1)`,
+		"skill_executions": `INSERT INTO skill_executions (skill_name, skill_sha256, engine, user_id, input_sha256, status, started_at, duration_ms)
+			VALUES ('echo', 'abc', 'wasm', $1, 'def', 'ok', now(), 1)`,
+		"composite_skill_executions": `INSERT INTO composite_skill_executions (name, version, sha256, user_id, status, input, started_at)
+			VALUES ('morning', '1', 'abc', $1, 'ok', '{}', now())`,
+		"helix_llm_usage": `INSERT INTO helix_llm_usage (user_id, model, brief_sha256, pattern_types, status)
+			VALUES ($1, 'anthropic/claude-haiku-4-5', 'abc', '{narrative_themes}', 'ok')`,
+	}
+	denied := func(err error) bool {
+		var pe *pgconn.PgError
+		return errors.As(err, &pe) && pe.Code == "42501"
+	}
+	for _, tbl := range audit {
+		for _, u := range []string{a, b} {
+			if _, err := pool.Exec(ctx, insert[tbl], u); err != nil {
+				t.Fatalf("%s: %v", tbl, err)
+			}
+		}
+		ident := pgx.Identifier{tbl}.Sanitize()
+		asUser(t, pool, "", func(tx pgx.Tx) {
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+ident).Scan(&n); !denied(err) {
+				t.Errorf("anon reading %s: want permission denied, got %d rows, err %v", tbl, n, err)
+			}
+		})
+		asUser(t, pool, a, func(tx pgx.Tx) {
+			var mine, others int
+			if err := tx.QueryRow(ctx, "SELECT count(*) FILTER (WHERE user_id = $1), count(*) FILTER (WHERE user_id <> $1) FROM "+ident, a).Scan(&mine, &others); err != nil || mine != 1 || others != 0 {
+				t.Errorf("user A reading %s: %d own rows, %d of others (%v); want 1 and 0", tbl, mine, others, err)
+			}
+		})
+		for verb, q := range map[string]string{
+			"UPDATE": "UPDATE " + ident + " SET user_id = user_id WHERE user_id = $1",
+			"DELETE": "DELETE FROM " + ident + " WHERE user_id = $1",
+			"INSERT": insert[tbl],
+		} {
+			asUser(t, pool, a, func(tx pgx.Tx) {
+				if tag, err := tx.Exec(ctx, q, a); !denied(err) {
+					t.Errorf("user A: %s of own %s rows: want permission denied, got %d rows, err %v", verb, tbl, tag.RowsAffected(), err)
+				}
+			})
+		}
+		// helix, the owner, still deletes them (its retention)
+		if tag, err := pool.Exec(ctx, "DELETE FROM "+ident+" WHERE user_id = $1", a); err != nil || tag.RowsAffected() != 1 {
+			t.Errorf("helix deleting A's %s rows: %d rows, %v", tbl, tag.RowsAffected(), err)
+		}
+	}
 }
 
 func diff(want, got []string) string {

@@ -91,8 +91,8 @@ func replace(ctx context.Context, q db.Querier, u usageRow, ps []Pattern, now ti
 			// the per-row cost is the user's cost shared out, so that a sum over rows is the user's
 			share := u.Cost / float64(len(ps))
 			if _, err := tx.Exec(ctx, `INSERT INTO memory_patterns
-				(user_id, pattern_type, content, confidence, evidence, created_at, generator, brief_sha256, model, cost_usd, job_run_id)
-				SELECT $1, t, c::jsonb, conf, ARRAY(SELECT jsonb_array_elements_text(e::jsonb)), $6::timestamptz, $7, $8, $9, $10, $11
+				(id, user_id, pattern_type, content, confidence, evidence, created_at, generator, brief_sha256, model, cost_usd, job_run_id)
+				SELECT gen_random_uuid(), $1, t, c::jsonb, conf, ARRAY(SELECT jsonb_array_elements_text(e::jsonb)), $6::timestamptz, $7, $8, $9, $10, $11
 				FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[]) AS x(t, c, conf, e)`,
 				u.User, types, contents, confs, evidence, now, Generator, u.Brief, u.Model, share, u.RunID); err != nil {
 				return err

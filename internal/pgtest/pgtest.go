@@ -83,17 +83,36 @@ func Empty(t testing.TB) string {
 	return withDatabase(ServerURL(), name)
 }
 
+// PlatformFixtures name the two shapes of the platform's tables a test can
+// ask for: "literal" (shared/platform/README.md to the letter: no defaults,
+// no foreign keys, a primary key only where the document names one) and
+// "defaults" (Supabase's usual: uuid defaults, foreign keys to auth.users,
+// created_at DEFAULT now()). helix must work on both.
+var PlatformFixtures = []string{"literal", "defaults"}
+
 // Platform creates a fresh database shaped like the platform's Supabase
-// project before helix is installed (testdata/platform/supabase.sql: Supabase's
-// roles, auth schema and default privileges, the platform's tables with rows),
-// not migrated, and returns its URL.
+// project before helix is installed, with the literal tables: see PlatformAs.
 func Platform(t testing.TB) string {
+	t.Helper()
+	return PlatformAs(t, "literal")
+}
+
+// PlatformAs creates a fresh database shaped like the platform's Supabase
+// project before helix is installed, not migrated, and returns its URL:
+// Supabase's roles, auth schema and default privileges
+// (testdata/platform/supabase.sql), the platform's tables in the shape
+// fixture names (testdata/platform/<fixture>.sql), and its rows (rows.sql).
+func PlatformAs(t testing.TB, fixture string) string {
 	t.Helper()
 	u := Empty(t)
 	_, file, _, _ := runtime.Caller(0)
-	sql, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "testdata", "platform", "supabase.sql"))
-	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+	var sql []byte
+	for _, name := range []string{"supabase.sql", fixture + ".sql", "rows.sql"} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "testdata", "platform", name))
+		if err != nil {
+			t.Fatalf("pgtest: platform fixture %q: %v", fixture, err)
+		}
+		sql = append(append(sql, b...), '\n')
 	}
 	ctx := context.Background()
 	// Roles are cluster-wide, advisory locks per database: the lock that
@@ -114,7 +133,7 @@ func Platform(t testing.TB) string {
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, string(sql)); err != nil {
-		t.Fatalf("pgtest: platform fixture: %v", err)
+		t.Fatalf("pgtest: platform fixture %q: %v", fixture, err)
 	}
 	return u
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// long River waits before it rescues the fire of a worker that died:
 	// River never rescues a job without a timeout.
 	Timeout time.Duration
+	// CheckJob checks a fire's job line before it runs, with the function
+	// schedule add checked it with (a row may have been written by SQL).
+	CheckJob func(argv []string) error
 }
 
 // DefaultTimeout is a fire's timeout when Config.Timeout is not set.
@@ -178,7 +181,7 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 		c.Log.Info("schedule fire not run: "+state, "fire", id, "schedule", job.Args.Schedule)
 		return nil
 	}
-	if why := refuse(argv); why != "" {
+	if why := c.refuse(argv); why != "" {
 		return w.finish(ctx, conn, name, id, &Result{Status: StatusFailed, Error: why})
 	}
 	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
@@ -204,10 +207,17 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 var notJobs = map[string]bool{"migrate": true, "config": true, "import": true, "doctor": true, "version": true,
 	"completion": true, "help": true, "worker": true, "jobs": true, "schedule": true, "__complete": true}
 
-func refuse(argv []string) string {
+// refuse says why a fire must not run argv, or "": first the commands that
+// are no jobs, then CheckJob, the very check schedule add made.
+func (c Config) refuse(argv []string) string {
 	if len(argv) == 0 || strings.HasPrefix(argv[0], "-") || notJobs[argv[0]] ||
 		len(argv) > 1 && argv[0] == "decay" && argv[1] == "schedule" {
 		return fmt.Sprintf("refused to run %q: not a helix job (helix schedule add checks job lines)", strings.Join(argv, " "))
+	}
+	if c.CheckJob != nil {
+		if err := c.CheckJob(argv); err != nil {
+			return fmt.Sprintf("refused to run %q: %v", strings.Join(argv, " "), err)
+		}
 	}
 	return ""
 }

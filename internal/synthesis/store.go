@@ -303,7 +303,7 @@ func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, no
 		}
 		i := 0
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
-			[]string{"user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
+			[]string{"id", "user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
 			pgx.CopyFromFunc(func() ([]any, error) {
 				if i == len(patterns) {
 					return nil, nil
@@ -317,7 +317,8 @@ func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, no
 				if err != nil {
 					return nil, err
 				}
-				return []any{user, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
+				// the id too: the platform's table promises no default for it
+				return []any{uuid.New(), user, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
 			}))
 		return err
 	})

@@ -64,10 +64,10 @@ func Save(ctx context.Context, q db.Querier, r *Recording, replace bool) (bool, 
 			request_id = EXCLUDED.request_id, created_at = EXCLUDED.created_at`
 	}
 	t := r.Transcript
-	err = q.QueryRow(ctx, `INSERT INTO voice_recordings (user_id, source_name, format, duration_seconds,
+	err = q.QueryRow(ctx, `INSERT INTO voice_recordings (id, user_id, source_name, format, duration_seconds,
 			sample_rate, channels, audio_data, sha256, transcript, confidence, language, words, utterances,
 			provider, model, request_id, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), $12, $13, $14, $15, NULLIF($16, ''), $17)
+		VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), $12, $13, $14, $15, NULLIF($16, ''), $17)
 		ON CONFLICT (user_id, sha256) `+conflict+` RETURNING id`,
 		r.UserID, r.SourceName, string(r.Format), r.Duration, r.SampleRate, r.Channels, r.Audio, r.SHA256,
 		t.Text, t.Confidence, t.Language, words, utt, r.Provider, r.Model, t.RequestID, r.CreatedAt).Scan(&r.ID)

@@ -25,7 +25,7 @@ type Options struct {
 // Check is one line of the report.
 type Check struct {
 	Name   string `json:"name"`
-	Status string `json:"status"` // ok, warn, fail
+	Status string `json:"status"` // ok, warn, fail, skip
 	Detail string `json:"detail"`
 }
 
@@ -36,11 +36,15 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 		Use:   "doctor",
 		Short: "Check configuration, database, migrations and provider keys",
 		// doctor reports bad settings itself, with file and line, instead of stopping at the first
-		Annotations: map[string]string{cmdutil.AnnotationReportsSettings: "true"},
+		// and reports pending migrations itself
+		Annotations: map[string]string{cmdutil.AnnotationReportsSettings: "true", cmdutil.AnnotationSchemaOptional: "true"},
 		Long: `Check what helix needs, one line each: the config file (unknown keys,
 per-invocation arguments a file cannot set, bad values: each with its line),
 the database (reachable, server version), the schema (pending migrations),
-row-level security of helix's tables and the provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
+row-level security of helix's tables (SKIP when there are none yet), the
+platform's tables helix uses that anon or authenticated can reach without
+row-level security (a warning, with the statements that close each), and
+the provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
 is unreachable, 1 otherwise).
 
 EXAMPLES
@@ -117,7 +121,9 @@ func doctorRun(ctx context.Context, opts *Options) error {
 					}
 				}
 			}
-			if problems, supabase, err := db.RLSProblems(ctx, pool); err != nil {
+			if problems, supabase, err := db.RLSProblems(ctx, pool); errors.Is(err, db.ErrNoHelixTables) {
+				add("row-level security", "skip", err.Error())
+			} else if err != nil {
 				add("row-level security", "fail", err.Error())
 				failure = err
 			} else if len(problems) > 0 {
@@ -130,6 +136,18 @@ func doctorRun(ctx context.Context, opts *Options) error {
 				failure = errors.New("helix tables without row-level security")
 			} else {
 				add("row-level security", "ok", "every helix table has row-level security")
+			}
+			// The platform's own tables: named, with the statements that close
+			// them, but a warning: they are the platform's to change.
+			if open, err := db.OpenPlatformTables(ctx, pool); err != nil {
+				add("platform tables", "fail", err.Error())
+				failure = err
+			} else if len(open) == 0 {
+				add("platform tables", "ok", "none that helix uses is open to anon or authenticated")
+			} else {
+				for _, o := range open {
+					add("platform table "+o.Name, "warn", openDetail(o))
+				}
 			}
 		}
 		for _, k := range config.Keys {
@@ -168,6 +186,12 @@ func doctorRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("doctor: %w", failure)
 	}
 	return nil
+}
+
+// openDetail says who reaches an open platform table and how to close it.
+func openDetail(o db.OpenTable) string {
+	return fmt.Sprintf("reachable by %s without row-level security, and helix reads or writes it: to close it, run as the owner: %s (or: helix migrate secure-platform --yes)",
+		strings.Join(o.Roles, " and "), strings.Join(o.Close, " "))
 }
 
 // settingProblems lists what the config file sets that helix would not take:

@@ -64,6 +64,12 @@ func New(version string) (*cmdutil.Factory, func()) {
 		if err != nil {
 			return nil, err
 		}
+		if !f.Global.SchemaOptional {
+			if err := CheckSchema(ctx, p); err != nil {
+				p.Close()
+				return nil, err
+			}
+		}
 		pool = p
 		return pool, nil
 	}
@@ -127,6 +133,24 @@ func OpenDB(ctx context.Context, c *config.Config, command string) (*pgxpool.Poo
 		return nil, fmt.Errorf("database: %s", oneLine(err))
 	}
 	return pool, nil
+}
+
+// CheckSchema refuses a database whose helix schema is not this helix's:
+// not migrated (or partly) and migrated by a newer helix are usage errors
+// (exit 2), before the command does anything.
+func CheckSchema(ctx context.Context, pool *pgxpool.Pool) error {
+	err := db.CheckSchema(ctx, pool)
+	var nm *db.NotMigratedError
+	var ns *db.NewerSchemaError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &nm), errors.As(err, &ns):
+		return cmdutil.InputError(err)
+	case db.IsUnavailable(err):
+		return cmdutil.UnavailableError(fmt.Errorf("database unavailable (retry later): %s", oneLine(err)))
+	}
+	return fmt.Errorf("database: check the schema: %w", err)
 }
 
 func appName(command string) string {

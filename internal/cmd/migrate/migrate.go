@@ -4,6 +4,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,8 +21,10 @@ func NewCmdMigrate(f *cmdutil.Factory) *cobra.Command {
 		Long: `Apply, roll back and inspect helix's embedded SQL migrations.
 Migrations run under a PostgreSQL advisory lock, so concurrent helix
 processes never migrate at once.`,
+		// migrate works on a database at any schema, none included
+		Annotations: map[string]string{cmdutil.AnnotationSchemaOptional: "true"},
 	}
-	cmd.AddCommand(newCmdUp(f), newCmdDown(f), NewCmdStatus(f, nil))
+	cmd.AddCommand(newCmdUp(f), newCmdDown(f), NewCmdStatus(f, nil), newCmdSecurePlatform(f))
 	return cmd
 }
 
@@ -74,6 +77,11 @@ adds its own nullable columns and side tables, and never drops, renames or
 retypes a platform column. With --dry-run, print the SQL each pending
 migration would run and change nothing.
 
+Then it names, on stderr, every platform table helix reads or writes that
+Supabase's anon or authenticated role can reach without row-level security,
+with the statements that would close it. It never runs them: the platform's
+tables are the platform's (helix migrate secure-platform --yes runs them).
+
 EXAMPLES
   helix migrate up --dry-run
   helix migrate up
@@ -84,10 +92,101 @@ EXAMPLES
 			if dryRun {
 				return withMigrator(f, cmd.Context(), func(m *db.Migrator) error { return printPlan(f, cmd.Context(), m) })
 			}
-			return runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) })
+			if err := runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) }); err != nil {
+				return err
+			}
+			return warnOpenTables(f, cmd.Context())
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the SQL of every pending migration instead of running it")
+	return cmd
+}
+
+// warnOpenTables names the platform tables helix uses that the API roles can
+// reach without row-level security, and how to close each.
+func warnOpenTables(f *cmdutil.Factory, ctx context.Context) error {
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	open, err := db.OpenPlatformTables(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("check the platform's tables: %w", err)
+	}
+	for _, o := range open {
+		if f.Global.JSON() {
+			f.Logger().Warn("platform table open without row-level security", "table", o.Name, "roles", o.Roles, "close", o.Close)
+			continue
+		}
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "warning: platform table %s is reachable by %s without row-level security, and helix reads or writes it.\nTo close it, run as the owner (or: helix migrate secure-platform --yes):\n  %s\n",
+			o.Name, strings.Join(o.Roles, " and "), strings.Join(o.Close, "\n  "))
+	}
+	return nil
+}
+
+func newCmdSecurePlatform(f *cmdutil.Factory) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "secure-platform --yes",
+		Short: "Turn on row-level security on the platform tables helix uses that are open",
+		Long: `Close the platform's tables that helix reads or writes (memories,
+memory_synthesis, memory_patterns, psychology_layers, voice_recordings,
+skills) and that Supabase's anon or authenticated role can reach without
+row-level security: enable row-level security and give each signed-in user
+their own rows (policy helix_owner, user_id = auth.uid()). postgres and
+service_role bypass row-level security and are unaffected; so is anything
+the platform's apps do as them. A table without an owner column (skills) gets
+row-level security and no policy: add one for what the apps must read.
+
+These are the platform's tables: helix changes their security only here,
+when asked, with --yes (at a terminal it asks you to type yes). helix doctor
+and helix migrate up name the open tables and print the same statements.
+Tables already closed are left alone; nothing open is not an error.
+
+EXAMPLES
+  helix migrate secure-platform --yes
+  helix migrate secure-platform --yes --output json
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			pool, err := f.DB(ctx)
+			if err != nil {
+				return err
+			}
+			open, err := db.OpenPlatformTables(ctx, pool)
+			if err != nil {
+				return fmt.Errorf("check the platform's tables: %w", err)
+			}
+			if len(open) > 0 {
+				names := make([]string, len(open))
+				for i, o := range open {
+					names[i] = o.Name
+				}
+				if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate secure-platform changes the security of the platform's "+strings.Join(names, ", ")); err != nil {
+					return err
+				}
+				if err := db.SecurePlatformTables(ctx, pool, open); err != nil {
+					return fmt.Errorf("migrate secure-platform: %w", err)
+				}
+			}
+			if f.Global.JSON() {
+				if open == nil {
+					open = []db.OpenTable{}
+				}
+				return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"secured": open})
+			}
+			if len(open) == 0 {
+				cmdutil.Fprintf(f.IOStreams.ErrOut, "nothing to do: no platform table helix uses is open to anon or authenticated\n")
+			}
+			for _, o := range open {
+				fmt.Fprintf(f.IOStreams.Out, "secured %s\n", o.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm changing the security of the platform's tables")
 	return cmd
 }
 
@@ -123,6 +222,13 @@ needs --yes on the command line (never from the environment or a config file);
 at a terminal without --yes it asks you to type yes.
 Tables helix did not create (the platform's own) are never dropped.
 
+Uninstalling (--all-migrations, or a --to below the migration that added it)
+also removes the patterns helix wrote into the platform's memory_synthesis and
+memory_patterns (generator = 'helix'), and says how many first; the
+platform's own rows stay. A reinstall then writes each pattern once.
+Transcripts helix voice transcribe wrote into voice_recordings stay: they are
+the users' recordings (helix's columns on them go).
+
 EXAMPLES
   helix migrate down --yes
   helix migrate down --to 1 --yes
@@ -131,11 +237,14 @@ EXAMPLES
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate down drops helix's tables and the data in them"); err != nil {
-				return err
-			}
 			if all {
 				to = 0
+			}
+			if err := sayRowsRemoved(f, cmd.Context(), to); err != nil {
+				return err
+			}
+			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate down drops helix's tables and the data in them"); err != nil {
+				return err
 			}
 			return runApply(f, cmd, "down", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Down(ctx, to) })
 		},
@@ -146,6 +255,44 @@ EXAMPLES
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm dropping helix's tables and their data")
 	cmd.MarkFlagsMutuallyExclusive("to", "all-migrations")
 	return cmd
+}
+
+// patternMigrations: the migration below which each table's helix rows are removed.
+var patternMigrations = []struct {
+	table   string
+	version int64
+}{{"memory_synthesis", 1}, {"memory_patterns", 12}}
+
+// sayRowsRemoved tells, before anything is confirmed or done, how many rows
+// helix wrote into platform tables a down to version to removes.
+func sayRowsRemoved(f *cmdutil.Factory, ctx context.Context, to int64) error {
+	if to < 0 {
+		return nil
+	}
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := db.HelixRows(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("migrate down: count helix's rows: %w", err)
+	}
+	var parts []string
+	for _, p := range patternMigrations {
+		if n, ok := rows[p.table]; ok && to < p.version {
+			parts = append(parts, fmt.Sprintf("%d rows helix wrote into %s", n, p.table))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	msg := "migrate down removes " + strings.Join(parts, " and ") + " (the platform's own rows stay)"
+	if f.Global.JSON() {
+		f.Logger().Info(msg)
+	} else {
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "%s\n", msg)
+	}
+	return nil
 }
 
 // StatusOptions are the inputs of `migrate status`.

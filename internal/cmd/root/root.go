@@ -80,6 +80,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 			return nil
 		},
 	}
+	f.JobTree = func() *cobra.Command { return jobTree(f) }
 	cmd.SetVersionTemplate("helix {{.Version}}\n")
 	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError)
 
@@ -109,7 +110,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		toolCmd.NewCmdTool(f),
 		workerCmd.NewCmdWorker(f, nil),
 		jobsCmd.NewCmdJobs(f),
-		scheduleCmd.NewCmdSchedule(f, func() *cobra.Command { return jobTree(f) }),
+		scheduleCmd.NewCmdSchedule(f, f.JobTree),
 	} {
 		c.GroupID = "jobs"
 		cmd.AddCommand(c)
@@ -162,6 +163,7 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 // flag's old name (HELIX_CATALOG_FETCH_TIMEOUT) is taken, with a notice.
 func resolve(f *cmdutil.Factory, cmd *cobra.Command) (notices []string, err error) {
 	f.Global.Command = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	f.Global.SchemaOptional = cmdutil.SchemaOptional(cmd)
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, cmdutil.InputError(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -412,6 +413,10 @@ func TestAddRefusesBadJobs(t *testing.T) {
 		{"nightly", "--cron", "@daily", "decay", "run"},
 		{"nightly", "--cron", "@daily", "--"},
 		{"Bad Name", "--cron", "@daily", "--", "decay", "run"},
+		{"nightly", "--cron", "@daily", "--", "decay", "run", "--config", "other.yaml"},
+		{"nightly", "--cron", "@daily", "--", "decay", "run", "--config=other.yaml"},
+		{"nightly", "--cron", "@daily", "--", "decay", "run", "--database-url", "postgres://elsewhere/db"},
+		{"nightly", "--cron", "@daily", "--", "synthesize", "--all-users", "--log-level", "debug"},
 	} {
 		if _, code := helix(t, url, append([]string{"schedule", "add"}, argv...)...); code != 2 {
 			t.Errorf("schedule add %q: exit %d, want 2", argv, code)
@@ -443,5 +448,56 @@ func TestAddRefusesBadJobs(t *testing.T) {
 	}
 	if out := mustHelix(t, url, "schedule", "remove", "nightly", "--yes", "-o", "json"); !strings.Contains(out, `"fires": 1`) {
 		t.Errorf("remove: %s", out)
+	}
+}
+
+// A job line written into helix_schedules by SQL, past schedule add, is
+// checked again by the same function when it fires: --config (a file that
+// would point the job at this very database) and --database-url are
+// refused, the job never runs, and the fire says why.
+func TestFireRefusesGlobalFlagsWrittenBySQL(t *testing.T) {
+	t.Parallel()
+	url, pool := open(t)
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte("database-url: "+url+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, argv := range map[string][]string{
+		"by-config":    {"decay", "run", "--config", other},
+		"by-url":       {"decay", "run", "--database-url", url},
+		"after-dashes": {"memory", "search", "--user-id", "a0000000-0000-4000-8000-000000000001", "--", "--config=" + other},
+	} {
+		if _, err := pool.Exec(context.Background(), `INSERT INTO helix_schedules (name, spec, argv, max_failures, next_tick)
+			VALUES ($1, '@every 1s', $2, 0, now())`, name, argv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := start(t, url, workerArgs...)
+	waitFor(t, 2*time.Minute, "a finished fire of every schedule", func() bool {
+		return scalar[int](t, pool, `SELECT count(DISTINCT schedule_id) FROM helix_schedule_fires WHERE status IN ('ok', 'failed', 'partial')`) == 3
+	})
+	stop(t, w)
+	rows, err := pool.Query(context.Background(), `SELECT s.name, f.error FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id
+		WHERE f.status = 'failed'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name, msg string
+		if err := rows.Scan(&name, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(msg, "is not allowed in a scheduled job") {
+			t.Errorf("fire of %s failed with %q, want the job line refused", name, msg)
+		}
+	}
+	if n := scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status NOT IN ('failed', 'pending', 'skipped')`); n != 0 {
+		t.Errorf("%d fires ran or are running", n)
+	}
+	if n := scalar[int](t, pool, `SELECT count(DISTINCT schedule_id) FROM helix_schedule_fires WHERE status = 'failed'`); n != 3 {
+		t.Errorf("%d of 3 schedules have a refused fire", n)
+	}
+	if n := scalar[int](t, pool, `SELECT count(*) FROM job_runs`); n != 0 {
+		t.Errorf("a refused job line ran: %d job runs", n)
 	}
 }

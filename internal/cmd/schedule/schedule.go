@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/schedule/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 )
 
@@ -44,74 +45,10 @@ for machines without them.`,
 	return cmd
 }
 
-// refused are the commands of the jobs group that are no jobs to schedule.
-var refused = map[string]string{
-	"worker":         "it is the service that runs schedules",
-	"jobs":           "it steers the queue, it is not a job",
-	"schedule":       "it manages schedules, it is not a job",
-	"decay schedule": "it is a long-running service; schedule decay run instead",
-}
-
-// ValidateJob resolves a job's command line against helix's command tree:
-// the command must exist, be a job (not administration, not a service) and
-// accept the flags and arguments given. It returns the command's path
-// ("decay run"). Checks a command makes only when it runs (which of two
-// flags is required, a file's content) are left to the first fire.
+// ValidateJob is shared.ValidateJob: schedule add and the worker's fires
+// check a job line with the same function.
 func ValidateJob(root *cobra.Command, argv []string) (string, error) {
-	if len(argv) == 0 {
-		return "", cmdutil.FlagErrorf("no job after --: e.g. helix schedule add nightly --cron @daily -- synthesize --all-users")
-	}
-	if strings.HasPrefix(argv[0], "-") {
-		return "", cmdutil.FlagErrorf("the job must start with a command, not the flag %q: e.g. -- decay run --full", argv[0])
-	}
-	c, rest, err := root.Find(argv)
-	if err != nil || c == root {
-		return "", cmdutil.FlagErrorf("unknown job %q: see helix --help for the jobs", argv[0])
-	}
-	path := strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
-	top := c
-	for top.Parent() != root {
-		top = top.Parent()
-	}
-	if why, ok := refused[path]; ok {
-		return "", cmdutil.FlagErrorf("%s cannot be scheduled: %s", path, why)
-	}
-	if why, ok := refused[top.Name()]; ok {
-		return "", cmdutil.FlagErrorf("%s cannot be scheduled: %s", path, why)
-	}
-	if top.GroupID != "jobs" {
-		return "", cmdutil.FlagErrorf("%s cannot be scheduled: it is an administration command, not a job", path)
-	}
-	if c.HasSubCommands() {
-		var names []string
-		for _, s := range c.Commands() {
-			if s.IsAvailableCommand() {
-				names = append(names, s.Name())
-			}
-		}
-		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-			return "", cmdutil.FlagErrorf("unknown job %q: %s has %s", path+" "+rest[0], path, strings.Join(names, ", "))
-		}
-		return "", cmdutil.FlagErrorf("%s is a group: name one of its commands (%s)", path, strings.Join(names, ", "))
-	}
-	if err := c.ParseFlags(rest); err != nil {
-		return "", cmdutil.FlagErrorf("job %s: %v", path, err)
-	}
-	for _, name := range []string{"output", "help", "version"} {
-		if fl := c.Flags().Lookup(name); fl != nil && fl.Changed {
-			return "", cmdutil.FlagErrorf("job %s: leave out --%s (a fire runs the job with --output json)", path, name)
-		}
-	}
-	if err := c.ValidateArgs(c.Flags().Args()); err != nil {
-		return "", cmdutil.FlagErrorf("job %s: %v", path, err)
-	}
-	if err := c.ValidateRequiredFlags(); err != nil {
-		return "", cmdutil.FlagErrorf("job %s: %v", path, err)
-	}
-	if err := c.ValidateFlagGroups(); err != nil {
-		return "", cmdutil.FlagErrorf("job %s: %v", path, err)
-	}
-	return path, nil
+	return shared.ValidateJob(root, argv)
 }
 
 // jobLine renders a job's command line for people.

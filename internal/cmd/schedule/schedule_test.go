@@ -51,7 +51,6 @@ func TestValidateJob(t *testing.T) {
 		"synthesize --all-users":               "synthesize",
 		"catalog verify":                       "catalog verify",
 		"sync reconcile --batch 500":           "sync reconcile",
-		"decay run --config /etc/helix/x.yaml": "decay run", // a root flag after the job is the job's
 	} {
 		got, err := cmdschedule.ValidateJob(tree(t)(), strings.Fields(argv))
 		if err != nil || got != want {
@@ -59,23 +58,30 @@ func TestValidateJob(t *testing.T) {
 		}
 	}
 	for argv, msg := range map[string]string{
-		"":                              "no job after --",
-		"nosuch":                        `unknown job "nosuch"`,
-		"--log-level debug decay run":   "must start with a command",
-		"decay nosuch":                  `unknown job "decay nosuch"`,
-		"decay":                         "decay is a group",
-		"decay run --no-such":           "unknown flag: --no-such",
-		"decay run --chunk-size x":      "invalid argument",
-		"decay run extra":               "unknown command",
-		"decay run -o json":             "leave out --output",
-		"decay run --help":              "help requested",
-		"decay schedule --cron @hourly": "long-running service",
-		"worker --once":                 "runs schedules",
-		"jobs list":                     "steers the queue",
-		"schedule list":                 "manages schedules",
-		"migrate down --yes":            "administration command",
-		"config show":                   "administration command",
-		"version":                       "administration command",
+		"":                               "no job after --",
+		"nosuch":                         `unknown job "nosuch"`,
+		"--log-level debug decay run":    "must start with a command",
+		"decay nosuch":                   `unknown job "decay nosuch"`,
+		"decay":                          "decay is a group",
+		"decay run --no-such":            "unknown flag: --no-such",
+		"decay run --chunk-size x":       "invalid argument",
+		"decay run extra":                "unknown command",
+		"decay run -o json":              "-o is not allowed in a scheduled job",
+		"decay run --help":               "--help is not allowed",
+		"decay run --config /etc/x.yaml": "--config is not allowed in a scheduled job: a fire runs with the worker's configuration",
+		"decay run --config=/etc/x.yaml": "--config=/etc/x.yaml is not allowed",
+		"decay run --database-url postgres://x/y":                                  "--database-url is not allowed",
+		"synthesize --all-users --log-level=debug":                                 "--log-level=debug is not allowed",
+		"synthesize --log-format json --all-users":                                 "--log-format is not allowed",
+		"synthesize --all-users --output=json":                                     "--output=json is not allowed",
+		"memory search --user-id 6f1c0000-0000-4000-8000-000000000001 -- --config": "--config is not allowed",
+		"decay schedule --cron @hourly":                                            "long-running service",
+		"worker --once":                                                            "runs schedules",
+		"jobs list":                                                                "steers the queue",
+		"schedule list":                                                            "manages schedules",
+		"migrate down --yes":                                                       "administration command",
+		"config show":                                                              "administration command",
+		"version":                                                                  "administration command",
 	} {
 		_, err := cmdschedule.ValidateJob(tree(t)(), strings.Fields(argv))
 		var fe *cmdutil.FlagError

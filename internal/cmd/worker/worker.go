@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	embedcmd "github.com/helixhq/helix/internal/cmd/embed"
+	"github.com/helixhq/helix/internal/cmd/schedule/shared"
 	synccmd "github.com/helixhq/helix/internal/cmd/sync"
 	"github.com/helixhq/helix/internal/cmd/synthesize"
 	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
@@ -346,7 +347,14 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
 	schedule.AddWorkers(ws, schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
-		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second})
+		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second,
+		CheckJob: func(argv []string) error {
+			if opts.F.JobTree == nil {
+				return errors.New("no command tree to check the job line against")
+			}
+			_, err := shared.ValidateJob(opts.F.JobTree(), argv)
+			return err
+		}})
 	if opts.Once {
 		return nil, nil
 	}
