@@ -73,11 +73,14 @@ func (f *Figures) ByState() (jobs map[string]int64, estimated map[string]bool) {
 //
 // A state with at most limit jobs is counted exactly, by kind, through
 // river_job_prioritized_fetching_index (state, queue, priority,
-// scheduled_at, id). A state with more (in practice completed, cancelled
-// and discarded, or a backlog of millions) is estimated: the live-row count
-// of river_job from pg_stat_user_tables, split by state and kind as a
-// TABLESAMPLE SYSTEM sample of about 30,000 rows splits, and never below
-// limit+1. Queues names the queues whose oldest available job is reported
+// scheduled_at, id): an index-only scan of at most limit+1 entries, then
+// at most limit+1 rows for their kinds. A state with more (in practice
+// completed, cancelled and discarded, or a backlog of millions) is
+// estimated: the live-row count of river_job from pg_stat_user_tables,
+// split by state and kind as a TABLESAMPLE SYSTEM sample of about 30,000
+// rows splits, never below limit+1. On a table of more than 30,000 rows
+// the sample comes first, and a state it puts above 2×limit is not
+// counted at all. Queues names the queues whose oldest available job is reported
 // (besides those in river_queue): four index probes each, one per priority.
 func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures, error) {
 	if limit <= 0 {
@@ -93,13 +96,33 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 			set_config('lock_timeout', '1s', true), set_config('enable_seqscan', 'off', true)`).Scan(&f.At, nil, nil, nil); err != nil {
 			return err
 		}
-		capped, err := cappedCounts(ctx, tx, limit)
+		if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT greatest(n_live_tup, 0) FROM pg_stat_user_tables
+			WHERE relid = to_regclass('river_job')), 0)`).Scan(&f.TableRows); err != nil {
+			return err
+		}
+		// A large table is sampled first: a state the sample puts far above
+		// the limit is not counted at all (the counting is what costs).
+		var smp *sampled
+		toCount := States
+		if f.TableRows > sampleRows {
+			var err error
+			if smp, err = sample(ctx, tx, f.TableRows); err != nil {
+				return err
+			}
+			toCount = nil
+			for _, s := range States {
+				if smp.jobs(s) <= 2*int64(limit) {
+					toCount = append(toCount, s)
+				}
+			}
+		}
+		capped, err := cappedCounts(ctx, tx, toCount, limit)
 		if err != nil {
 			return err
 		}
 		var small, big []string
 		for _, s := range States {
-			if capped[s] <= int64(limit) {
+			if n, ok := capped[s]; ok && n <= int64(limit) {
 				small = append(small, s)
 			} else {
 				big = append(big, s)
@@ -108,14 +131,13 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		if err := exactCounts(ctx, tx, f, small, limit); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT greatest(n_live_tup, 0) FROM pg_stat_user_tables
-			WHERE relid = to_regclass('river_job')), 0)`).Scan(&f.TableRows); err != nil {
-			return err
-		}
 		if len(big) > 0 {
-			if err := estimates(ctx, tx, f, big, limit); err != nil {
-				return err
+			if smp == nil {
+				if smp, err = sample(ctx, tx, f.TableRows); err != nil {
+					return err
+				}
 			}
+			f.Counts = append(f.Counts, smp.estimates(big, limit)...)
 		}
 		return oldest(ctx, tx, f, queues)
 	})
@@ -141,13 +163,16 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 
 // cappedCounts counts up to limit+1 jobs of each state: an index-only scan
 // of at most limit+1 entries per state, however large the table.
-func cappedCounts(ctx context.Context, tx pgx.Tx, limit int) (map[string]int64, error) {
+func cappedCounts(ctx context.Context, tx pgx.Tx, states []string, limit int) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(states) == 0 {
+		return out, nil
+	}
 	rows, err := tx.Query(ctx, `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM river_job
-		WHERE state = s::river_job_state LIMIT $2) j) FROM unnest($1::text[]) s`, States, limit+1)
+		WHERE state = s::river_job_state LIMIT $2) j) FROM unnest($1::text[]) s`, states, limit+1)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int64{}
 	var (
 		s string
 		n int64
@@ -175,40 +200,64 @@ func exactCounts(ctx context.Context, tx pgx.Tx, f *Figures, states []string, li
 	return err
 }
 
-// estimates splits the table's live rows by state and kind as a block
-// sample splits them. A state the sample missed, or under-counts, is
-// reported at limit+1: it is known to hold more than limit jobs.
-func estimates(ctx context.Context, tx pgx.Tx, f *Figures, states []string, limit int) error {
+// sampled is a block sample of river_job, counted by state and kind.
+type sampled struct {
+	n     map[[2]string]int64 // (state, kind) → rows in the sample
+	total int64               // rows in the sample
+	rows  int64               // rows in the table
+}
+
+// sample reads about sampleRows rows of random pages (TABLESAMPLE SYSTEM):
+// a sample scan, not a sequential one, whose cost does not grow with the
+// table.
+func sample(ctx context.Context, tx pgx.Tx, tableRows int64) (*sampled, error) {
 	pct := 100.0
-	if f.TableRows > sampleRows {
-		pct = 100 * float64(sampleRows) / float64(f.TableRows)
+	if tableRows > sampleRows {
+		pct = 100 * float64(sampleRows) / float64(tableRows)
 	}
 	rows, err := tx.Query(ctx, `SELECT state::text, kind, count(*) FROM river_job TABLESAMPLE SYSTEM ($1) GROUP BY 1, 2`, pct)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	type key struct{ state, kind string }
-	sample := map[key]int64{}
+	smp := &sampled{n: map[[2]string]int64{}}
 	var (
-		total int64
-		k     key
-		n     int64
+		k [2]string
+		n int64
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&k.state, &k.kind, &n}, func() error {
-		sample[k] += n
-		total += n
+	if _, err := pgx.ForEachRow(rows, []any{&k[0], &k[1], &n}, func() error {
+		smp.n[k] += n
+		smp.total += n
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	rowsTotal := max(f.TableRows, total)
+	smp.rows = max(tableRows, smp.total)
+	return smp, nil
+}
+
+// jobs estimates the jobs of a state.
+func (smp *sampled) jobs(state string) int64 {
+	var n int64
+	for k, c := range smp.n {
+		if k[0] == state {
+			n += c
+		}
+	}
+	return n * smp.rows / max(smp.total, 1)
+}
+
+// estimates splits the table's live rows by state and kind as the sample
+// splits them. A state the sample missed, or under-counts, is reported at
+// limit+1: it is known to hold more than limit jobs.
+func (smp *sampled) estimates(states []string, limit int) []Count {
+	var out []Count
 	for _, s := range states {
 		var kinds []Count
 		var sum int64
-		for k, n := range sample {
-			if k.state == s {
-				est := n * rowsTotal / max(total, 1)
-				kinds = append(kinds, Count{State: s, Kind: k.kind, Jobs: est, Estimated: true})
+		for k, n := range smp.n {
+			if k[0] == s {
+				est := n * smp.rows / max(smp.total, 1)
+				kinds = append(kinds, Count{State: s, Kind: k[1], Jobs: est, Estimated: true})
 				sum += est
 			}
 		}
@@ -222,9 +271,9 @@ func estimates(ctx context.Context, tx pgx.Tx, f *Figures, states []string, limi
 				kinds[i].Jobs = max(1, kinds[i].Jobs*floor/max(sum, 1))
 			}
 		}
-		f.Counts = append(f.Counts, kinds...)
+		out = append(out, kinds...)
 	}
-	return nil
+	return out
 }
 
 // oldest finds each queue's oldest available job: River fetches by

@@ -400,3 +400,53 @@ func TestPrometheusScrapesWorker(t *testing.T) {
 		t.Errorf("p95 duration %v (%v), want > 0", v, ok)
 	}
 }
+
+// TestDrainHandsBack: a job still running when --shutdown-timeout ends is
+// cancelled and given back to the queue, and the worker exits 0.
+func TestDrainHandsBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := pgtest.URL(t)
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	seed(t, pool, 1, 4)
+	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+		t.Fatalf("enqueue: %s", p.Stderr.String())
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `LOCK TABLE memories IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	w, base := listenWorker(t, dbURL, "--queues", "synthesize", "--shutdown-timeout", "1s")
+	eventually(t, 30*time.Second, func() string {
+		if _, body := get(t, base+"/metrics"); sample(body, `helix_jobs_running{kind="synthesize"}`) != 1 {
+			return "the job is not running"
+		}
+		return ""
+	})
+	if err := w.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() string {
+		if code, body := get(t, base+"/readyz"); code != 503 {
+			return fmt.Sprintf("/readyz after SIGTERM: %d %s", code, body)
+		}
+		return ""
+	})
+	if code := w.Wait(t, 45*time.Second); code != 0 {
+		t.Fatalf("worker exit %d, want 0:\n%s", code, w.Stderr.String())
+	}
+	if !strings.Contains(w.Stderr.String(), "giving running jobs back to the queue") {
+		t.Errorf("no hand-back logged:\n%s", w.Stderr.String())
+	}
+	if st := scalar[string](t, pool, `SELECT state::text FROM river_job WHERE kind = 'synthesize'`); st != "retryable" && st != "available" {
+		t.Errorf("job state %s after the hand-back, want retryable or available", st)
+	}
+}
