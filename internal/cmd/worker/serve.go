@@ -12,9 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
@@ -145,10 +147,10 @@ func serve(addr string, h *health, reg *prometheus.Registry, log *slog.Logger) (
 	return srv, nil
 }
 
-// observe serves --listen: probes and metrics of this worker. It returns
-// the River config's additions and a start function to call once the
-// client exists; stop reports not-ready (draining) at once; close shuts
-// the server, after River has stopped.
+// observer is --listen: this worker's probes and metrics. In order: its
+// middleware goes into River's config, attach once the client exists,
+// started once it runs, drain when asked to stop (before River stops),
+// close last.
 type observer struct {
 	addr    string
 	log     *slog.Logger
@@ -177,9 +179,13 @@ func newObserver(addr string, pool *pgxpool.Pool, queues []string, log *slog.Log
 // queueStatsTTL is how long queue figures are reused between scrapes.
 const queueStatsTTL = 5 * time.Second
 
-// listen opens the port before the client starts, so probes answer (not
-// ready) during start-up and a taken port fails the start.
-func (o *observer) listen() error {
+// attach counts the client's job events and opens the port, before the
+// client starts: probes answer (not ready) during start-up, and a port
+// already taken fails the start.
+func (o *observer) attach(client *river.Client[pgx.Tx]) error {
+	events, unwatch := client.SubscribeConfig(&river.SubscribeConfig{ChanSize: 10_000, Kinds: metrics.Events})
+	o.unwatch = unwatch
+	go o.m.Watch(events)
 	srv, err := serve(o.addr, o.h, o.m.Registry, o.log)
 	o.srv = srv
 	return err

@@ -28,7 +28,6 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
-	"github.com/helixhq/helix/internal/metrics"
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
@@ -205,10 +204,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	if obs != nil {
-		events, unwatch := client.SubscribeConfig(&river.SubscribeConfig{ChanSize: 10_000, Kinds: metrics.Events})
-		obs.unwatch = unwatch
-		go obs.m.Watch(events)
-		if err := obs.listen(); err != nil {
+		if err := obs.attach(client); err != nil {
 			return err
 		}
 	}
