@@ -19,8 +19,9 @@ var States = []string{"available", "pending", "scheduled", "retryable", "running
 // holding more is estimated.
 const DefaultCap = 10_000
 
-// sampleRows is about how many rows the sample of an estimate reads.
-const sampleRows = 30_000
+// sampleRows is about how many rows the sample of an estimate reads: its
+// cost is about 170 pages and 10,000 rows whatever the table's size.
+const sampleRows = 10_000
 
 // Count is how many jobs of a kind are in a state.
 type Count struct {
@@ -76,9 +77,9 @@ func (f *Figures) ByState() (jobs map[string]int64, estimated map[string]bool) {
 // scheduled_at, id): an index-only scan of at most limit+1 entries, then
 // at most limit+1 rows for their kinds. A state with more (in practice
 // completed, cancelled and discarded, or a backlog of millions) is
-// estimated: the live-row count of river_job from pg_stat_user_tables,
-// split by state and kind as a TABLESAMPLE SYSTEM sample of about 30,000
-// rows splits, never below limit+1. On a table of more than 30,000 rows
+// estimated: the live-row count of river_job from the statistics collector (n_live_tup),
+// split by state and kind as a TABLESAMPLE SYSTEM sample of about 10,000
+// rows splits, never below limit+1. On a table of more than 10,000 rows
 // the sample comes first, and a state it puts above 2×limit is not
 // counted at all. Queues names the queues whose oldest available job is reported
 // (besides those in river_queue): four index probes each, one per priority.
@@ -92,12 +93,9 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		// SET LOCAL: per transaction, so safe behind a transaction pooler.
 		// enable_seqscan off keeps a stale plan from reading the table
 		// through: every query below has an index or a sample to use.
-		if err := tx.QueryRow(ctx, `SELECT now(), set_config('statement_timeout', '10s', true),
-			set_config('lock_timeout', '1s', true), set_config('enable_seqscan', 'off', true)`).Scan(&f.At, nil, nil, nil); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT greatest(n_live_tup, 0) FROM pg_stat_user_tables
-			WHERE relid = to_regclass('river_job')), 0)`).Scan(&f.TableRows); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT now(), greatest(pg_stat_get_live_tuples(to_regclass('river_job')), 0),
+			set_config('statement_timeout', '10s', true), set_config('lock_timeout', '1s', true),
+			set_config('enable_seqscan', 'off', true)`).Scan(&f.At, &f.TableRows, nil, nil, nil); err != nil {
 			return err
 		}
 		// A large table is sampled first: a state the sample puts far above
@@ -209,13 +207,16 @@ type sampled struct {
 
 // sample reads about sampleRows rows of random pages (TABLESAMPLE SYSTEM):
 // a sample scan, not a sequential one, whose cost does not grow with the
-// table.
+// table. REPEATABLE picks the same pages each time (pages added later are
+// picked at the same rate): they stay in shared buffers between scrapes,
+// and an estimate does not jump about from one scrape to the next.
 func sample(ctx context.Context, tx pgx.Tx, tableRows int64) (*sampled, error) {
 	pct := 100.0
 	if tableRows > sampleRows {
 		pct = 100 * float64(sampleRows) / float64(tableRows)
 	}
-	rows, err := tx.Query(ctx, `SELECT state::text, kind, count(*) FROM river_job TABLESAMPLE SYSTEM ($1) GROUP BY 1, 2`, pct)
+	rows, err := tx.Query(ctx, `SELECT state::text, kind, n FROM (SELECT state, kind, count(*) AS n
+		FROM river_job TABLESAMPLE SYSTEM ($1) REPEATABLE (0) GROUP BY 1, 2) s`, pct)
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ SQL
     "$(printf '%s\n' "${scrape[@]}" | median)" "$(printf '%s\n' "${scrape[@]}" | maxof)" \
     "$(printf '%s\n' "${db[@]}" | median)" "$(printf '%s\n' "${cached[@]}" | median)" \
     "$(printf '%s\n' "${river[@]}" | median)" "$(printf '%s\n' "${river[@]}" | maxof)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "  at $n rows, helix's figures (~: estimated) against exact counts, and the worst per-kind error:" >&2
+  echo "  at $n rows, helix's figures (~: estimated) against exact counts, and the worst error on a kind of 1,000 jobs or more:" >&2
   psql "$url" -qAt -F ' ' -c "SELECT state, kind, count(*) FROM river_job GROUP BY 1, 2" >"$dir/exact"
   awk '
     FNR == NR { ex[$1" "$2] = $3; es[$1] += $3; next }
@@ -93,7 +93,7 @@ SQL
       hs[st] += $2; hk[st" "k] = $2
     }
     END {
-      for (key in ex) { split(key, p, " "); e = (hk[key] - ex[key]) / ex[key] * 100; if (e < 0) e = -e; if (e > worst[p[1]]) worst[p[1]] = e }
+      for (key in ex) { split(key, p, " "); if (ex[key] < 1000) continue; e = (hk[key] - ex[key]) / ex[key] * 100; if (e < 0) e = -e; if (e > worst[p[1]]) worst[p[1]] = e }
       for (st in es) printf "    %-10s helix %s%-9d exact %-9d worst kind %.1f %%\n", st, (est[st] == 1 ? "~" : ""), hs[st], es[st], worst[st]
     }' "$dir/exact" "$dir/m" | sort >&2
 done

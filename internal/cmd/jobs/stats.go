@@ -33,7 +33,7 @@ to Prometheus (helix_queue_jobs, helix_queue_oldest_available_age_seconds).
 Fast on millions of jobs: a state holding up to --exact-up-to jobs is
 counted exactly through River's fetching index; a state holding more
 (usually completed, or a large backlog) is estimated from the table's
-live-row count and a block sample of about 30,000 rows, and marked "~"
+live-row count and a block sample of about 10,000 rows, and marked "~"
 (estimated: true in JSON). The table is never read through.
 
 EXAMPLES
