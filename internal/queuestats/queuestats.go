@@ -87,6 +87,12 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 	if limit <= 0 {
 		limit = DefaultCap
 	}
+	// A scrape's read is bounded; a person asking for exact counts of
+	// millions (jobs stats --exact-up-to) may wait.
+	timeout := "10s"
+	if limit > DefaultCap {
+		timeout = "10min"
+	}
 	start := time.Now()
 	f := &Figures{Counts: []Count{}, Oldest: []Oldest{}}
 	err := pgx.BeginTxFunc(ctx, q, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
@@ -94,8 +100,8 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		// enable_seqscan off keeps a stale plan from reading the table
 		// through: every query below has an index or a sample to use.
 		if err := tx.QueryRow(ctx, `SELECT now(), greatest(pg_stat_get_live_tuples(to_regclass('river_job')), 0),
-			set_config('statement_timeout', '10s', true), set_config('lock_timeout', '1s', true),
-			set_config('enable_seqscan', 'off', true)`).Scan(&f.At, &f.TableRows, nil, nil, nil); err != nil {
+			set_config('statement_timeout', $1, true), set_config('lock_timeout', '1s', true),
+			set_config('enable_seqscan', 'off', true)`, timeout).Scan(&f.At, &f.TableRows, nil, nil, nil); err != nil {
 			return err
 		}
 		// A large table is sampled first: a state the sample puts far above
