@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -335,7 +334,7 @@ func TestPrometheusScrapesWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	promAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	var promErr bytes.Buffer
+	var promErr testbin.Buffer
 	prom := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=1h")
 	prom.Stdout, prom.Stderr = &promErr, &promErr
