@@ -18,10 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/helixhq/helix/internal/llmsynth/llmtest"
+	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/testbin"
 )
 
@@ -46,7 +50,14 @@ var listening = regexp.MustCompile(`msg="worker listening" addr=(\S+)`)
 // with the base URL of its endpoints, once it says where it listens.
 func listenWorker(t *testing.T, dbURL string, args ...string) (*testbin.Proc, string) {
 	t.Helper()
-	w := start(t, dbURL, append([]string{"worker", "--listen", "127.0.0.1:0", "--poll-interval", "200ms"}, args...)...)
+	return listenWorkerEnv(t, dbURL, nil, args...)
+}
+
+// listenWorkerEnv is listenWorker with more environment.
+func listenWorkerEnv(t *testing.T, dbURL string, env []string, args ...string) (*testbin.Proc, string) {
+	t.Helper()
+	w := testbin.Start(t, append(append(os.Environ(), "DATABASE_URL="+dbURL, "HELIX_DB_MAX_CONNS=12"), env...),
+		append([]string{"worker", "--listen", "127.0.0.1:0", "--poll-interval", "200ms"}, args...)...)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := listening.FindStringSubmatch(w.Stderr.String()); m != nil {
@@ -447,5 +458,70 @@ func TestDrainHandsBack(t *testing.T) {
 	}
 	if st := scalar[string](t, pool, `SELECT state::text FROM river_job WHERE kind = 'synthesize'`); st != "retryable" && st != "available" {
 		t.Errorf("job state %s after the hand-back, want retryable or available", st)
+	}
+}
+
+// TestProviderAndLLMMetrics: LLM jobs on a worker with --listen, against a
+// local server speaking Anthropic's Messages API; /metrics counts the
+// provider requests (a 529 retried) and the tokens and dollars by model.
+func TestProviderAndLLMMetrics(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-api03-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789"
+	srv := llmtest.NewAnthropic(t, key, func(c llmtest.Call) llmtest.Reply {
+		if c.N == 0 {
+			return llmtest.Reply{Status: 529, Body: llmtest.AnthropicError("overloaded_error", "Overloaded")}
+		}
+		ids := llmtest.ShortIDs(c.Body)
+		return llmtest.Reply{Body: llmtest.AnthropicToolUse("record_patterns", llmtest.Answer(llmtest.RequestedTypes(c), ids[0], ids[1]),
+			llmtest.Usage{Input: 1000, Output: 200})}
+	})
+	dbURL := pgtest.URL(t)
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var ms []memories.Memory
+	for i := range 2 {
+		ms = append(ms, synthesis.Synthetic(uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i)}), 30, 8, uint64(i+1))...)
+	}
+	if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	if p := start(t, dbURL, "synthesize", "--llm", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+		t.Fatalf("enqueue: %s", p.Stderr.String())
+	}
+	env := []string{"HELIX_LLM_ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=" + key, "HELIX_LLM_MAX_TOKENS=1000"}
+	w, base := listenWorkerEnv(t, dbURL, env, "--queues", "llm")
+	defer func() { _ = w.Cmd.Process.Signal(syscall.SIGTERM); w.Wait(t, 30*time.Second) }()
+	var body string
+	eventually(t, time.Minute, func() string {
+		_, body = get(t, base+"/metrics")
+		if n := sample(body, `helix_jobs_completed_total{kind="synthesize_llm"}`); n != 2 {
+			return fmt.Sprintf("%v synthesize_llm jobs completed, want 2\n%s", n, w.Stderr.String())
+		}
+		return ""
+	})
+	calls := len(srv.Calls())
+	host := strings.TrimPrefix(srv.URL, "http://")
+	model := regexp.MustCompile(`helix_llm_tokens_total\{model="(anthropic/[^"]+)",type="input"\} (\d+)`).FindStringSubmatch(body)
+	switch {
+	case model == nil:
+		t.Fatalf("no input tokens by model in /metrics:\n%s", body)
+	case model[2] != strconv.Itoa(1000*(calls-1)):
+		t.Errorf("input tokens %s for %d answered calls, want %d", model[2], calls-1, 1000*(calls-1))
+	}
+	for series, want := range map[string]float64{
+		`helix_provider_requests_total{provider="` + host + `"}`:            float64(calls),
+		`helix_provider_errors_total{provider="` + host + `",reason="5xx"}`: 1,
+		`helix_provider_retries_total{provider="` + host + `"}`:             1,
+		`helix_llm_tokens_total{model="` + model[1] + `",type="output"}`:    float64(200 * (calls - 1)),
+	} {
+		if got := sample(body, series); got != want {
+			t.Errorf("%s = %v, want %v", series, got, want)
+		}
+	}
+	if usd := sample(body, `helix_llm_cost_usd_total{model="`+model[1]+`"}`); usd <= 0 {
+		t.Errorf("no spending for %s in /metrics", model[1])
 	}
 }
