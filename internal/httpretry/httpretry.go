@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/helixhq/helix/internal/netguard"
@@ -26,6 +27,24 @@ type Caller struct {
 	MaxBackoff time.Duration // 0: 30 s
 	// Sleep waits between attempts; tests replace it to see the waits without taking them.
 	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Observer sees every attempt of the calls made with a context carrying it
+// (WithObserver): how `helix worker` counts provider requests for its
+// metrics without each provider client knowing.
+type Observer interface {
+	// ProviderRequest is one attempt: reason is "" for a 2xx answer, else
+	// "network", "4xx" or "5xx".
+	ProviderRequest(u *url.URL, reason string, took time.Duration)
+	// ProviderRetry is an attempt about to be made again.
+	ProviderRetry(u *url.URL)
+}
+
+type observerKey struct{}
+
+// WithObserver returns ctx carrying o for the calls made with it.
+func WithObserver(ctx context.Context, o Observer) context.Context {
+	return context.WithValue(ctx, observerKey{}, o)
 }
 
 // maxWait caps a server's Retry-After.
@@ -56,8 +75,13 @@ func (c *Caller) Do(ctx context.Context, maxBody int64, build func() (*http.Requ
 	if maxBackoff <= 0 {
 		maxBackoff = 30 * time.Second
 	}
+	obs, _ := ctx.Value(observerKey{}).(Observer)
 	for attempt := 0; ; attempt++ {
-		body, hdr, wait, err := c.once(ctx, maxBody, build, failed)
+		began := time.Now()
+		body, hdr, wait, u, reason, err := c.once(ctx, maxBody, build, failed)
+		if obs != nil && u != nil {
+			obs.ProviderRequest(u, reason, time.Since(began))
+		}
 		if err == nil {
 			return body, hdr, nil
 		}
@@ -78,11 +102,16 @@ func (c *Caller) Do(ctx context.Context, maxBody int64, build func() (*http.Requ
 		if err := c.sleep(ctx, min(wait, maxWait)); err != nil {
 			return nil, nil, err
 		}
+		if obs != nil && u != nil {
+			obs.ProviderRetry(u)
+		}
 	}
 }
 
+// once makes one attempt; u is the request's URL (nil if none was built)
+// and reason why it failed, for an Observer.
 func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Request, error),
-	failed func(int, http.Header, []byte) error) ([]byte, http.Header, time.Duration, error) {
+	failed func(int, http.Header, []byte) error) (body []byte, hdr http.Header, wait time.Duration, u *url.URL, reason string, err error) {
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
@@ -90,7 +119,7 @@ func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Re
 	}
 	req, err := build()
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, "", err
 	}
 	client := c.Client
 	if client == nil {
@@ -98,17 +127,18 @@ func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Re
 	}
 	resp, err := client.Do(req.WithContext(ctx))
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, req.URL, "network", err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, req.URL, "network", err
 	}
 	if resp.StatusCode/100 == 2 {
-		return body, resp.Header, 0, nil
+		return body, resp.Header, 0, req.URL, "", nil
 	}
-	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), failed(resp.StatusCode, resp.Header, body)
+	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), req.URL,
+		fmt.Sprintf("%dxx", resp.StatusCode/100), failed(resp.StatusCode, resp.Header, body)
 }
 
 func (c *Caller) sleep(ctx context.Context, d time.Duration) error {

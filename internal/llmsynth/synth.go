@@ -224,5 +224,22 @@ func (s *Synthesizer) call(ctx context.Context, req Request, r *UserResult) (*Re
 	r.Calls++
 	r.Usage = r.Usage.Add(resp.Usage)
 	r.CostUSD += cost
+	if o, ok := ctx.Value(usageKey{}).(UsageObserver); ok {
+		u := resp.Usage
+		o.LLMUsage(s.ModelKey, u.Input, u.Output, u.CacheRead, u.CacheWrite, cost)
+	}
 	return resp, nil
+}
+
+// UsageObserver sees the tokens and cost of every call made with a context
+// carrying it (WithUsageObserver): `helix worker`'s metrics.
+type UsageObserver interface {
+	LLMUsage(model string, input, output, cacheRead, cacheWrite int64, usd float64)
+}
+
+type usageKey struct{}
+
+// WithUsageObserver returns ctx carrying o for the calls made with it.
+func WithUsageObserver(ctx context.Context, o UsageObserver) context.Context {
+	return context.WithValue(ctx, usageKey{}, o)
 }

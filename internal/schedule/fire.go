@@ -48,6 +48,10 @@ type Config struct {
 	// KillAfter is how long a job given SIGTERM (its fire cancelled) has
 	// before it is killed.
 	KillAfter time.Duration
+	// Observe, if set, is told each fire's outcome (a status, "late" for a
+	// catch-up fire of a missed tick, "auto_disabled" when a failure
+	// disables the schedule): the worker's metrics.
+	Observe func(outcome string)
 	// Timeout bounds a fire's job (default DefaultTimeout). It is also how
 	// long River waits before it rescues the fire of a worker that died:
 	// River never rescues a job without a timeout.
@@ -55,6 +59,12 @@ type Config struct {
 	// CheckJob checks a fire's job line before it runs, with the function
 	// schedule add checked it with (a row may have been written by SQL).
 	CheckJob func(argv []string) error
+}
+
+func (c *Config) observe(outcome string) {
+	if c.Observe != nil {
+		c.Observe(outcome)
+	}
 }
 
 // DefaultTimeout is a fire's timeout when Config.Timeout is not set.
@@ -136,6 +146,7 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 		name  string
 		argv  []string
 		state string // run, or why not
+		late  bool
 	)
 	// The claim reads the schedule FOR SHARE: a fire finishing meanwhile
 	// (which may disable the schedule) updates that row, so the two are
@@ -170,6 +181,7 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 			return err
 		}
 		state = "run"
+		late = kind == KindCatchUp
 		_, err = tx.Exec(ctx, `UPDATE helix_schedule_fires SET status = 'running', started_at = clock_timestamp(),
 			attempts = attempts + 1, river_job_id = $2 WHERE id = $1`, id, job.ID)
 		return err
@@ -178,11 +190,17 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 		return err
 	}
 	if state != "run" {
+		if strings.HasPrefix(state, "the schedule is") {
+			c.observe(StatusSkipped)
+		}
 		c.Log.Info("schedule fire not run: "+state, "fire", id, "schedule", job.Args.Schedule)
 		return nil
 	}
 	if why := c.refuse(argv); why != "" {
 		return w.finish(ctx, conn, name, id, &Result{Status: StatusFailed, Error: why})
+	}
+	if late {
+		c.observe("late")
 	}
 	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
 	res := Exec(ctx, c.Exe, argv, c.Env, c.KillAfter)
@@ -259,6 +277,10 @@ func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, i
 	})
 	if err != nil {
 		return fmt.Errorf("record schedule fire %d: %w", id, err)
+	}
+	w.c.observe(res.Status)
+	if disabled != nil {
+		w.c.observe("auto_disabled")
 	}
 	l := w.c.Log.With("schedule", name, "fire", id, "status", res.Status, "seconds", res.Duration.Seconds())
 	if res.ExitCode != nil {

@@ -388,6 +388,8 @@ func TestAutoDisable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newFireEnv(t)
+	var outcomes []string // what the worker's metrics are told
+	e.w.c.Observe = func(o string) { outcomes = append(outcomes, o) }
 	e.add("flaky", 3, "fail")
 	tick := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	for i := range 3 {
@@ -425,6 +427,13 @@ func TestAutoDisable(t *testing.T) {
 	}
 	if s, _ := Get(ctx, e.pool, "flaky"); s.ConsecutiveFailures != 0 {
 		t.Fatalf("after a success: %d failures", s.ConsecutiveFailures)
+	}
+	if _, err := e.fire(ctx, "flaky", tick.Add(6*time.Hour), KindCatchUp); err != nil {
+		t.Fatal(err)
+	}
+	want := "failed failed failed auto_disabled skipped failed ok late ok"
+	if got := strings.Join(outcomes, " "); got != want {
+		t.Errorf("outcomes observed: %s\nwant %s", got, want)
 	}
 }
 

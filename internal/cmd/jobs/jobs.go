@@ -23,11 +23,11 @@ import (
 func NewCmdJobs(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jobs",
-		Short: "List, show, retry and cancel queued jobs",
+		Short: "List, show, retry, cancel and count queued jobs",
 		Long: `Inspect and steer the River jobs helix worker works (river_job in helix's
 database). River's web UI, riverui, works on the same database too.`,
 	}
-	cmd.AddCommand(NewCmdList(f, nil), newCmdShow(f), newCmdAct(f, "retry"), newCmdAct(f, "cancel"))
+	cmd.AddCommand(NewCmdList(f, nil), newCmdShow(f), newCmdAct(f, "retry"), newCmdAct(f, "cancel"), NewCmdStats(f, nil))
 	return cmd
 }
 

@@ -51,6 +51,7 @@ type Options struct {
 	FetchCooldown   time.Duration
 	ScheduleGrace   time.Duration
 	ScheduleTimeout time.Duration
+	Listen          string
 }
 
 // NewCmdWorker builds `helix worker`.
@@ -82,6 +83,11 @@ finish, then are cancelled and given back to the queue (retried later);
 the worker then exits 0. A worker killed outright leaves its jobs running
 until a surviving worker rescues them after --rescue-after.
 
+--listen serves /healthz (alive), /readyz (database answers, schema
+current, client started and not draining: 503 from the moment SIGTERM
+arrives) and /metrics (Prometheus) on loopback (PORT) or HOST:PORT; see
+"Running the fleet" in the README.
+
 --once works until the queues are empty, then exits (tests, cron-only setups).
 --concurrency is per queue. db.max-conns must leave room: each running job
 holds one connection (a synthesize_users job two: one streams its users'
@@ -91,6 +97,7 @@ EXAMPLES
   helix worker
   helix worker --queues synthesize --concurrency 8 --shutdown-timeout 2m
   helix synthesize --all-users --enqueue && helix worker --once
+  helix worker --listen 9464                # http://127.0.0.1:9464/metrics
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,
@@ -116,6 +123,7 @@ EXAMPLES
 	// jobs a second per free slot: far below a user's few milliseconds of work.
 	fl.DurationVar(&opts.FetchCooldown, "fetch-cooldown", 2*time.Millisecond, "least time between two fetches of jobs")
 	fl.DurationVar(&opts.ScheduleTimeout, "schedule-timeout", schedule.DefaultTimeout, "a scheduled job running longer is stopped and its fire failed; a dead worker's fire runs again after this")
+	fl.StringVar(&opts.Listen, "listen", "", "serve /healthz, /readyz and /metrics on PORT (loopback) or HOST:PORT; off when empty")
 	fl.DurationVar(&opts.ScheduleGrace, "schedule-grace", time.Minute, "a schedule's tick fired later than this (at most its period) was missed: see helix schedule add --catch-up")
 	return cmd
 }
@@ -146,6 +154,13 @@ func (o *Options) validate() error {
 	case o.ScheduleGrace < time.Second:
 		return cmdutil.FlagErrorf("invalid --schedule-grace %s: want 1s or more", o.ScheduleGrace)
 	}
+	if o.Listen != "" {
+		addr, err := listenAddr(o.Listen)
+		if err != nil {
+			return err
+		}
+		o.Listen = addr
+	}
 	return nil
 }
 
@@ -160,12 +175,19 @@ func workerRun(ctx context.Context, opts *Options) error {
 	for _, q := range opts.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
 	}
+	var obs *observer
+	if opts.Listen != "" {
+		if obs, err = newObserver(opts.Listen, pool, opts.Queues, log); err != nil {
+			return err
+		}
+		defer obs.close()
+	}
 	ws := workers(f, pool)
-	periodic, err := addSchedules(ws, opts, pool, log)
+	periodic, err := addSchedules(ws, opts, pool, log, obs)
 	if err != nil {
 		return err
 	}
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+	cfg := &river.Config{
 		Queues:               queues,
 		Workers:              ws,
 		PeriodicJobs:         periodic,
@@ -174,15 +196,27 @@ func workerRun(ctx context.Context, opts *Options) error {
 		FetchPollInterval:    opts.PollInterval,
 		FetchCooldown:        opts.FetchCooldown,
 		Logger:               log.With("component", "river"),
-	})
+	}
+	if obs != nil {
+		cfg.Middleware = append(cfg.Middleware, obs.m.Middleware())
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
+	}
+	if obs != nil {
+		if err := obs.attach(client); err != nil {
+			return err
+		}
 	}
 	// River's services must outlive ctx: a signal should stop it gracefully
 	// (Stop below), not tear it down mid-job.
 	runCtx := context.WithoutCancel(ctx)
 	if err := client.Start(runCtx); err != nil {
 		return fmt.Errorf("worker: start: %w", err)
+	}
+	if obs != nil {
+		obs.started(client.Stopped())
 	}
 	log.Info("worker started", "queues", strings.Join(opts.Queues, ","), "concurrency", opts.Concurrency)
 	every := min(time.Minute, opts.RescueAfter)
@@ -195,6 +229,9 @@ func workerRun(ctx context.Context, opts *Options) error {
 		}
 	} else {
 		<-ctx.Done()
+	}
+	if obs != nil {
+		obs.drain() // not ready before anything else: routing stops first
 	}
 	log.Info("worker stopping", "shutdown_timeout", opts.ShutdownTimeout.String())
 	stopCtx, cancel := context.WithTimeout(runCtx, opts.ShutdownTimeout)
@@ -337,7 +374,7 @@ func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log 
 // job's command line with this binary and environment. A --once worker
 // drains the queues and does not tick: its periodic tick pass would never
 // let them empty.
-func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger) ([]*river.PeriodicJob, error) {
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer) ([]*river.PeriodicJob, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
@@ -346,7 +383,7 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 	if opts.F.Global.ConfigFile != "" {
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
-	schedule.AddWorkers(ws, schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
+	sc := schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
 		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second,
 		CheckJob: func(argv []string) error {
 			if opts.F.JobTree == nil {
@@ -354,7 +391,11 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 			}
 			_, err := shared.ValidateJob(opts.F.JobTree(), argv)
 			return err
-		}})
+		}}
+	if obs != nil {
+		sc.Observe = obs.m.ScheduleFire
+	}
+	schedule.AddWorkers(ws, sc)
 	if opts.Once {
 		return nil, nil
 	}

@@ -1,0 +1,121 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/queuestats"
+	"github.com/helixhq/helix/internal/tableprinter"
+)
+
+// StatsOptions are the inputs of `jobs stats`.
+type StatsOptions struct {
+	F       *cmdutil.Factory
+	ExactTo int
+}
+
+// NewCmdStats builds `jobs stats`.
+func NewCmdStats(f *cmdutil.Factory, runF func(*StatsOptions) error) *cobra.Command {
+	opts := &StatsOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Count jobs by state and kind, and how long the oldest available job of each queue has waited",
+		Long: `Count the jobs in river_job by state and kind, and show the age of each
+queue's oldest available job: the figures helix worker --listen exports
+to Prometheus (helix_queue_jobs, helix_queue_oldest_available_age_seconds).
+
+Fast on millions of jobs: a state holding up to --exact-up-to jobs is
+counted exactly through River's fetching index; a state holding more
+(usually completed, or a large backlog) is estimated from the table's
+live-row count and a block sample of about 10,000 rows, and marked "~"
+(estimated: true in JSON). The table is never read through.
+
+EXAMPLES
+  helix jobs stats
+  helix jobs stats -o json | jq '.counts[] | select(.state == "available")'
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.ExactTo < 1 || opts.ExactTo > 10_000_000 {
+				return cmdutil.FlagErrorf("invalid --exact-up-to %d: want 1 to 10000000", opts.ExactTo)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return statsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.ExactTo, "exact-up-to", queuestats.DefaultCap, "count a state exactly up to this many jobs; estimate beyond")
+	return cmd
+}
+
+// Stats is `jobs stats -o json`.
+type Stats struct {
+	At        time.Time           `json:"at"`
+	States    []StateCount        `json:"states"`
+	Counts    []queuestats.Count  `json:"counts"`
+	Oldest    []queuestats.Oldest `json:"oldest_available"`
+	TableRows int64               `json:"table_rows"`
+}
+
+// StateCount is the jobs of one state, all kinds.
+type StateCount struct {
+	State     string `json:"state"`
+	Jobs      int64  `json:"jobs"`
+	Estimated bool   `json:"estimated"`
+}
+
+func statsRun(ctx context.Context, opts *StatsOptions) error {
+	f := opts.F
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return err
+	}
+	fig, err := queuestats.Read(ctx, pool, queue.Queues, opts.ExactTo)
+	if err != nil {
+		return err
+	}
+	if f.Global.JSON() {
+		jobs, est := fig.ByState()
+		out := Stats{At: fig.At, States: []StateCount{}, Counts: fig.Counts, Oldest: fig.Oldest, TableRows: fig.TableRows}
+		for _, s := range queuestats.States {
+			out.States = append(out.States, StateCount{State: s, Jobs: jobs[s], Estimated: est[s]})
+		}
+		return cmdutil.WriteJSON(f.IOStreams.Out, out)
+	}
+	tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
+	tp.Header("STATE", "KIND", "JOBS")
+	for _, c := range fig.Counts {
+		n := strconv.FormatInt(c.Jobs, 10)
+		if c.Estimated {
+			n = "~" + n
+		}
+		kind := c.Kind
+		if kind == "" {
+			kind = "-"
+		}
+		tp.Row(c.State, kind, n)
+	}
+	if len(fig.Counts) == 0 {
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "no jobs\n")
+	} else if err := tp.Render(); err != nil {
+		return err
+	}
+	if len(fig.Oldest) == 0 {
+		return nil
+	}
+	fmt.Fprintln(f.IOStreams.Out)
+	tp = tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
+	tp.Header("QUEUE", "OLDEST AVAILABLE", "WAITING")
+	for _, o := range fig.Oldest {
+		tp.Row(o.Queue, cmdutil.FormatTime(o.ScheduledAt), fmt.Sprintf("%.0fs", o.AgeSeconds))
+	}
+	return tp.Render()
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install the Debian packages tests run as real services or tools, when a
+# command of theirs is missing (make test runs this; quick when present).
+# Each line of NEEDS is "command package".
+set -euo pipefail
+NEEDS=(
+  "promtool prometheus"   # worker /metrics: promtool check metrics, a real Prometheus scraping
+  "prometheus prometheus"
+)
+missing=()
+for n in "${NEEDS[@]}"; do
+  read -r cmd pkg <<<"$n"
+  command -v "$cmd" >/dev/null || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "test-deps: installing ${missing[*]}" >&2
+  apt-get update -qq >&2
+  # The package's own service is not wanted: tests start Prometheus themselves.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+else
+  echo "test-deps: missing ${missing[*]}: install them (Debian: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
