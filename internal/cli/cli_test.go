@@ -282,7 +282,7 @@ func TestConfigShowRedactsSecrets(t *testing.T) {
 		got[s.Key] = s.Value + " | " + s.Source
 	}
 	want := map[string]string{
-		"database-url":       "postgres://svc:REDACTED@db.example.com:5432/app | env SUPABASE_DB_URL",
+		"database-url":       "postgres://svc:[REDACTED]@db.example.com:5432/app | env SUPABASE_DB_URL",
 		"db.max-conns":       "4 | file " + file + ":2",
 		"output":             "json | flag",
 		"db.connect-timeout": "5s | default",
@@ -314,7 +314,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{ctx, fmt.Errorf("step: %w", context.Canceled), 130},
 	}
 	for _, c := range cases {
-		if got, _ := ExitCodeFor(c.ctx, c.err); got != c.want {
+		if got, _ := cmdutil.ExitCodeFor(c.ctx, c.err); got != c.want {
 			t.Errorf("ExitCodeFor(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}

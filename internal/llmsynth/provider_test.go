@@ -181,7 +181,7 @@ func TestOpenAI401RedactsEchoedKey(t *testing.T) {
 	if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), wrong[:12]) {
 		t.Fatalf("error echoes the key: %v", err)
 	}
-	if !strings.Contains(err.Error(), "HTTP 401 invalid_api_key: Incorrect API key provided: [redacted]") {
+	if !strings.Contains(err.Error(), "HTTP 401 invalid_api_key: Incorrect API key provided: [REDACTED]") {
 		t.Fatalf("error %q", err)
 	}
 }

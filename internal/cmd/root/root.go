@@ -125,7 +125,11 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		cmd.AddCommand(c)
 	}
 	cmd.SetCompletionCommandGroupID("admin")
+	// added now rather than by cobra at Execute, so that `completion bogus`
+	// is refused like an unknown verb of any other group
+	cmd.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(cmd)
+	cmdutil.WrapArgs(cmd)
 	return cmd
 }
 

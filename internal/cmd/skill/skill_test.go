@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helixhq/helix/internal/cli"
 	skillcmd "github.com/helixhq/helix/internal/cmd/skill"
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -65,7 +64,7 @@ func run(t *testing.T, tty bool, pool func(*cmdtest.Streams) *cmdutil.Factory, a
 	cmd.SetOut(s.Err)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.ExecuteContext(context.Background())
-	code, _ := cli.ExitCodeFor(context.Background(), err)
+	code, _ := cmdutil.ExitCodeFor(context.Background(), err)
 	if err != nil {
 		s.Err.WriteString("error: " + err.Error() + "\n")
 	}

@@ -89,23 +89,8 @@ func runLLM(t *testing.T, pool *pgxpool.Pool, cfg *config.Config, asJSON bool, a
 	return s.Out.String(), s.Err.String(), err
 }
 
-// exitCode mirrors internal/cli's mapping for the error kinds this command returns.
-func exitCode(err error) cmdutil.ExitCode {
-	var fe *cmdutil.FlagError
-	var ee *cmdutil.ExitError
-	var pe *cmdutil.PartialError
-	switch {
-	case err == nil:
-		return cmdutil.ExitOK
-	case errors.As(err, &fe):
-		return cmdutil.ExitUsage
-	case errors.As(err, &ee):
-		return ee.Code
-	case errors.As(err, &pe):
-		return cmdutil.ExitPartial
-	}
-	return cmdutil.ExitFailed
-}
+// exitCode is the exit status helix gives err: the one table.
+func exitCode(err error) cmdutil.ExitCode { return cmdutil.Code(err) }
 
 // citing answers the requested types with a tool call citing the first two
 // quoted memories and one id that was never sent.
