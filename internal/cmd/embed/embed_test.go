@@ -38,7 +38,7 @@ func TestNewCmdEmbedFlags(t *testing.T) {
 		}},
 		{argv: "", wantErr: "give --user-id UUID or --all-users"},
 		{argv: "--user-id " + ana + " --all-users", wantErr: "cannot be used together"},
-		{argv: "--user-id x", wantErr: `invalid argument "x" for "--user-id" flag: not a UUID`},
+		{argv: "--user-id x", wantErr: `invalid --user-id "x": not a UUID`},
 		{argv: "--all-users --batch-size 5000", wantErr: "invalid --batch-size"},
 		{argv: "--all-users --concurrency 0", wantErr: "invalid --concurrency"},
 	}

@@ -34,7 +34,7 @@ func TestNewCmdSearchFlags(t *testing.T) {
 	}
 	for argv, want := range map[string]string{
 		"dentist":             "user-id",
-		"dentist --user-id x": `invalid argument "x" for "--user-id" flag: not a UUID`,
+		"dentist --user-id x": `invalid --user-id "x": not a UUID`,
 		"dentist --user-id " + ana + " --mode fuzzy": "invalid --mode",
 		"dentist --user-id " + ana + " --limit 0":    "invalid --limit",
 	} {

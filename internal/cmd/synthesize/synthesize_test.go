@@ -44,7 +44,7 @@ func TestNewCmdSynthesizeFlags(t *testing.T) {
 		{argv: "--user-id " + ana + " --all-users", wantErr: "cannot be used together"},
 		{argv: "--user-id " + ana + " --full", wantErr: "--full applies to --all-users"},
 		{argv: "--all-users --full", check: func(o *Options) bool { return o.AllUsers && o.Full }},
-		{argv: "--user-id nope", wantErr: `invalid argument "nope" for "--user-id" flag: not a UUID`},
+		{argv: "--user-id nope", wantErr: `invalid --user-id "nope": not a UUID`},
 		{argv: "--all-users --algorithm optics", wantErr: "invalid --algorithm"},
 		{argv: "--all-users --min-confidence 1.5", wantErr: "invalid --min-confidence"},
 		{argv: "--all-users --eps 3", wantErr: "invalid --eps"},

@@ -152,7 +152,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 		}
 	}
 	res, err := r.Exec(ctx, pool, t, toolexec.Options{Input: input, UserID: opts.UserID.String()})
-	if res != nil {
+	if res != nil && res.Status != toolexec.StatusInterrupted {
 		if perr := printResult(opts, res); perr != nil && err == nil {
 			err = perr
 		}
