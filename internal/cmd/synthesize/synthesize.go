@@ -250,6 +250,9 @@ type Report struct {
 	Failed []UserResult     `json:"failed"`
 	// Skipped lists users another run was synthesizing (their lock was held).
 	Skipped []string `json:"skipped"`
+	// Warnings say what succeeded without doing anything a person expects:
+	// a --user-id with no memories at all (often a typo in the UUID).
+	Warnings []string `json:"warnings"`
 }
 
 // UserLock is synthesis.UserLock.
@@ -273,7 +276,7 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	if opts.Enqueue {
 		return enqueue(ctx, opts, pool, users)
 	}
-	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}}
+	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}, Warnings: []string{}}
 	if opts.DryRun {
 		results := work(ctx, pool, opts, users, states, nil)
 		return report(ctx, opts, rep, users, unchanged, results)
@@ -360,6 +363,15 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 		for _, p := range r.Patterns {
 			counts[p.Type]++
 		}
+	}
+	if !opts.AllUsers && len(rep.Users) == 1 && rep.Users[0].Memories == 0 {
+		what := "memories"
+		if !opts.since.IsZero() || opts.Limit > 0 {
+			what = "memories in the --since/--limit window"
+		}
+		w := fmt.Sprintf("user %s has no %s: nothing to synthesize (check the --user-id)", rep.Users[0].UserID, what)
+		rep.Warnings = append(rep.Warnings, w)
+		opts.F.Logger().Warn(w)
 	}
 	counts["failed"] = len(failed)
 	counts["done"] = len(rep.Users)
