@@ -213,6 +213,11 @@ func TestLLMMaxCostStopsBeforeThirdUser(t *testing.T) {
 	if !strings.Contains(err.Error(), "spent $0.004000") || !strings.Contains(errOut, "spent $0.004000 of --max-cost") {
 		t.Fatalf("spent not reported: %v\n%s", err, errOut)
 	}
+	// the progress lines, the summary and the error count alike: the third
+	// user was not started, and nobody failed
+	if !strings.Contains(err.Error(), "after 2 of 3 users (0 failed, 1 not started)") || strings.Contains(errOut, "failed=1") {
+		t.Errorf("counts disagree: %v\n%s", err, errOut)
+	}
 	if n := count(t, pool, `SELECT count(*) FROM memory_patterns WHERE generator = 'helix' AND user_id = $1`, cy); n != 0 {
 		t.Fatalf("third user written: %d", n)
 	}
