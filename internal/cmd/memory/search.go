@@ -144,7 +144,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		return err
 	}
-	if rep.SkippedOtherModel+rep.SkippedDimension > 0 {
+	switch {
+	case rep.VectorEmpty != "":
+		// a hybrid search that was text only must not pass for hybrid
+		opts.Logger().Warn("vector search found nothing: "+rep.VectorEmpty, "mode", rep.Mode)
+	case rep.SkippedOtherModel+rep.SkippedDimension > 0:
 		opts.Logger().Info("vector search skipped embeddings", "other_model", rep.SkippedOtherModel, "other_dimension", rep.SkippedDimension)
 	}
 	if opts.JSON {
