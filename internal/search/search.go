@@ -74,7 +74,7 @@ type Report struct {
 	// VectorEmpty says why the vector side found nothing, and what to do;
 	// a hybrid search it leaves empty reports mode "text", the mode it was.
 	VectorEmpty string `json:"vector_empty,omitempty"`
-	Language          string `json:"language,omitempty"`
+	Language    string `json:"language,omitempty"`
 }
 
 // ErrNoProvider is a vector search without an embeddings provider.
