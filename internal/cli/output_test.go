@@ -146,6 +146,7 @@ func TestOutputContract(t *testing.T) {
 		{name: "loopback catalog", args: []string{"catalog", "fetch", "--source", srv.URL + "/api.json"}, code: 2, say: "private or loopback"},
 		{name: "loopback manifest", args: []string{"manifest", "import", srv.URL + "/tool.yaml"}, code: 2, say: "private or loopback"},
 		{name: "loopback tool", args: []string{"tool", "exec", "swagger_petstore.listPets"}, code: 2, say: "private or loopback"},
+		{name: "unknown provider", args: []string{"catalog", "fetch", "--only-provider", "nosuch", "--source", td("catalog/api-2026-06-14.json")}, code: 2, say: "has no provider nosuch (it has 15 providers"},
 		{name: "unknown tool", args: []string{"tool", "exec", "nosuch"}, code: 2, say: "nosuch"},
 		{name: "unknown job", args: []string{"jobs", "show", "999999"}, code: 2, say: "999999"},
 		{name: "bad setting", env: []string{"HELIX_DB_STATEMENT_TIMEOUT=banana", "DATABASE_URL=" + url}, args: []string{"migrate", "status"}, code: 2, say: "HELIX_DB_STATEMENT_TIMEOUT"},
