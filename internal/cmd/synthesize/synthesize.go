@@ -466,7 +466,9 @@ func one(ctx context.Context, q db.Querier, opts *Options, user uuid.UUID, run *
 		r.Error, r.err = err.Error(), err
 		return r
 	}
-	r.Patterns = ps
+	if ps != nil { // [] in JSON for a user with nothing to find, never null
+		r.Patterns = ps
+	}
 	return r
 }
 

@@ -414,6 +414,9 @@ func TestUserWithNoMemories(t *testing.T) {
 	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
 		t.Errorf("warnings %q, want [%q]", rep.Warnings, want)
 	}
+	if !strings.Contains(out, `"patterns":[]`) {
+		t.Errorf("a user with no patterns: %s, want \"patterns\":[]", out)
+	}
 	if !strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, "has no memories") {
 		t.Errorf("stderr %q: no warning", errOut)
 	}
