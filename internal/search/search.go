@@ -75,6 +75,8 @@ type Report struct {
 	// a hybrid search it leaves empty reports mode "text", the mode it was.
 	VectorEmpty string `json:"vector_empty,omitempty"`
 	Language    string `json:"language,omitempty"`
+	// Model is the embedding model the vector side compared with.
+	Model string `json:"model,omitempty"`
 }
 
 // ErrNoProvider is a vector search without an embeddings provider.
@@ -123,6 +125,7 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 		if err != nil {
 			return nil, fmt.Errorf("embed the query: %w", err)
 		}
+		rep.Model = p.Model
 		if vec, err = vectorHits(ctx, q, p, vs[0], depth, rep); err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
@@ -139,6 +142,17 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 	}
 	rep.Results = fused
 	return rep, nil
+}
+
+// RecordedModel is the model that made most of the user's recorded
+// embeddings ("" when none is recorded): what `helix embed --model` used,
+// for a search whose model nobody configured.
+func RecordedModel(ctx context.Context, q db.Querier, user uuid.UUID) (string, error) {
+	var m string
+	err := q.QueryRow(ctx, `SELECT coalesce((SELECT embedding_model FROM memories
+		WHERE user_id = $1 AND embedding IS NOT NULL AND embedding_model IS NOT NULL
+		GROUP BY embedding_model ORDER BY count(*) DESC, embedding_model LIMIT 1), '')`, user).Scan(&m)
+	return m, err
 }
 
 // whyEmpty explains a vector side with no hits from what vectorHits counted.
