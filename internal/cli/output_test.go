@@ -172,6 +172,7 @@ func TestOutputContract(t *testing.T) {
 		{name: "jobs list", args: []string{"jobs", "list"}},
 		{name: "config show", args: []string{"config", "show"}},
 		{name: "embed dry run", args: []string{"embed", "--all-users", "--dry-run"}},
+		{name: "import warning", args: []string{"manifest", "import", td("manifest/oai-v3.1-webhook-example.json"), "--dry-run"}, say: "no tools to import"},
 	}
 	for _, c := range cases {
 		e := env

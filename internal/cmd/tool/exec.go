@@ -161,11 +161,13 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 }
 
 func printResult(opts *ExecOptions, res *toolexec.Result) error {
+	if opts.F.Global.JSON() {
+		// the findings are the result's response_schema_errors; stderr
+		// carries JSON objects only
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
 	for _, e := range res.SchemaErrors {
 		cmdutil.Fprintf(opts.IO.ErrOut, "warning: response does not match the declared schema: %s\n", e)
-	}
-	if opts.F.Global.JSON() {
-		return cmdutil.WriteJSON(opts.IO.Out, res)
 	}
 	status := res.Status
 	if res.HTTPStatus != 0 {
