@@ -134,7 +134,7 @@ func TestOutputContract(t *testing.T) {
 		{name: "extra argument", args: []string{"synthesize", "--user-id", ana, "--since", "3", "months"}, code: 2, say: `unexpected argument \"months\"`},
 		{name: "missing argument", args: []string{"import", "memories"}, code: 2, say: "missing argument"},
 		{name: "unknown verb", args: []string{"migrate", "sideways"}, code: 2, say: `unknown command \"sideways\"`},
-		{name: "unknown shell", args: []string{"completion", "bogus"}, code: 2, say: `unknown command \"bogus\" for \"helix completion\"`},
+		{name: "unknown shell", args: []string{"completion", "bogus"}, code: 2, say: `unknown shell \"bogus\" for \"helix completion\": use bash, fish, powershell, zsh`},
 		{name: "unknown flag", args: []string{"decay", "run", "--no-such-flag"}, code: 2, say: "unknown flag"},
 		{name: "bad duration", args: []string{"worker", "--shutdown-timeout", "5"}, code: 2, say: `invalid --shutdown-timeout \"5\": a duration`},
 		{name: "bad user id", args: []string{"embed", "--user-id", "bob"}, code: 2, say: `invalid --user-id \"bob\": not a UUID`},

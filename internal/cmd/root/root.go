@@ -155,7 +155,17 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 	c.Args = cobra.ArbitraryArgs
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return cmdutil.FlagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			var verbs []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					verbs = append(verbs, sub.Name())
+				}
+			}
+			what := "command"
+			if cmd.Name() == "completion" {
+				what = "shell"
+			}
+			return cmdutil.FlagErrorf("unknown %s %q for %q: use %s", what, args[0], cmd.CommandPath(), strings.Join(verbs, ", "))
 		}
 		return cmd.Help()
 	}

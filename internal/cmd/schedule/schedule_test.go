@@ -66,7 +66,7 @@ func TestValidateJob(t *testing.T) {
 		"decay":                         "decay is a group",
 		"decay run --no-such":           "unknown flag: --no-such",
 		"decay run --chunk-size x":      "invalid argument",
-		"decay run extra":               "unknown command",
+		"decay run extra":               `unexpected argument "extra"`,
 		"decay run -o json":             "leave out --output",
 		"decay run --help":              "help requested",
 		"decay schedule --cron @hourly": "long-running service",
