@@ -24,15 +24,24 @@ FUZZFLAGS   ?=
 build: ## static binary in bin/helix
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/helix
 
-demo: build ## PostgreSQL up, migrate, import the demo data, run synthesis over every user
+# The demo synthesizes with --full so that a re-run prints the patterns too
+# (without it the unchanged users are skipped), and ends telling how to point
+# helix at the demo database and what to try.
+demo: ## PostgreSQL up, migrate, import the demo data, run synthesis over every user
+	@echo "== compiling bin/helix (the first build fetches modules and compiles for a few minutes)" >&2
+	@$(MAKE) --no-print-directory build >&2
 	@server=$$(scripts/pg-up.sh); \
 	if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; else \
 	  url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
 	export DATABASE_URL="$$url"; \
 	echo "== helix migrate up" >&2; $(BIN) migrate up; \
 	echo "== helix import memories testdata/demo/memories.jsonl" >&2; $(BIN) import memories testdata/demo/memories.jsonl; \
-	echo "== helix synthesize --all-users" >&2; $(BIN) synthesize --all-users; \
-	echo "== helix doctor" >&2; $(BIN) doctor
+	echo "== helix synthesize --all-users --full" >&2; $(BIN) synthesize --all-users --full; \
+	echo "== helix doctor" >&2; $(BIN) doctor; \
+	printf '\nThe demo database is ready. Point helix at it:\n\n  export DATABASE_URL=\047%s\047\n\nthen try:\n%s\n%s\n%s\n' "$$url" \
+	  "  $(BIN) memory search garden --user-id 11111111-1111-4111-8111-111111111111" \
+	  "  $(BIN) synthesize --user-id 11111111-1111-4111-8111-111111111111 --dry-run -o json" \
+	  "  $(BIN) decay run"
 
 test: fmt-check vet staticcheck units test-deps ## every check and every test, against a real PostgreSQL
 	@url=$$(scripts/pg-up.sh); echo "testing against $$url" >&2; \

@@ -74,10 +74,11 @@ func Update(ctx context.Context, q db.Querier, o UpdateOptions) (*UpdateResult, 
 	if err != nil {
 		return nil, &SourceError{Err: fmt.Errorf("parse catalog from %s: %w", o.Source, err), Permanent: true}
 	}
+	all := len(cat) // before the filter keeps only the providers asked for
 	cat, missing := cat.Filter(o.Providers)
 	if len(missing) > 0 {
 		return nil, &SourceError{Permanent: true, Err: fmt.Errorf("%s has no provider %s (it has %d providers: see helix catalog show)",
-			o.Source, strings.Join(missing, ", "), len(cat)+len(missing))}
+			o.Source, strings.Join(missing, ", "), all)}
 	}
 	snap := Snapshot{Source: o.Source, FetchedAt: o.Now, ProviderFilter: o.Providers, ETag: fetched.ETag}
 	var st StoreResult

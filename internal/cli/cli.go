@@ -17,7 +17,6 @@ import (
 	"github.com/helixhq/helix/internal/cmd/factory"
 	"github.com/helixhq/helix/internal/cmd/root"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -45,7 +44,7 @@ func Main() cmdutil.ExitCode {
 		// cobra refused the command line before any of helix's code ran
 		err = &cmdutil.FlagError{Err: err}
 	}
-	code, kind := ExitCodeFor(ctx, err)
+	code, kind := cmdutil.ExitCodeFor(ctx, err)
 	if (code == cmdutil.ExitFailed && kind == "failed" || code == cmdutil.ExitPartial) && f.DBLost != nil && f.DBLost(context.WithoutCancel(ctx)) {
 		// PostgreSQL died mid-run: the job's error is often a bare
 		// "unexpected EOF"; the database not answering now says why
@@ -86,41 +85,6 @@ func EarlyOutput(args []string, def string) string {
 		return v
 	}
 	return def
-}
-
-// ExitCodeFor is the one mapping from errors to exit codes.
-func ExitCodeFor(ctx context.Context, err error) (cmdutil.ExitCode, string) {
-	var ee *cmdutil.ExitError
-	var pe *cmdutil.PartialError
-	switch {
-	case err == nil:
-		return cmdutil.ExitOK, ""
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
-		return cmdutil.ExitInterrupted, "interrupted"
-	case isFlagError(err):
-		return cmdutil.ExitUsage, "usage"
-	case errors.As(err, &ee):
-		return ee.Code, ee.Kind
-	case errors.As(err, &pe):
-		if len(pe.Errs) > 0 && allUnavailable(pe.Errs) {
-			return cmdutil.ExitUnavailable, "unavailable"
-		}
-		return cmdutil.ExitPartial, "partial"
-	case db.IsLockHeld(err):
-		return cmdutil.ExitSkipped, "skipped"
-	case db.IsUnavailable(err):
-		return cmdutil.ExitUnavailable, "unavailable"
-	}
-	return cmdutil.ExitFailed, "failed"
-}
-
-func allUnavailable(errs []error) bool {
-	for _, e := range errs {
-		if !db.IsUnavailable(e) {
-			return false
-		}
-	}
-	return true
 }
 
 func isFlagError(err error) bool {

@@ -225,7 +225,7 @@ func TestDeprecatedFlagStillWorks(t *testing.T) {
 		t.Errorf("old and new name: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = helix(t, env, "", "sync", "reconcile", "--user-id", "bob")
-	if r.code != 2 || !strings.Contains(r.stderr, `invalid argument "bob" for "--user-id" flag: not a UUID`) {
+	if r.code != 2 || !strings.Contains(r.stderr, `invalid --user-id "bob": not a UUID`) {
 		t.Errorf("bad --user-id: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

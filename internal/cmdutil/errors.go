@@ -3,9 +3,11 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // ExitCode is the process exit status. The mapping is stable and documented
@@ -41,7 +43,36 @@ func (e *FlagError) Unwrap() error { return e.Err }
 // WrapFlagError is the root's flag error func: whatever pflag refuses (an
 // unknown flag, a value a flag's type rejects, such as --user-id bob) is a
 // usage error. Tests of a lone command set it too.
-func WrapFlagError(_ *cobra.Command, err error) error { return &FlagError{Err: err} }
+func WrapFlagError(_ *cobra.Command, err error) error {
+	if ive, ok := errors.AsType[*pflag.InvalidValueError](err); ok {
+		err = fmt.Errorf("invalid --%s %q: %s", ive.GetFlag().Name, ive.GetValue(), expected(ive))
+	}
+	return &FlagError{Err: err}
+}
+
+// expected says what a flag takes, in place of the parser's own words
+// (strconv.ParseInt: parsing "abc": invalid syntax); a helix value type's
+// error (not a UUID, not a size) already says it.
+func expected(e *pflag.InvalidValueError) string {
+	var ne *strconv.NumError
+	outOfRange := errors.As(e, &ne) && errors.Is(ne.Err, strconv.ErrRange)
+	switch t := e.GetFlag().Value.Type(); {
+	case strings.HasPrefix(t, "int") && !strings.HasSuffix(t, "Slice"), strings.HasPrefix(t, "uint") && !strings.HasSuffix(t, "Slice"), t == "count":
+		if outOfRange {
+			return "a whole number, and this one is out of range"
+		}
+		return "a whole number"
+	case t == "float32" || t == "float64":
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "duration":
+		return "a duration such as 90s, 5m or 1h30m"
+	case strings.HasSuffix(t, "Slice") && (strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint")):
+		return "whole numbers separated by commas"
+	}
+	return errors.Unwrap(e).Error()
+}
 
 // FlagErrorf builds a FlagError.
 func FlagErrorf(format string, args ...any) error {

@@ -5,12 +5,19 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/helixhq/helix/internal/iostreams"
 )
 
-// WriteJSON writes v as one indented JSON document followed by a newline.
+// WriteJSON is the one printer of -o json results: v as one JSON document
+// followed by a newline — on one line when w is not a terminal, so a program
+// reads stdout a line at a time as it reads stderr; indented for a person at
+// a terminal (iostreams.IsTerminal), as gh does.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	if iostreams.IsTerminal(w) {
+		enc.SetIndent("", "  ")
+	}
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

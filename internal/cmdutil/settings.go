@@ -44,6 +44,8 @@ var argumentFlags = set(
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
+	"no-descriptions", // cobra's completion SHELL: the script to print
+	"all",             // issue 30: jobs list --all shows helix's internal jobs too
 )
 
 // settingFlags are settings wherever they appear.

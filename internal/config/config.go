@@ -362,20 +362,10 @@ func Redact(key string, value any) string {
 		return ""
 	}
 	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "REDACTED")
-		}
-		q := u.Query()
-		for name := range q {
-			if IsSecret(name) {
-				q.Set(name, "REDACTED")
-			}
-		}
-		u.RawQuery = q.Encode()
-		return u.String()
+		return redact.URL(s, IsSecret)
 	}
 	if IsSecret(key) {
-		return "REDACTED"
+		return redact.Mask
 	}
 	return s
 }

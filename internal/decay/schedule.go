@@ -70,7 +70,7 @@ func Serve(ctx context.Context, o ScheduleOptions) error {
 			}
 		}
 		if err := o.Job(runCtx, tick); err != nil {
-			l.Error("decay run failed; the next tick tries again", "tick", fmtTick(tick), "error", err)
+			l.Error("decay run failed; the next tick tries again", "tick", fmtTick(tick), "err", err)
 		}
 	}))
 	c.Start()
@@ -149,5 +149,5 @@ func (c cronLogger) Info(msg string, kv ...any) {
 }
 
 func (c cronLogger) Error(err error, msg string, kv ...any) {
-	c.l.Error(fmt.Sprintf("cron: %s", msg), append(kv, "error", err)...)
+	c.l.Error(fmt.Sprintf("cron: %s", msg), append(kv, "err", err)...)
 }

@@ -83,6 +83,16 @@ func CountPending(ctx context.Context, q db.Querier, users []uuid.UUID, model st
 	return n, err
 }
 
+// EstimatePending counts the rows with text that users have to embed and
+// estimates their tokens as the batcher does (EstimateTokens, each input
+// cut at maxInputTokens): what a run would send, without sending it.
+func EstimatePending(ctx context.Context, q db.Querier, users []uuid.UUID, model string, reembed bool, maxInputTokens int) (rows, tokens int, err error) {
+	err = q.QueryRow(ctx, `SELECT count(*), coalesce(sum(least((octet_length(content) + 2) / 3, $4)), 0) FROM memories
+		WHERE user_id = ANY($1) AND `+pending+` AND content IS NOT NULL AND btrim(content) <> ''`,
+		users, model, reembed, maxInputTokens).Scan(&rows, &tokens)
+	return rows, tokens, err
+}
+
 // User embeds one user's pending rows and writes them in one transaction:
 // either every pending row gets its embedding, model and dimension, or none
 // does. A re-run finds nothing pending and sends nothing. This is the unit a

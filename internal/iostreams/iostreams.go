@@ -27,14 +27,33 @@ type IOStreams struct {
 // and stderr — results, log lines, the final error — has every secret helix
 // knows masked (package redact).
 func System() *IOStreams {
-	return &IOStreams{
+	s := &IOStreams{
 		In:        os.Stdin,
 		Out:       redact.Writer(os.Stdout),
 		ErrOut:    redact.Writer(os.Stderr),
 		stdinTTY:  isTerminal(os.Stdin),
-		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 	}
+	s.SetStdoutTTY(isTerminal(os.Stdout))
+	return s
+}
+
+// Terminal is a writer that says whether a person reads it. Out is one when
+// stdout is a terminal, so printers that get only a writer (a JSON result is
+// indented for people, one line for programs) need no IOStreams.
+type Terminal interface {
+	io.Writer
+	IsTerminal() bool
+}
+
+type terminal struct{ io.Writer }
+
+func (terminal) IsTerminal() bool { return true }
+
+// IsTerminal reports whether w is a terminal's writer (see Terminal).
+func IsTerminal(w io.Writer) bool {
+	t, ok := w.(Terminal)
+	return ok && t.IsTerminal()
 }
 
 func isTerminal(f *os.File) bool {
@@ -54,7 +73,17 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
 
 // SetStdoutTTY and SetStderrTTY let tests pretend to be a terminal.
-func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }
+func (s *IOStreams) SetStdoutTTY(v bool) {
+	s.stdoutTTY = v
+	t, wrapped := s.Out.(terminal)
+	switch {
+	case v && !wrapped && s.Out != nil:
+		s.Out = terminal{s.Out}
+	case !v && wrapped:
+		s.Out = t.Writer
+	}
+}
+
 func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
 
 // Test returns streams backed by buffers: stdin, stdout, stderr.

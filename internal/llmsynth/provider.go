@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helixhq/helix/internal/httpretry"
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // Message is one turn of the conversation after the system prompt.
@@ -155,19 +156,14 @@ func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Reque
 	return nil, nil, fmt.Errorf("%w: %s: %v (after %d attempts)", ErrUnavailable, provider, err, g.Attempts)
 }
 
-// redactor returns a func that replaces key (and any prefix of it longer
-// than 8 characters a server might echo) with "[redacted]".
+// redactor returns a func that masks key, and the 12-character prefix of it
+// a server might echo, as every secret is masked (redact.String).
 func redactor(key string) func(string) string {
-	return func(s string) string {
-		if key == "" {
-			return s
-		}
-		s = strings.ReplaceAll(s, key, "[redacted]")
-		if len(key) > 12 {
-			s = strings.ReplaceAll(s, key[:12], "[redacted]")
-		}
-		return s
+	values := []string{key}
+	if len(key) > 12 {
+		values = append(values, key[:12])
 	}
+	return func(s string) string { return redact.String(s, values...) }
 }
 
 func snippet(b []byte) string {

@@ -181,7 +181,7 @@ func TestOpenAI401RedactsEchoedKey(t *testing.T) {
 	if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), wrong[:12]) {
 		t.Fatalf("error echoes the key: %v", err)
 	}
-	if !strings.Contains(err.Error(), "HTTP 401 invalid_api_key: Incorrect API key provided: [redacted]") {
+	if !strings.Contains(err.Error(), "HTTP 401 invalid_api_key: Incorrect API key provided: [REDACTED]") {
 		t.Fatalf("error %q", err)
 	}
 }
@@ -198,5 +198,23 @@ func TestOllamaSendsMaxTokensWithoutKey(t *testing.T) {
 	c := s.Calls()[0]
 	if c.Parsed["max_tokens"] != 1024.0 || c.Parsed["max_completion_tokens"] != nil {
 		t.Fatalf("body %s", c.Body)
+	}
+}
+
+// TestAnthropicEchoedKeyIsMaskedAsEverywhere: Anthropic's errors get the
+// one mask spelling of package redact, as OpenAI's, Deepgram's, URLs' and
+// tools' do.
+func TestAnthropicEchoedKeyIsMaskedAsEverywhere(t *testing.T) {
+	const key = "sk-ant-api03-ECHOED0123456789abcdefghijklmnop"
+	s := llmtest.NewAnthropic(t, key, func(llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Status: 400, Body: llmtest.AnthropicError("invalid_request_error", "header x-api-key "+key+" (prefix "+key[:12]+") is malformed")}
+	})
+	var waits []time.Duration
+	_, err := anthropicClient(s, key, &waits).Complete(context.Background(), request())
+	if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), key[:12]) {
+		t.Fatalf("err %v", err)
+	}
+	if !strings.Contains(err.Error(), "header x-api-key [REDACTED] (prefix [REDACTED]) is malformed") {
+		t.Errorf("error %q: the key is not masked as [REDACTED]", err)
 	}
 }

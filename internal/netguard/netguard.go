@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // ErrPrivate is returned when a URL resolves to a non-public address.
@@ -77,7 +79,7 @@ var ErrRedirect = errors.New("refusing the redirect")
 
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-		return fmt.Errorf("%w to %s: only http and https are followed", ErrRedirect, req.URL.Redacted())
+		return fmt.Errorf("%w to %s: only http and https are followed", ErrRedirect, redact.URL(req.URL.String(), nil))
 	}
 	if len(via) >= 10 {
 		return fmt.Errorf("%w: stopped after 10 redirects (a loop?)", ErrRedirect)

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/redact"
 	"github.com/helixhq/helix/migrations"
 )
 
@@ -260,13 +261,7 @@ func withDatabase(server, name string) string {
 	return u.String()
 }
 
-func redacted(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
+func redacted(s string) string { return redact.URL(s, nil) }
 
 func randomSuffix() string {
 	var b [6]byte

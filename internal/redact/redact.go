@@ -22,7 +22,8 @@ import (
 	"sync/atomic"
 )
 
-// Mask replaces a secret.
+// Mask replaces a secret: the one spelling, wherever a secret is hidden —
+// a provider's echoed key, a URL's password, a tool's credential.
 const Mask = "[REDACTED]"
 
 // MinLen is the shortest value treated as a secret: masking every "a" or
@@ -42,13 +43,8 @@ func Add(values ...string) {
 	defer mu.Unlock()
 	changed := false
 	for _, v := range values {
-		if len(v) < MinLen {
-			continue
-		}
-		q, _ := json.Marshal(v)
-		js := string(q[1 : len(q)-1])
-		for _, f := range []string{v, url.QueryEscape(v), url.PathEscape(v), js, strings.ReplaceAll(js, "/", `\/`), base64.StdEncoding.EncodeToString([]byte(v))} {
-			if len(f) >= MinLen && !secrets[f] {
+		for _, f := range forms(v) {
+			if !secrets[f] {
 				secrets[f] = true
 				changed = true
 			}
@@ -57,8 +53,29 @@ func Add(values ...string) {
 	if !changed {
 		return
 	}
-	all := make([]string, 0, len(secrets))
-	for s := range secrets {
+	replacer.Store(newReplacer(secrets))
+}
+
+// forms are v as it appears quoted in a URL, in JSON or in HTTP Basic
+// credentials; none when v is shorter than MinLen.
+func forms(v string) []string {
+	if len(v) < MinLen {
+		return nil
+	}
+	q, _ := json.Marshal(v)
+	js := string(q[1 : len(q)-1])
+	var fs []string
+	for _, f := range []string{v, url.QueryEscape(v), url.PathEscape(v), js, strings.ReplaceAll(js, "/", `\/`), base64.StdEncoding.EncodeToString([]byte(v))} {
+		if len(f) >= MinLen {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+func newReplacer(set map[string]bool) *strings.Replacer {
+	all := make([]string, 0, len(set))
+	for s := range set {
 		all = append(all, s)
 	}
 	// Longest first: a secret that contains another is masked whole.
@@ -67,7 +84,7 @@ func Add(values ...string) {
 	for _, s := range all {
 		pairs = append(pairs, s, Mask)
 	}
-	replacer.Store(strings.NewReplacer(pairs...))
+	return strings.NewReplacer(pairs...)
 }
 
 // Reset forgets every secret (tests).
@@ -78,13 +95,52 @@ func Reset() {
 	replacer.Store(nil)
 }
 
-// String returns s with every known secret masked.
-func String(s string) string {
+// String returns s with every known secret masked, and also the values
+// given, in all their forms: secrets a caller holds that need not outlive
+// the call (a tool's credential, the prefix of a key a server echoes).
+func String(s string, values ...string) string {
+	if len(values) > 0 {
+		set := map[string]bool{}
+		for _, v := range values {
+			for _, f := range forms(v) {
+				set[f] = true
+			}
+		}
+		if len(set) > 0 {
+			s = newReplacer(set).Replace(s)
+		}
+	}
 	r := replacer.Load()
 	if r == nil {
 		return s
 	}
 	return r.Replace(s)
+}
+
+// URL renders a URL for display with its password, and the values of the
+// query parameters secret reports, masked. A string that is not a URL with a
+// scheme and host is returned as String masks it.
+func URL(raw string, secret func(param string) bool) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return String(raw)
+	}
+	// url.URL escapes the brackets of Mask: a placeholder no URL holds
+	// is swapped for it after encoding
+	const hole = "HELIXMASKPLACEHOLDER"
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), hole)
+	}
+	if secret != nil && u.RawQuery != "" {
+		q := u.Query()
+		for name := range q {
+			if secret(name) {
+				q.Set(name, hole)
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return String(strings.ReplaceAll(u.String(), hole, Mask))
 }
 
 // Error returns err with a masked message; errors.Is and errors.As still

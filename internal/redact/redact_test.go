@@ -36,3 +36,31 @@ func TestRedact(t *testing.T) {
 		t.Errorf("Writer: %d %v %q", n, err, b.String())
 	}
 }
+
+// TestOneSpelling: a value given for one call, a URL's password and a
+// secret query parameter are all masked as Mask, and nothing is remembered.
+func TestOneSpelling(t *testing.T) {
+	Reset()
+	defer Reset()
+	if got := String("key tk-12345/x and tk-12345%2Fx", "tk-12345/x", "ab"); got != "key [REDACTED] and [REDACTED]" {
+		t.Errorf("String with values = %q", got)
+	}
+	if got := String("tk-12345/x"); got != "tk-12345/x" {
+		t.Errorf("a per-call value was remembered: %q", got)
+	}
+	secret := func(p string) bool { return p == "api_key" }
+	for in, want := range map[string]string{
+		"postgres://u:pw@db:5432/app?sslmode=require":    "postgres://u:[REDACTED]@db:5432/app?sslmode=require",
+		"https://api.example.com/v1?api_key=k123&q=kale": "https://api.example.com/v1?api_key=[REDACTED]&q=kale",
+		"postgres://u@db/app":                            "postgres://u@db/app",
+		"not a url pw":                                   "not a url pw",
+	} {
+		if got := URL(in, secret); got != want {
+			t.Errorf("URL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	Add("registered-secret")
+	if got := URL("https://h/registered-secret", nil); got != "https://h/[REDACTED]" {
+		t.Errorf("URL with a registered secret in its path = %q", got)
+	}
+}

@@ -286,11 +286,14 @@ func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, i
 	if res.ExitCode != nil {
 		l = l.With("exit_code", *res.ExitCode)
 	}
+	if res.Error != "" {
+		l = l.With("err", res.Error)
+	}
 	switch res.Status {
 	case StatusOK, StatusPartial, StatusSkipped:
-		l.Info("schedule fire finished", "error", res.Error)
+		l.Info("schedule fire finished")
 	default:
-		l.Warn("schedule fire failed", "error", res.Error)
+		l.Warn("schedule fire failed")
 	}
 	if disabled != nil {
 		w.c.Log.Warn("schedule disabled: too many failures in a row; helix schedule resume "+name+" enables it again",

@@ -125,7 +125,7 @@ func Pass(ctx context.Context, pool *pgxpool.Pool, ins TxInserter, now time.Time
 				// A spec that parsed when added no longer does (a zone dropped
 				// from tzdata): stop ticking it, visibly, rather than fail every pass.
 				msg := "spec: " + err.Error()
-				log.Warn("schedule disabled: its spec no longer parses", "schedule", d.name, "error", err)
+				log.Warn("schedule disabled: its spec no longer parses", "schedule", d.name, "err", err)
 				uID, uNext, uLast, uDis = append(uID, d.id), append(uNext, d.next), append(uLast, nil), append(uDis, &msg)
 				continue
 			}

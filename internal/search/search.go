@@ -71,7 +71,12 @@ type Report struct {
 	SkippedOtherModel int    `json:"skipped_other_model,omitempty"`
 	SkippedDimension  int    `json:"skipped_dimension,omitempty"`
 	VectorMethod      string `json:"vector_method,omitempty"` // "go" (brute force) or "pgvector"
-	Language          string `json:"language,omitempty"`
+	// VectorEmpty says why the vector side found nothing, and what to do;
+	// a hybrid search it leaves empty reports mode "text", the mode it was.
+	VectorEmpty string `json:"vector_empty,omitempty"`
+	Language    string `json:"language,omitempty"`
+	// Model is the embedding model the vector side compared with.
+	Model string `json:"model,omitempty"`
 }
 
 // ErrNoProvider is a vector search without an embeddings provider.
@@ -120,11 +125,15 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 		if err != nil {
 			return nil, fmt.Errorf("embed the query: %w", err)
 		}
+		rep.Model = p.Model
 		if vec, err = vectorHits(ctx, q, p, vs[0], depth, rep); err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
+		if len(vec) == 0 {
+			rep.VectorEmpty = whyEmpty(p, rep)
+		}
 	}
-	if p.Mode == Hybrid && e == nil {
+	if p.Mode == Hybrid && (e == nil || len(vec) == 0) {
 		rep.Mode = Text
 	}
 	fused := Fuse(p.Limit, text, vec)
@@ -133,6 +142,30 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 	}
 	rep.Results = fused
 	return rep, nil
+}
+
+// RecordedModel is the model that made most of the user's recorded
+// embeddings ("" when none is recorded): what `helix embed --model` used,
+// for a search whose model nobody configured.
+func RecordedModel(ctx context.Context, q db.Querier, user uuid.UUID) (string, error) {
+	var m string
+	err := q.QueryRow(ctx, `SELECT coalesce((SELECT embedding_model FROM memories
+		WHERE user_id = $1 AND embedding IS NOT NULL AND embedding_model IS NOT NULL
+		GROUP BY embedding_model ORDER BY count(*) DESC, embedding_model LIMIT 1), '')`, user).Scan(&m)
+	return m, err
+}
+
+// whyEmpty explains a vector side with no hits from what vectorHits counted.
+func whyEmpty(p Params, rep *Report) string {
+	reembed := fmt.Sprintf("helix embed --user-id %s --reembed", p.User)
+	switch {
+	case rep.SkippedOtherModel > 0:
+		return fmt.Sprintf("no embeddings by %s: the user's %d embeddings were made by another model; run %s, or set embed.model to the model that made them",
+			p.Model, rep.SkippedOtherModel, reembed)
+	case rep.SkippedDimension > 0:
+		return fmt.Sprintf("the user's %d embeddings have another dimension than the query's; run %s", rep.SkippedDimension, reembed)
+	}
+	return fmt.Sprintf("the user has no embeddings yet; run helix embed --user-id %s", p.User)
 }
 
 // Fuse ranks by reciprocal rank fusion over the given rankings (each best

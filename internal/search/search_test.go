@@ -154,6 +154,38 @@ func TestPlantedRankFirstInEachMode(t *testing.T) {
 	}
 }
 
+// TestHybridSaysWhenItWasTextOnly: embeddings all made by another model
+// leave the vector side empty; hybrid then reports mode text and says why,
+// with the fix.
+func TestHybridSaysWhenItWasTextOnly(t *testing.T) {
+	ctx := context.Background()
+	pool, a, b, _ := planted(t)
+	if _, err := pool.Exec(ctx, `UPDATE memories SET embedding_model = 'text-embedding-3-small' WHERE embedding IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+	p := Params{User: ana, Query: "sourdough starter", Mode: Hybrid, Limit: 5, Model: "nomic-embed-text"}
+	rep, err := Search(ctx, pool, &fixedEmbedder{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "no embeddings by nomic-embed-text: the user's 304 embeddings were made by another model; run helix embed --user-id " + ana.String() + " --reembed"
+	if rep.Mode != Text || len(rep.VectorEmpty) < len(want) || rep.VectorEmpty[:len(want)] != want {
+		t.Errorf("mode %q, vector_empty %q; want text and %q", rep.Mode, rep.VectorEmpty, want)
+	}
+	if got := top(rep, 2); len(got) != 2 || !(got[0] == a || got[0] == b) || rep.Results[0].Vector != nil {
+		t.Errorf("results %v", got)
+	}
+	// a user with no embeddings at all is told to run embed
+	if _, err := pool.Exec(ctx, `UPDATE memories SET embedding = NULL, embedding_model = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	p.Mode = Vector
+	if rep, err = Search(ctx, pool, &fixedEmbedder{}, p); err != nil || rep.Mode != Vector || len(rep.Results) != 0 ||
+		rep.VectorEmpty != "the user has no embeddings yet; run helix embed --user-id "+ana.String() {
+		t.Errorf("no embeddings: %+v %v", rep, err)
+	}
+}
+
 func TestTriggerAndReindex(t *testing.T) {
 	ctx := context.Background()
 	pool, _, b, _ := planted(t)

@@ -167,12 +167,25 @@ type Result struct {
 func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptions) (*Result, error) {
 	res, err := e.Run(ctx, s, o)
 	if err != nil {
+		if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+			return res, err
+		}
+		// stopped mid-run: the row says so, and no output is kept
+		res.Status, res.Output, res.Error = StatusInterrupted, nil, interrupted(ctx)
+		if rerr := recordExecution(context.WithoutCancel(ctx), q, s, o, res); rerr != nil {
+			return res, errors.Join(err, fmt.Errorf("record execution of %s: %w", res.Skill, rerr))
+		}
 		return res, err
 	}
 	if err := recordExecution(context.WithoutCancel(ctx), q, s, o, res); err != nil {
 		return res, fmt.Errorf("record execution of %s: %w", res.Skill, err)
 	}
 	return res, nil
+}
+
+// interrupted is the error text of a run a signal (or the caller) stopped.
+func interrupted(ctx context.Context) string {
+	return "interrupted before it finished: " + context.Cause(ctx).Error()
 }
 
 // Run is Exec without the database record: validate, then run in the sandbox.

@@ -272,11 +272,14 @@ type Execution struct {
 	Error      string    `json:"error,omitempty"`
 }
 
-// RecentExecutions returns the last n executions of a skill, newest first.
+// RecentExecutions returns the last n executions of a registry skill, newest
+// first. Runs of a skill file (skill exec ./hello.js: no version) are kept
+// apart: a file named like a registry skill is not that skill.
 func RecentExecutions(ctx context.Context, q db.Querier, name string, n int) ([]Execution, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, coalesce(skill_version, 'file'), coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
-FROM skill_executions WHERE skill_name = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
+SELECT id, skill_version, coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
+FROM skill_executions WHERE skill_name = $1 AND skill_version IS NOT NULL
+ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
 	if err != nil {
 		return nil, err
 	}

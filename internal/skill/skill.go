@@ -34,6 +34,7 @@ const (
 	StatusMemoryLimit  Status = "memory_limit"
 	StatusOutputLimit  Status = "output_limit"
 	StatusInvalidInput Status = "invalid_input"
+	StatusInterrupted  Status = "interrupted" // SIGINT/SIGTERM stopped it: nothing is returned
 )
 
 // Skill is one stored (or file-loaded) skill.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/redact"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -109,10 +110,15 @@ var relevantHeaders = []string{"Content-Type", "Content-Length", "Location", "Re
 	"Link", "X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
 	"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}
 
-// refusedError is a request a permission stopped.
-type refusedError struct{ msg string }
+// refusedError is a request a permission stopped. It unwraps to the cause,
+// so a refused private address is netguard.ErrPrivate to the exit-code table.
+type refusedError struct {
+	msg string
+	err error
+}
 
 func (e *refusedError) Error() string { return e.msg }
+func (e *refusedError) Unwrap() error { return e.err }
 
 // run builds the request from the input, sends it within the tool's
 // permissions and fills res. Tool failures go into res; the error returned
@@ -121,19 +127,11 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	m := t.Manifest
 	call := m.Entrypoint.HTTP
 	var secrets []string
-	redact := func(s string) string {
-		for _, v := range secrets {
-			s = strings.ReplaceAll(s, v, "REDACTED")
-			if q := url.QueryEscape(v); q != v {
-				s = strings.ReplaceAll(s, q, "REDACTED")
-			}
-		}
-		return s
-	}
+	mask := func(s string) string { return redact.String(s, secrets...) }
 	fail := func(status string, err error) error {
-		res.Status, res.Error = status, redact(err.Error())
+		res.Status, res.Error = status, mask(err.Error())
 		if status == StatusRefused {
-			return &refusedError{msg: res.Error}
+			return &refusedError{msg: res.Error, err: err}
 		}
 		return errors.New(res.Error)
 	}
@@ -186,7 +184,7 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 		case ctx.Err() != nil:
 			return fail(StatusError, ctx.Err())
 		}
-		res.Status, res.Error = StatusUnavailable, redact(err.Error())
+		res.Status, res.Error = StatusUnavailable, mask(err.Error())
 		return &UnavailableError{Msg: res.Error}
 	}
 	defer resp.Body.Close()
@@ -198,13 +196,13 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	res.Headers = map[string]string{}
 	for _, k := range relevantHeaders {
 		if v := resp.Header.Get(k); v != "" {
-			res.Headers[k] = redact(v)
+			res.Headers[k] = mask(v)
 		}
 	}
 	for k, vs := range resp.Header {
 		// Services put paging links and the like in their own X- headers (the petstore's X-Next).
 		if strings.HasPrefix(k, "X-") && len(vs) > 0 && res.Headers[k] == "" {
-			res.Headers[k] = redact(vs[0])
+			res.Headers[k] = mask(vs[0])
 		}
 	}
 	res.ContentType = resp.Header.Get("Content-Type")
@@ -222,16 +220,16 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	case len(body) == 0:
 		res.Output = json.RawMessage("null")
 	case isJSON && json.Valid(body):
-		if r := redact(string(body)); r != string(body) && json.Valid([]byte(r)) {
+		if r := mask(string(body)); r != string(body) && json.Valid([]byte(r)) {
 			body = []byte(r) // a service echoing the credential back
 		}
 		res.Output = json.RawMessage(body)
 	default:
-		res.Output, _ = json.Marshal(redact(string(body)))
+		res.Output, _ = json.Marshal(mask(string(body)))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.Status = StatusHTTPError
-		res.Error = fmt.Sprintf("%s %s: %s", req.Method, redact(req.URL.Redacted()), resp.Status)
+		res.Error = fmt.Sprintf("%s %s: %s", req.Method, mask(redact.URL(req.URL.String(), nil)), resp.Status)
 		return errors.New(res.Error)
 	}
 	res.Status = StatusOK

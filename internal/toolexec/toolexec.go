@@ -30,6 +30,7 @@ const (
 	StatusTimeout      = "timeout"
 	StatusUnavailable  = "unavailable" // the service could not be reached
 	StatusError        = "error"
+	StatusInterrupted  = "interrupted" // SIGINT/SIGTERM stopped it before it finished
 )
 
 // NotApprovedError is a tool version that exists but may not run.
@@ -182,6 +183,12 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 		if runErr != nil {
 			res.Error = runErr.Error()
 		}
+	}
+	if ctx.Err() != nil && res.Status != StatusOK {
+		// stopped by a signal (or the caller): whatever the runner made of
+		// the cancelled request, the record says interrupted and keeps no output
+		res.Status, res.Error, res.Output = StatusInterrupted, "interrupted before it finished: "+context.Cause(ctx).Error(), nil
+		runErr = ctx.Err()
 	}
 	if res.Output == nil {
 		res.Output = json.RawMessage("null")

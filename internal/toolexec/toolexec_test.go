@@ -1,9 +1,11 @@
 package toolexec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -411,4 +414,41 @@ func FuzzBuildRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEchoedCredentialMasked: a service that echoes the tool's credential in
+// its body and headers has it masked with the one spelling, [REDACTED]; a
+// refused private address is netguard.ErrPrivate to the exit-code table.
+func TestEchoedCredentialMasked(t *testing.T) {
+	pool := pgtest.New(t)
+	const secret = "tool-secret-7d2e"
+	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := r.URL.Query().Get("api_key")
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "req-"+k)
+		fmt.Fprintf(w, `{"you_sent": %q}`, k)
+	}))
+	defer a.Close()
+	key := [][]manifest.Credential{{{Scheme: "api_key", Type: "apiKey", In: "query", Name: "api_key"}}}
+	httpTool(t, pool, "echo", a.URL+"/x", []string{hostOf(a.URL)}, key)
+	r := &Runner{HTTP: &HTTPRunner{AllowPrivate: true, Secrets: &Secrets{Env: env(map[string]string{"HELIX_TOOL_ECHO_API_KEY": secret})}}}
+	res, err := run(t, pool, r, "echo", `{}`)
+	if err != nil || res.Status != StatusOK {
+		t.Fatalf("%s %v", res.Status, err)
+	}
+	if got := compactJSON(res.Output); got != `{"you_sent":"[REDACTED]"}` || res.Headers["X-Request-Id"] != "req-[REDACTED]" {
+		t.Errorf("output %s, headers %v: want the key as [REDACTED]", got, res.Headers)
+	}
+	r.HTTP.AllowPrivate = false
+	if _, err := run(t, pool, r, "echo", `{}`); !errors.Is(err, netguard.ErrPrivate) {
+		t.Errorf("private address: %v, want netguard.ErrPrivate in the chain", err)
+	}
+}
+
+func compactJSON(b []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return string(b)
+	}
+	return buf.String()
 }

@@ -96,16 +96,8 @@ func testNet() NetOptions {
 	return NetOptions{AllowPrivate: true, Timeout: time.Minute, MaxBytes: 8 << 20, Retries: 1, Backoff: time.Millisecond}
 }
 
-func exitCode(err error) cmdutil.ExitCode {
-	var ee *cmdutil.ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	if err == nil {
-		return cmdutil.ExitOK
-	}
-	return cmdutil.ExitFailed
-}
+// exitCode is the exit status helix gives err: the one table.
+func exitCode(err error) cmdutil.ExitCode { return cmdutil.Code(err) }
 
 func runFetch(t *testing.T, pool *pgxpool.Pool, source string, tty bool, mutate func(*FetchOptions)) (cmdtest.Streams, error) {
 	t.Helper()

@@ -144,7 +144,7 @@ func TestRunSIGTERMResumes(t *testing.T) {
 	if code := exitStatus(t, cmd); code != 0 {
 		t.Fatalf("second run: exit %d\n%s", code, errOut)
 	}
-	if !strings.Contains(out.String(), `"resumed_from": "memories:`) {
+	if !strings.Contains(out.String(), `"resumed_from":"memories:`) {
 		t.Errorf("second run did not resume: %s", out)
 	}
 	if n := count(t, pool, `SELECT count(*) FROM memories WHERE decayed_at IS NULL`); n != 0 {

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
@@ -47,6 +50,7 @@ type Options struct {
 	MaxInputTokens int
 	Concurrency    int
 	Enqueue        bool
+	DryRun         bool
 
 	user uuid.UUID
 }
@@ -91,7 +95,13 @@ EXAMPLES
   HELIX_EMBED_BASE_URL=http://localhost:11434/v1 helix embed --user-id 6f1c… --model nomic-embed-text
   OPENAI_API_KEY=sk-… helix embed --all-users --concurrency 8
   helix embed --user-id 6f1c… --reembed --output json
+  helix embed --all-users --reembed --dry-run   # rows, tokens, estimated cost
   helix embed --all-users --enqueue          # one job per user; then: helix worker --queues embed
+
+--dry-run reads what a run would embed and prints the rows, the estimated
+tokens and the estimated cost at the pinned model catalog's input price for
+--model (null when the catalog has no price for it); nothing is sent, nothing
+is written, and no provider setting is needed.
 
 --enqueue queues one job per user with pending rows for helix worker and
 returns at once; the worker's own embed.* settings reach the provider, so
@@ -120,6 +130,8 @@ the enqueuing host needs none.
 	fl.IntVar(&opts.MaxInputTokens, "max-input-tokens", 8191, "cut an input estimated longer than this before sending it")
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "requests in flight")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "count the rows and tokens a run would send and estimate its cost; send nothing")
+	cmd.MarkFlagsMutuallyExclusive("dry-run", "enqueue")
 	return cmd
 }
 
@@ -195,6 +207,9 @@ type FailedUser struct {
 func embedRun(ctx context.Context, opts *Options) error {
 	if opts.Enqueue {
 		return enqueue(ctx, opts)
+	}
+	if opts.DryRun {
+		return dryRun(ctx, opts)
 	}
 	start := time.Now()
 	cfg, err := opts.Config()
@@ -357,4 +372,88 @@ func write(opts *Options, rep *Report) error {
 	cmdutil.Fprintf(opts.IO.ErrOut, "embedded %d memories of %d users with %s in %d requests (%.1fs)\n",
 		c["embedded"], c["users"]-c["failed"], rep.Model, c["requests"], rep.Took)
 	return nil
+}
+
+// DryRunReport is what `embed --dry-run` prints: what a run would send.
+type DryRunReport struct {
+	DryRun bool   `json:"dry_run"`
+	Model  string `json:"model"`
+	Users  int    `json:"users"`
+	Rows   int    `json:"rows"`
+	Tokens int    `json:"estimated_tokens"`
+	// Cost is Tokens at the catalog's input price; nil when the pinned
+	// catalog has no price for the model (a local server's, say).
+	Cost *float64 `json:"estimated_cost_usd"`
+	// PriceUSDPerMTok is the price used, and Priced names its catalog entry.
+	PriceUSDPerMTok *float64 `json:"price_usd_per_mtok"`
+	Priced          string   `json:"priced_as,omitempty"`
+}
+
+// dryRun counts and prices what a run would embed; it sends nothing.
+func dryRun(ctx context.Context, opts *Options) error {
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return err
+	}
+	users := []uuid.UUID{opts.user}
+	if opts.AllUsers {
+		if users, err = embed.UsersPending(ctx, pool, opts.Model, opts.Reembed); err != nil {
+			return err
+		}
+	}
+	rep := DryRunReport{DryRun: true, Model: opts.Model, Users: len(users)}
+	if rep.Rows, rep.Tokens, err = embed.EstimatePending(ctx, pool, users, opts.Model, opts.Reembed, opts.MaxInputTokens); err != nil {
+		return err
+	}
+	price, key, err := inputPrice(ctx, pool, opts.Model)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		cost := float64(rep.Tokens) * price / 1e6
+		rep.Cost, rep.PriceUSDPerMTok, rep.Priced = &cost, &price, key
+	}
+	if opts.JSON {
+		return cmdutil.WriteJSON(opts.IO.Out, rep)
+	}
+	cost := "no price for " + opts.Model + " in the pinned catalog"
+	if rep.Cost != nil {
+		cost = fmt.Sprintf("estimated $%.4f at $%g per million tokens (%s)", *rep.Cost, price, key)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "dry run: would embed %d memories of %d users with %s, about %d tokens; %s\n",
+		rep.Rows, rep.Users, opts.Model, rep.Tokens, cost)
+	if err == nil {
+		cmdutil.Fprintf(opts.IO.ErrOut, "nothing was sent\n")
+	}
+	return err
+}
+
+// inputPrice finds model's input price (USD per million tokens) in the
+// pinned catalog, or the embedded one when none is pinned: under openai
+// first (embed's default provider), else the first provider listing it.
+func inputPrice(ctx context.Context, pool *pgxpool.Pool, model string) (float64, string, error) {
+	var cat catalog.Catalog
+	snap, err := catalog.Pinned(ctx, pool)
+	switch {
+	case errors.Is(err, catalog.ErrNoSnapshot):
+		if cat, err = catalog.Fallback(); err != nil {
+			return 0, "", err
+		}
+	case err != nil:
+		return 0, "", fmt.Errorf("read the pinned catalog: %w", err)
+	default:
+		if cat, err = catalog.Load(ctx, pool, snap.ID); err != nil {
+			return 0, "", err
+		}
+	}
+	providers := slices.Sorted(maps.Keys(cat))
+	if i := slices.Index(providers, "openai"); i > 0 {
+		providers = append([]string{"openai"}, slices.Delete(providers, i, i+1)...)
+	}
+	for _, p := range providers {
+		if m := cat[p].Models[model]; m != nil && m.Cost != nil && m.Cost.Input != nil {
+			return *m.Cost.Input, p + "/" + model, nil
+		}
+	}
+	return 0, "", nil
 }

@@ -38,7 +38,7 @@ func TestNewCmdEmbedFlags(t *testing.T) {
 		}},
 		{argv: "", wantErr: "give --user-id UUID or --all-users"},
 		{argv: "--user-id " + ana + " --all-users", wantErr: "cannot be used together"},
-		{argv: "--user-id x", wantErr: `invalid argument "x" for "--user-id" flag: not a UUID`},
+		{argv: "--user-id x", wantErr: `invalid --user-id "x": not a UUID`},
 		{argv: "--all-users --batch-size 5000", wantErr: "invalid --batch-size"},
 		{argv: "--all-users --concurrency 0", wantErr: "invalid --concurrency"},
 	}
@@ -161,5 +161,42 @@ func TestEmbedWithoutProvider(t *testing.T) {
 	var ee *cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "no embeddings provider") {
 		t.Fatalf("err %v: want exit 2, no provider", err)
+	}
+}
+
+// TestEmbedDryRun: --dry-run counts the rows and tokens a --reembed would
+// send and prices them from the catalog (the embedded one: none is pinned);
+// the provider gets no request and no row changes.
+func TestEmbedDryRun(t *testing.T) {
+	var requests atomic.Int64
+	t.Setenv("HELIX_EMBED_BASE_URL", provider(t, &requests))
+	pool := pgtest.New(t)
+	user := uuid.MustParse(ana)
+	var ms []memories.Memory
+	for i := range 30 {
+		// 30 bytes each: 10 estimated tokens
+		ms = append(ms, memories.Memory{ID: uuid.New(), UserID: user, Type: "semantic", Content: fmt.Sprintf("the tram to Belem, fact %05d", i), CreatedAt: time.Now()})
+	}
+	if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, pool, true, "--all-users --reembed --dry-run --model text-embedding-3-small")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var rep DryRunReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || strings.Count(out, "\n") != 1 {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if !rep.DryRun || rep.Users != 1 || rep.Rows != 30 || rep.Tokens != 300 || rep.Cost == nil || *rep.Cost != 300*0.02/1e6 || rep.Priced != "openai/text-embedding-3-small" {
+		t.Errorf("dry run report %s", out)
+	}
+	out, _, err = run(t, pool, false, "--user-id "+ana+" --dry-run --model local-model")
+	if err != nil || out != "dry run: would embed 30 memories of 1 users with local-model, about 300 tokens; no price for local-model in the pinned catalog\n" {
+		t.Errorf("unpriced model: %v %q", err, out)
+	}
+	var embedded int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM memories WHERE embedding IS NOT NULL`).Scan(&embedded); err != nil || embedded != 0 || requests.Load() != 0 {
+		t.Errorf("dry run embedded %d rows, sent %d requests (%v)", embedded, requests.Load(), err)
 	}
 }

@@ -111,6 +111,10 @@ func OpenDB(ctx context.Context, c *config.Config, command string) (*pgxpool.Poo
 	if url == "" {
 		return nil, cmdutil.InputError(db.ErrNoURL)
 	}
+	if err := db.CheckURL(url); err != nil {
+		// say where the URL came from and which part is wrong
+		return nil, cmdutil.InputError(fmt.Errorf("invalid database URL (%s): %w", c.Source("database-url"), err))
+	}
 	opts := db.Options{
 		AppName:                  appName(command),
 		StatementTimeout:         duration(c, "db.statement-timeout"),
@@ -175,11 +179,21 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
+// errKey renames a log attribute "error" to "err", whoever logs it (River,
+// cron, a dependency): on stderr the key "error" belongs to the final error
+// object alone, so a program that sees it knows the run is over.
+func errKey(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == "error" {
+		a.Key = "err"
+	}
+	return a
+}
+
 // NewLogger builds the stderr logger from --log-level and --log-format.
 func NewLogger(io *iostreams.IOStreams, g *cmdutil.GlobalOptions) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(g.LogLevel))
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: errKey}
 	// With --output json every stderr line is a JSON object, logs included.
 	if g.LogFormat == "json" || g.JSON() {
 		return slog.New(slog.NewJSONHandler(io.ErrOut, opts))

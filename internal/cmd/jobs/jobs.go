@@ -16,6 +16,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -38,7 +39,12 @@ type ListOptions struct {
 	Queue string
 	Kind  string
 	Limit int
+	All   bool // helix's own bookkeeping jobs too
 }
+
+// internalKinds are jobs helix queues for itself, not for a person: the
+// scheduler's tick runs every second and would bury everything else.
+var internalKinds = []string{schedule.TickArgs{}.Kind()}
 
 // Job is a job as helix prints it.
 type Job struct {
@@ -87,10 +93,12 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Short: "List jobs, newest first",
 		Long: `List jobs, newest first, filtered by state, queue or kind.
 States: available, running, retryable, scheduled, pending, completed,
-cancelled, discarded.
+cancelled, discarded. helix's own bookkeeping jobs (schedule_tick, the
+scheduler's clock) are left out unless --all or --kind names them.
 
 EXAMPLES
   helix jobs list --state running
+  helix jobs list --all
   helix jobs list --queue synthesize --state retryable -o json
 
 ` + cmdutil.ExitStatusHelp,
@@ -112,6 +120,7 @@ EXAMPLES
 	cmd.Flags().StringVar(&opts.Queue, "queue", "", "only jobs of this queue")
 	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only jobs of this kind")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 100, "at most this many jobs")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "include helix's internal jobs (schedule_tick)")
 	return cmd
 }
 
@@ -147,6 +156,8 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	if opts.Kind != "" {
 		p = p.Kinds(opts.Kind)
+	} else if !opts.All {
+		p = p.Where("kind <> ALL(@internal_kinds::text[])", river.NamedArgs{"internal_kinds": internalKinds})
 	}
 	res, err := c.JobList(ctx, p)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/synthesis"
 )
 
@@ -55,6 +56,16 @@ func TestJobs(t *testing.T) {
 		t.Fatalf("list: %v %s", err, out)
 	}
 	id := l.Jobs[0].ID
+	// the scheduler's ticks are helix's own: listed only on request
+	if _, err := c.Insert(ctx, schedule.TickArgs{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for argv, want := range map[string]int{"list": 2, "list --all": 3, "list --kind schedule_tick": 1} {
+		out, err := run(argv)
+		if err := errors.Join(err, json.Unmarshal([]byte(out), &l)); err != nil || len(l.Jobs) != want {
+			t.Errorf("%s: %d jobs (%v), want %d\n%s", argv, len(l.Jobs), err, want, out)
+		}
+	}
 	var j Job
 	for _, c := range []struct{ verb, want string }{{"show", "available"}, {"cancel", "cancelled"}} {
 		out, err := run(c.verb + " " + jsonID(id))

@@ -229,11 +229,20 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		}
 		res.Sources = append(res.Sources, l)
 		cands = append(cands, l.Candidates...)
+		asJSON := opts.F.Global.JSON() // stderr carries JSON objects only: log lines
 		for _, w := range l.Warnings {
+			if asJSON {
+				opts.F.Logger().Warn(firstLine(w.Message), "source", name, "pointer", w.Pointer)
+				continue
+			}
 			cmdutil.Fprintf(opts.IO.ErrOut, "warning: %s#%s: %s\n", name, w.Pointer, firstLine(w.Message))
 		}
 		if len(l.Candidates) == 0 && len(l.Warnings) == 0 {
-			cmdutil.Fprintf(opts.IO.ErrOut, "%s: no tools to import\n", name)
+			if asJSON {
+				opts.F.Logger().Warn("no tools to import", "source", name)
+			} else {
+				cmdutil.Fprintf(opts.IO.ErrOut, "%s: no tools to import\n", name)
+			}
 		}
 	}
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func TestNewCmdSearchFlags(t *testing.T) {
 	}
 	for argv, want := range map[string]string{
 		"dentist":             "user-id",
-		"dentist --user-id x": `invalid argument "x" for "--user-id" flag: not a UUID`,
+		"dentist --user-id x": `invalid --user-id "x": not a UUID`,
 		"dentist --user-id " + ana + " --mode fuzzy": "invalid --mode",
 		"dentist --user-id " + ana + " --limit 0":    "invalid --limit",
 	} {
@@ -96,5 +98,67 @@ func TestSearchCommandTextOnly(t *testing.T) {
 	var ee *cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--mode text") {
 		t.Fatalf("vector without provider: %v", err)
+	}
+}
+
+// TestSearchRemembersEmbedModel: with no --model and no embed.model, search
+// compares with the model that made the user's embeddings (what `helix embed
+// --model` used); --model another one leaves the vector side empty, and the
+// report says text and why.
+func TestSearchRemembersEmbedModel(t *testing.T) {
+	var models []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		models = append(models, req.Model)
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": req.Model,
+			"data": []map[string]any{{"object": "embedding", "index": 0, "embedding": []float32{1, 0, 0, 0}}}})
+	}))
+	defer srv.Close()
+	t.Setenv("HELIX_EMBED_BASE_URL", srv.URL+"/v1")
+	t.Setenv("HELIX_EMBED_MODEL", "")
+	pool := pgtest.New(t)
+	user := uuid.MustParse(ana)
+	ms := []memories.Memory{
+		{ID: uuid.New(), UserID: user, Type: "episodic", Content: "Dentist appointment moved to Friday", Embedding: []float32{1, 0, 0, 0.1}, CreatedAt: time.Now()},
+		{ID: uuid.New(), UserID: user, Type: "episodic", Content: "Bought new running shoes", Embedding: []float32{0, 1, 0, 0}, CreatedAt: time.Now()},
+	}
+	if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), `UPDATE memories SET embedding_model = 'mini'`); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (search.Report, string) {
+		f, s := cmdtest.Factory(t, false)
+		cmdtest.WithDB(f, pool)
+		f.Global.Output = "json"
+		cmd := NewCmdSearch(f, nil)
+		cmd.SetArgs(append([]string{"appointment", "--user-id", ana}, args...))
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		if err := cmd.ExecuteContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var rep search.Report
+		if err := json.Unmarshal(s.Out.Bytes(), &rep); err != nil {
+			t.Fatalf("%v: %s", err, s.Out)
+		}
+		return rep, s.Err.String()
+	}
+	rep, _ := run()
+	if rep.Mode != "hybrid" || rep.Model != "mini" || len(rep.Results) == 0 || rep.Results[0].Vector == nil || models[0] != "mini" {
+		t.Errorf("remembered model: mode %s model %s, results %+v, provider asked for %v", rep.Mode, rep.Model, rep.Results, models)
+	}
+	rep, errOut := run("--model", "nomic-embed-text")
+	if rep.Mode != "text" || !strings.HasPrefix(rep.VectorEmpty, "no embeddings by nomic-embed-text: the user's 2 embeddings were made by another model") ||
+		!strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, "vector search found nothing") {
+		t.Errorf("--model another: mode %s, vector_empty %q, stderr %q", rep.Mode, rep.VectorEmpty, errOut)
 	}
 }

@@ -35,6 +35,7 @@ type SearchOptions struct {
 	UserID cmdutil.UserID
 	Limit  int
 	Mode   string
+	Model  string // "": embed.model if set, else the model that made the user's embeddings
 
 	user uuid.UUID
 }
@@ -52,10 +53,12 @@ func NewCmdSearch(f *cmdutil.Factory, runF func(*SearchOptions) error) *cobra.Co
           ranked by ts_rank normalised by length. Uses the GIN index of
           helix_memory_search, which a trigger keeps in step with memories.
   vector  the query is embedded by the configured provider (embed.base-url,
-          embed.model: the same as helix embed) and compared by cosine
-          similarity with the user's embeddings made by that model (or of
-          unrecorded origin) and of the same dimension; the others are
-          skipped and counted. Brute force over the user's rows for real[],
+          --model) and compared by cosine similarity with the user's
+          embeddings made by that model (or of unrecorded origin) and of the
+          same dimension; the others are skipped and counted. The model is
+          --model, else embed.model when it is set, else the model that made
+          most of the user's embeddings (what helix embed --model used), else
+          text-embedding-3-small. Brute force over the user's rows for real[],
           pgvector's <=> for a vector column.
   hybrid  both, fused by reciprocal rank fusion (score = sum of 1/(60+rank)
           over the sides that found the memory; each side ranks its top
@@ -97,6 +100,7 @@ EXAMPLES
 	cmdutil.UserIDVar(fl, &opts.UserID, "the user whose memories to search (UUID, required)")
 	fl.IntVar(&opts.Limit, "limit", 10, "most results")
 	fl.StringVar(&opts.Mode, "mode", search.Hybrid, "hybrid, text or vector")
+	fl.StringVar(&opts.Model, "model", "", "embedding model of the query and of the embeddings compared (default: embed.model if set, else the model that made the user's embeddings)")
 	_ = cmd.RegisterFlagCompletionFunc("mode", cmdutil.CompleteWords(search.Hybrid, search.Text, search.Vector))
 	_ = cmd.MarkFlagRequired("user-id")
 	return cmd
@@ -116,21 +120,33 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		return err
 	}
 	var e search.Embedder
-	model := embedCmd.Model(cfg)
+	var hc *http.Client
 	if opts.Mode != search.Text {
-		hc, err := opts.HTTPClient()
-		if err != nil {
+		if hc, err = opts.HTTPClient(); err != nil {
 			return err
 		}
-		if c := embedCmd.NewClient(cfg, hc, ""); c != nil {
-			e = queryEmbedder{c}
-		} else if opts.Mode == search.Vector {
+		if c := embedCmd.NewClient(cfg, hc, ""); c == nil && opts.Mode == search.Vector {
 			return cmdutil.InputError(search.ErrNoProvider)
 		}
 	}
 	pool, err := opts.DB(ctx)
 	if err != nil {
 		return err
+	}
+	model := opts.Model
+	if model == "" && !cfg.IsSet("embed.model") && hc != nil {
+		// helix embed --model is remembered in the rows it wrote
+		if model, err = search.RecordedModel(ctx, pool, opts.user); err != nil {
+			return err
+		}
+	}
+	if model == "" {
+		model = embedCmd.Model(cfg)
+	}
+	if hc != nil {
+		if c := embedCmd.NewClient(cfg, hc, model); c != nil {
+			e = queryEmbedder{c}
+		}
 	}
 	p := search.Params{User: opts.user, Query: opts.Query, Mode: opts.Mode, Limit: opts.Limit, Model: model}
 	rep, err := search.Search(ctx, pool, e, p)
@@ -144,7 +160,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 		return err
 	}
-	if rep.SkippedOtherModel+rep.SkippedDimension > 0 {
+	switch {
+	case rep.VectorEmpty != "":
+		// a hybrid search that was text only must not pass for hybrid
+		opts.Logger().Warn("vector search found nothing: "+rep.VectorEmpty, "mode", rep.Mode)
+	case rep.SkippedOtherModel+rep.SkippedDimension > 0:
 		opts.Logger().Info("vector search skipped embeddings", "other_model", rep.SkippedOtherModel, "other_dimension", rep.SkippedDimension)
 	}
 	if opts.JSON {

@@ -126,7 +126,11 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		cmd.AddCommand(c)
 	}
 	cmd.SetCompletionCommandGroupID("admin")
+	// added now rather than by cobra at Execute, so that `completion bogus`
+	// is refused like an unknown verb of any other group
+	cmd.InitDefaultCompletionCmd()
 	refuseUnknownSubcommands(cmd)
+	cmdutil.WrapArgs(cmd)
 	return cmd
 }
 
@@ -152,7 +156,17 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 	c.Args = cobra.ArbitraryArgs
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return cmdutil.FlagErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			var verbs []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					verbs = append(verbs, sub.Name())
+				}
+			}
+			what := "command"
+			if cmd.Name() == "completion" {
+				what = "shell"
+			}
+			return cmdutil.FlagErrorf("unknown %s %q for %q: use %s", what, args[0], cmd.CommandPath(), strings.Join(verbs, ", "))
 		}
 		return cmd.Help()
 	}

@@ -446,7 +446,7 @@ func TestAddRefusesBadJobs(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustHelix(t, url, "schedule", "run-now", "nightly", "-o", "json")), &f); err != nil || f.Kind != "run_now" || f.JobID == nil {
 		t.Errorf("run-now: %+v %v", f, err)
 	}
-	if out := mustHelix(t, url, "schedule", "remove", "nightly", "--yes", "-o", "json"); !strings.Contains(out, `"fires": 1`) {
+	if out := mustHelix(t, url, "schedule", "remove", "nightly", "--yes", "-o", "json"); !strings.Contains(out, `"fires":1`) {
 		t.Errorf("remove: %s", out)
 	}
 }

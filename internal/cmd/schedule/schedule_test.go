@@ -65,7 +65,7 @@ func TestValidateJob(t *testing.T) {
 		"decay":                          "decay is a group",
 		"decay run --no-such":            "unknown flag: --no-such",
 		"decay run --chunk-size x":       "invalid argument",
-		"decay run extra":                "unknown command",
+		"decay run extra":                `unexpected argument "extra"`,
 		"decay run -o json":              "-o is not allowed in a scheduled job",
 		"decay run --help":               "--help is not allowed",
 		"decay run --config /etc/x.yaml": "--config is not allowed in a scheduled job: a fire runs with the worker's configuration",

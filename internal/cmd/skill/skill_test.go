@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helixhq/helix/internal/cli"
 	skillcmd "github.com/helixhq/helix/internal/cmd/skill"
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -65,7 +64,7 @@ func run(t *testing.T, tty bool, pool func(*cmdtest.Streams) *cmdutil.Factory, a
 	cmd.SetOut(s.Err)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	err := cmd.ExecuteContext(context.Background())
-	code, _ := cli.ExitCodeFor(context.Background(), err)
+	code, _ := cmdutil.ExitCodeFor(context.Background(), err)
 	if err != nil {
 		s.Err.WriteString("error: " + err.Error() + "\n")
 	}
@@ -221,5 +220,78 @@ func TestHelixSurvivesHostileJS(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), c.status) {
 			t.Errorf("%s: %v\n%s\nwant exit 1 and %q", c.file, err, out, c.status)
 		}
+	}
+}
+
+// TestFileRunsAndInterruptedRuns: runs of a skill file named like a
+// registry skill are recorded but stay out of the registry skill's history
+// (skill show); a run stopped mid-way is recorded as interrupted and
+// prints nothing on stdout.
+func TestFileRunsAndInterruptedRuns(t *testing.T) {
+	t.Setenv("HELIX_SKILL_CACHE_DIR", skilltest.CacheDir())
+	db := pgtest.New(t)
+	factory := func(s *cmdtest.Streams) *cmdutil.Factory {
+		f, streams := cmdtest.Factory(t, false)
+		*s = streams
+		return cmdtest.WithDB(f, db)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "registry-hello.js")
+	file := filepath.Join(dir, "hello.js")
+	loop := filepath.Join(dir, "loop.js")
+	for p, code := range map[string]string{
+		reg:  `function main(x) { return {from: "registry"}; }`,
+		file: `function main(x) { return {from: "file"}; }`,
+		loop: `function main(x) { for (;;) {} }`,
+	} {
+		if err := os.WriteFile(p, []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errOut, code := run(t, false, factory, "add "+reg+" --name hello --version 1.0.0", ""); code != 0 {
+		t.Fatalf("add: %d %s", code, errOut)
+	}
+	for _, target := range []string{"hello", file} {
+		if _, errOut, code := run(t, false, factory, "exec "+target, ""); code != 0 {
+			t.Fatalf("exec %s: %d %s", target, code, errOut)
+		}
+	}
+	var ss cmdtest.Streams
+	jf := factory(&ss)
+	jf.Global.Output = "json"
+	out, errOut, code := run(t, false, func(s *cmdtest.Streams) *cmdutil.Factory { *s = ss; return jf }, "show hello", "")
+	var shown struct {
+		Executions []struct{ Version, Status string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil {
+		t.Fatalf("show: %d %q %s", code, out, errOut)
+	}
+	if len(shown.Executions) != 1 || shown.Executions[0].Version != "1.0.0" {
+		t.Errorf("skill show hello lists %+v, want the one registry run (the file run is kept apart)", shown.Executions)
+	}
+	var fileRuns int
+	if err := db.QueryRow(context.Background(), `SELECT count(*) FROM skill_executions WHERE skill_name = 'hello' AND skill_version IS NULL AND skill_id IS NULL`).Scan(&fileRuns); err != nil || fileRuns != 1 {
+		t.Errorf("file runs recorded: %d (%v), want 1", fileRuns, err)
+	}
+
+	// interrupted: the context a signal cancels ends mid-loop
+	var s cmdtest.Streams
+	f := factory(&s)
+	cmd := skillcmd.NewCmdSkill(f)
+	cmd.SetArgs([]string{"exec", loop, "--timeout", "60s"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	err := cmd.ExecuteContext(ctx)
+	if c, _ := cmdutil.ExitCodeFor(ctx, err); c != cmdutil.ExitInterrupted || s.Out.Len() != 0 {
+		t.Errorf("interrupted exec: exit %d (%v), stdout %q", c, err, s.Out)
+	}
+	var status, msg string
+	var output *string
+	if err := db.QueryRow(context.Background(), `SELECT status, coalesce(error, ''), output FROM skill_executions WHERE skill_name = 'loop'`).Scan(&status, &msg, &output); err != nil {
+		t.Fatalf("no skill_executions row for the interrupted run: %v", err)
+	}
+	if status != "interrupted" || !strings.HasPrefix(msg, "interrupted before it finished") || output != nil {
+		t.Errorf("interrupted row: %s %q %v", status, msg, output)
 	}
 }

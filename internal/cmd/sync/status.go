@@ -62,6 +62,14 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"entity_types": bs})
 	}
+	var pending int64
+	for _, b := range bs {
+		pending += b.Pending
+	}
+	if pending == 0 {
+		// an empty table says nothing a person can tell from a failure
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "No pending changes.\n")
+	}
 	tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
 	tp.Header("ENTITY TYPE", "STRATEGY", "PENDING", "ENTITIES", "OLDEST", "OPEN CONFLICTS")
 	for _, b := range bs {

@@ -179,6 +179,9 @@ func TestSyncWorkflow(t *testing.T) {
 	if got, want := io.Out.String(), "skill\tmanual\t0\t0\t-\t1\n"; got != want {
 		t.Errorf("status after: %q, want %q", got, want)
 	}
+	if got := io.Err.String(); !strings.HasSuffix(got, "No pending changes.\n") {
+		t.Errorf("status after, stderr %q: does not say nothing is pending", got)
+	}
 
 	io.Out.Reset()
 	if err := conflictsListRun(ctx, &ConflictsListOptions{F: f}); err != nil {

@@ -230,8 +230,14 @@ func llmRun(ctx context.Context, opts *Options) error {
 		case fatal != nil:
 			runErr, status = fatal, db.RunFailed
 		case budgetErr != nil:
-			msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users, spent $%.6f: %v", opts.MaxCost, counts["done"], len(users), rep.SpentUSD, budgetErr)
-			runErr, status = &cmdutil.PartialError{Failed: append(failed, msg), Total: len(users)}, db.RunPartial
+			// the same counts as the progress lines and the report: users a
+			// stop left out are not started, not failed
+			msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users (%d failed, %d not started), spent $%.6f: %v",
+				opts.MaxCost, counts["done"], len(users), counts["failed"], counts["not_started"], rep.SpentUSD, budgetErr)
+			if len(failed) > 0 {
+				msg += "; failed: " + strings.Join(failed, "; ")
+			}
+			runErr, status = &cmdutil.ExitError{Code: cmdutil.ExitPartial, Kind: "partial", Err: errors.New(msg)}, db.RunPartial
 		case len(failed) > 0:
 			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: failedErrs}, db.RunPartial
 		}
@@ -300,7 +306,8 @@ func llmWork(ctx context.Context, pool *pgxpool.Pool, opts *Options, s *llmsynth
 					}
 				}
 				mu.Unlock()
-				bar.Step(users[i].String(), err != nil)
+				// a user the budget stopped is not started, as the summary says
+				bar.Step(users[i].String(), err != nil && !errors.Is(err, llmsynth.ErrBudget))
 			}
 		})
 	}

@@ -89,23 +89,8 @@ func runLLM(t *testing.T, pool *pgxpool.Pool, cfg *config.Config, asJSON bool, a
 	return s.Out.String(), s.Err.String(), err
 }
 
-// exitCode mirrors internal/cli's mapping for the error kinds this command returns.
-func exitCode(err error) cmdutil.ExitCode {
-	var fe *cmdutil.FlagError
-	var ee *cmdutil.ExitError
-	var pe *cmdutil.PartialError
-	switch {
-	case err == nil:
-		return cmdutil.ExitOK
-	case errors.As(err, &fe):
-		return cmdutil.ExitUsage
-	case errors.As(err, &ee):
-		return ee.Code
-	case errors.As(err, &pe):
-		return cmdutil.ExitPartial
-	}
-	return cmdutil.ExitFailed
-}
+// exitCode is the exit status helix gives err: the one table.
+func exitCode(err error) cmdutil.ExitCode { return cmdutil.Code(err) }
 
 // citing answers the requested types with a tool call citing the first two
 // quoted memories and one id that was never sent.
@@ -227,6 +212,11 @@ func TestLLMMaxCostStopsBeforeThirdUser(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "spent $0.004000") || !strings.Contains(errOut, "spent $0.004000 of --max-cost") {
 		t.Fatalf("spent not reported: %v\n%s", err, errOut)
+	}
+	// the progress lines, the summary and the error count alike: the third
+	// user was not started, and nobody failed
+	if !strings.Contains(err.Error(), "after 2 of 3 users (0 failed, 1 not started)") || strings.Contains(errOut, "failed=1") {
+		t.Errorf("counts disagree: %v\n%s", err, errOut)
 	}
 	if n := count(t, pool, `SELECT count(*) FROM memory_patterns WHERE generator = 'helix' AND user_id = $1`, cy); n != 0 {
 		t.Fatalf("third user written: %d", n)

@@ -254,6 +254,9 @@ type Report struct {
 	Failed []UserResult     `json:"failed"`
 	// Skipped lists users another run was synthesizing (their lock was held).
 	Skipped []string `json:"skipped"`
+	// Warnings say what succeeded without doing anything a person expects:
+	// a --user-id with no memories at all (often a typo in the UUID).
+	Warnings []string `json:"warnings"`
 }
 
 // UserLock is synthesis.UserLock.
@@ -277,7 +280,7 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	if opts.Enqueue {
 		return enqueue(ctx, opts, pool, users)
 	}
-	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}}
+	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}, Warnings: []string{}}
 	if opts.DryRun {
 		results := work(ctx, pool, opts, users, states, nil)
 		return report(ctx, opts, rep, users, unchanged, results)
@@ -364,6 +367,15 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 		for _, p := range r.Patterns {
 			counts[p.Type]++
 		}
+	}
+	if !opts.AllUsers && len(rep.Users) == 1 && rep.Users[0].Memories == 0 {
+		what := "memories"
+		if !opts.since.IsZero() || opts.Limit > 0 {
+			what = "memories in the --since/--limit window"
+		}
+		w := fmt.Sprintf("user %s has no %s: nothing to synthesize (check the --user-id)", rep.Users[0].UserID, what)
+		rep.Warnings = append(rep.Warnings, w)
+		opts.F.Logger().Warn(w)
 	}
 	counts["failed"] = len(failed)
 	counts["done"] = len(rep.Users)
@@ -458,7 +470,9 @@ func one(ctx context.Context, q db.Querier, opts *Options, user uuid.UUID, run *
 		r.Error, r.err = err.Error(), err
 		return r
 	}
-	r.Patterns = ps
+	if ps != nil { // [] in JSON for a user with nothing to find, never null
+		r.Patterns = ps
+	}
 	return r
 }
 

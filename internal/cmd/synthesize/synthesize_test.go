@@ -44,7 +44,7 @@ func TestNewCmdSynthesizeFlags(t *testing.T) {
 		{argv: "--user-id " + ana + " --all-users", wantErr: "cannot be used together"},
 		{argv: "--user-id " + ana + " --full", wantErr: "--full applies to --all-users"},
 		{argv: "--all-users --full", check: func(o *Options) bool { return o.AllUsers && o.Full }},
-		{argv: "--user-id nope", wantErr: `invalid argument "nope" for "--user-id" flag: not a UUID`},
+		{argv: "--user-id nope", wantErr: `invalid --user-id "nope": not a UUID`},
 		{argv: "--all-users --algorithm optics", wantErr: "invalid --algorithm"},
 		{argv: "--all-users --min-confidence 1.5", wantErr: "invalid --min-confidence"},
 		{argv: "--all-users --eps 3", wantErr: "invalid --eps"},
@@ -393,5 +393,36 @@ func TestConcurrentUserAndAllUsers(t *testing.T) {
 	}
 	if n := count(t, pool, `SELECT count(*) FROM (SELECT fingerprint FROM memory_synthesis WHERE user_id = $1 GROUP BY fingerprint HAVING count(*) > 1) d`, ana); n != 0 {
 		t.Fatalf("%d duplicated patterns for ana", n)
+	}
+}
+
+// TestUserWithNoMemories: a --user-id with no memories (a typo in the UUID)
+// succeeds, but says so: a WARN line and the report's warnings.
+func TestUserWithNoMemories(t *testing.T) {
+	t.Parallel()
+	pool := demoDB(t)
+	const typo = "0a0a0a0a-0a0a-4a0a-8a0a-0a0a0a0a0a0a"
+	out, errOut, err := run(t, pool, false, true, "--user-id "+typo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := "user " + typo + " has no memories: nothing to synthesize (check the --user-id)"
+	if len(rep.Warnings) != 1 || rep.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", rep.Warnings, want)
+	}
+	if !strings.Contains(out, `"patterns":[]`) {
+		t.Errorf("a user with no patterns: %s, want \"patterns\":[]", out)
+	}
+	if !strings.Contains(errOut, "level=WARN") || !strings.Contains(errOut, "has no memories") {
+		t.Errorf("stderr %q: no warning", errOut)
+	}
+	// a user with memories gets none
+	out, _, err = run(t, pool, false, true, "--user-id "+ana+" --dry-run")
+	if err := errors.Join(err, json.Unmarshal([]byte(out), &rep)); err != nil || len(rep.Warnings) != 0 {
+		t.Errorf("ana: warnings %q (%v)", rep.Warnings, err)
 	}
 }

@@ -152,7 +152,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 		}
 	}
 	res, err := r.Exec(ctx, pool, t, toolexec.Options{Input: input, UserID: opts.UserID.String()})
-	if res != nil {
+	if res != nil && res.Status != toolexec.StatusInterrupted {
 		if perr := printResult(opts, res); perr != nil && err == nil {
 			err = perr
 		}
@@ -161,11 +161,13 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 }
 
 func printResult(opts *ExecOptions, res *toolexec.Result) error {
+	if opts.F.Global.JSON() {
+		// the findings are the result's response_schema_errors; stderr
+		// carries JSON objects only
+		return cmdutil.WriteJSON(opts.IO.Out, res)
+	}
 	for _, e := range res.SchemaErrors {
 		cmdutil.Fprintf(opts.IO.ErrOut, "warning: response does not match the declared schema: %s\n", e)
-	}
-	if opts.F.Global.JSON() {
-		return cmdutil.WriteJSON(opts.IO.Out, res)
 	}
 	status := res.Status
 	if res.HTTPStatus != 0 {

@@ -147,3 +147,61 @@ func compact(b []byte) string {
 	out, _ := json.Marshal(v)
 	return string(out)
 }
+
+// TestExecInterrupted: a tool exec stopped mid-request (SIGINT cancels the
+// command's context) is recorded as interrupted, prints no result, and its
+// error is the context's, which the exit-code table makes 130.
+func TestExecInterrupted(t *testing.T) {
+	got := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(got)
+		<-r.Context().Done() // the answer never comes
+	}))
+	defer srv.Close()
+	pool := pgtest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	data, err := os.ReadFile("../../../testdata/manifest/oai-v3.0-petstore.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := manifest.Parse(ctx, "petstore", data, manifest.LoadOptions{OpenAPI: manifest.OpenAPIOptions{Server: srv.URL + "/v1", Include: []string{"listPets"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifest.Record(ctx, pool, l.Candidates, manifest.ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifest.Approve(ctx, pool, "swagger_petstore.listPets", "1.0.0", "t", "", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, output := range []string{"text", "json"} {
+		got = make(chan struct{})
+		f, s := cmdtest.Factory(t, false)
+		cmdtest.WithDB(f, pool)
+		f.Global.Output = output
+		opts := &ExecOptions{IO: f.IOStreams, F: f, Name: "swagger_petstore.listPets", Input: `{"limit": 2}`, AllowPrivate: true, MaxResponse: "1MiB",
+			LookupEnv: func(string) (string, bool) { return "", false }, FindRuntime: toolexec.FindRuntime}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-got; cancel() }()
+		err := execRun(ctx, opts)
+		if code, _ := cmdutil.ExitCodeFor(ctx, err); code != cmdutil.ExitInterrupted {
+			t.Errorf("%s: exit %d (%v), want 130", output, code, err)
+		}
+		if s.Out.Len() != 0 {
+			t.Errorf("%s: an interrupted run printed a result: %q", output, s.Out)
+		}
+	}
+	var statuses []string
+	rows, _ := pool.Query(context.Background(), `SELECT status || ' ' || coalesce(error, '') FROM tool_executions ORDER BY id`)
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		statuses = append(statuses, s)
+	}
+	if len(statuses) != 2 || !strings.HasPrefix(statuses[0], "interrupted interrupted before it finished") || statuses[0] != statuses[1] {
+		t.Errorf("tool_executions: %q, want two rows, interrupted", statuses)
+	}
+}

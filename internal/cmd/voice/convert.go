@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -101,6 +103,10 @@ func convertRun(ctx context.Context, opts *ConvertOptions) (err error) {
 	}
 	tmp, err := os.CreateTemp(dir, ".helix-convert-*.wav")
 	if err != nil {
+		if !toStdout && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR)) {
+			// the user's path is wrong, not the machine: name it, not the temp file
+			return cmdutil.InputError(fmt.Errorf("write %s: cannot create files in %s: %w", opts.Out, dir, unwrapPath(err)))
+		}
 		return err
 	}
 	if toStdout {
@@ -173,6 +179,15 @@ func convertRun(ctx context.Context, opts *ConvertOptions) (err error) {
 	}
 	_, err = fmt.Fprintf(report, "%s: %s, %d Hz, %d ch, %.2f s → %s: 16000 Hz mono 16-bit, %.2f s\n",
 		opts.In, res.Format, res.Rate, res.Channels, res.Duration, opts.Out, out.OutDuration)
+	return err
+}
+
+// unwrapPath is a path error's cause without the path, which is helix's
+// temp file rather than anything the user named.
+func unwrapPath(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
 	return err
 }
 

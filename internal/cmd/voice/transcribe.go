@@ -213,7 +213,7 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 			}
 			results := voice.Transcribe(ctx, pool, opts.Files, job, func(r voice.FileResult) {
 				if r.Status == voice.StatusFailed && !opts.IO.IsStderrTTY() {
-					log.Warn("file failed", "file", r.File, "error", r.Error)
+					log.Warn("file failed", "file", r.File, "err", r.Error)
 				}
 				rep.Step(r.File, r.Status == voice.StatusFailed)
 			})

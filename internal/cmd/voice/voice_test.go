@@ -156,7 +156,7 @@ func TestTranscribeArgs(t *testing.T) {
 			return o.Provider == "openai" && o.Language == "en" && o.StoreAudio && o.Force && o.Concurrency == 2 && o.Process.Normalize == "peak"
 		}},
 		{"a.webm", `required flag(s) "user-id" not set`, nil},
-		{"a.webm --user-id bob", `invalid argument "bob" for "--user-id" flag: not a UUID (like 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b)`, nil},
+		{"a.webm --user-id bob", `invalid --user-id "bob": not a UUID (like 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b)`, nil},
 		{"a.webm --user-id " + user + " --provider azure", `invalid --provider "azure": use deepgram or openai`, nil},
 		{"a.webm --user-id " + user + " --concurrency 0", `invalid --concurrency 0: use 1 to 64`, nil},
 		{"a.webm --user-id " + user + " --language en --detect-language", "if any flags in the group [language detect-language] are set none of the others can be; [detect-language language] were all set", nil},

@@ -250,7 +250,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 		}
 	}
 	if _, err := jobrun.Reap(runCtx, pool); err != nil {
-		log.Warn("reap job_runs", "error", err)
+		log.Warn("reap job_runs", "err", err)
 	}
 	log.Info("worker stopped")
 	return nil
@@ -358,7 +358,7 @@ func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log 
 	defer t.Stop()
 	for {
 		if n, err := jobrun.Reap(ctx, pool); err != nil {
-			log.Warn("reap job_runs", "error", err)
+			log.Warn("reap job_runs", "err", err)
 		} else if n > 0 {
 			log.Info("closed job_runs rows of dead processes", "rows", n)
 		}

@@ -18,16 +18,8 @@ import (
 	"github.com/helixhq/helix/internal/testbin"
 )
 
-func exitCode(err error) cmdutil.ExitCode {
-	var ee *cmdutil.ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	if err != nil {
-		return cmdutil.ExitFailed
-	}
-	return cmdutil.ExitOK
-}
+// exitCode is the exit status helix gives err: the one table.
+func exitCode(err error) cmdutil.ExitCode { return cmdutil.Code(err) }
 
 // TestValidateCommand runs `skill validate` on every broken definition of
 // testdata/composite/bad against the real registry: exit 2 and the golden message.
@@ -116,7 +108,7 @@ func TestAddCompositeAndRunByName(t *testing.T) {
 		if _, err := e.run(t, target, `{"query": "report"}`); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.out.Out.String(); got != briefOutput {
+		if got := e.out.Out.String(); got != briefLine {
 			t.Errorf("%s: %s", target, got)
 		}
 	}
