@@ -31,6 +31,24 @@ type Caller struct {
 // maxWait caps a server's Retry-After.
 const maxWait = 5 * time.Minute
 
+// RetryableStatus is the one classification of a provider's error answers:
+// 408 (request timeout), 429 (rate limited) and 5xx (529 too: overloaded)
+// may succeed when tried again; every other 4xx is permanent, the request
+// itself is refused (bad input, bad key, too large), and trying it again,
+// now or in a River retry, cannot help.
+func RetryableStatus(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
+}
+
+// Permanent reports whether err says that trying the same call again cannot
+// succeed: somewhere in its chain is an error whose Retryable method says
+// false (a provider's APIError for a permanent status). Queue workers
+// cancel such a job instead of retrying it.
+func Permanent(err error) bool {
+	var r interface{ Retryable() bool }
+	return errors.As(err, &r) && !r.Retryable()
+}
+
 // GaveUp is the last error of a call that kept failing for every retry.
 type GaveUp struct {
 	Err      error
@@ -61,8 +79,7 @@ func (c *Caller) Do(ctx context.Context, maxBody int64, build func() (*http.Requ
 		if err == nil {
 			return body, hdr, nil
 		}
-		var r interface{ Retryable() bool }
-		if errors.As(err, &r) && !r.Retryable() {
+		if Permanent(err) {
 			return nil, nil, err
 		}
 		if ctx.Err() != nil {
