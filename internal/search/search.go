@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/scrub"
 )
 
 // Modes.
@@ -72,6 +73,9 @@ type Report struct {
 	SkippedDimension  int    `json:"skipped_dimension,omitempty"`
 	VectorMethod      string `json:"vector_method,omitempty"` // "go" (brute force) or "pgvector"
 	Language          string `json:"language,omitempty"`
+	// QueryScrubbed is how many secrets scrub.Text took out of the query
+	// before it went to the embeddings provider.
+	QueryScrubbed int `json:"query_scrubbed,omitempty"`
 }
 
 // ErrNoProvider is a vector search without an embeddings provider.
@@ -116,7 +120,12 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 		if e == nil {
 			return nil, ErrNoProvider
 		}
-		vs, err := e.Embed(ctx, []string{p.Query})
+		// The query leaves the machine as memory content does: through
+		// the same scrubber (an email or key typed into a search included),
+		// which also keeps it comparable with the scrubbed content's vectors.
+		query, k := scrub.Text(p.Query)
+		rep.QueryScrubbed = k.Total()
+		vs, err := e.Embed(ctx, []string{query})
 		if err != nil {
 			return nil, fmt.Errorf("embed the query: %w", err)
 		}
