@@ -49,6 +49,17 @@ func Permanent(err error) bool {
 	return errors.As(err, &r) && !r.Retryable()
 }
 
+// TooLargeError is an answer longer than the caller's cap. It is not
+// retried: the same request gets the same answer.
+type TooLargeError struct{ Max int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("answer too large: over %d MiB (the most helix reads)", e.Max>>20)
+}
+
+// Retryable says no: see TooLargeError.
+func (e *TooLargeError) Retryable() bool { return false }
+
 // GaveUp is the last error of a call that kept failing for every retry.
 type GaveUp struct {
 	Err      error
@@ -60,7 +71,8 @@ func (e *GaveUp) Unwrap() error { return e.Err }
 
 // Do sends the request build makes until the server answers 2xx, and
 // returns that answer's body (at most maxBody bytes) and header. A non-2xx
-// answer becomes the error failed makes of it; an error with a Retryable
+// answer becomes the error failed makes of it, and one longer than maxBody
+// a TooLargeError; an error with a Retryable
 // method that says false is returned at once, as is the context's error.
 // Any other error (network, timeout, Retryable true) is tried again, up to
 // MaxRetries times, and then returned as *GaveUp.
@@ -118,9 +130,14 @@ func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Re
 		return nil, nil, 0, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, nil, 0, err
+	}
+	if int64(len(body)) > maxBody {
+		// Cut short, the answer would be an "unexpected end of JSON input"
+		// that blames the request; it is the server's answer that is wrong.
+		return nil, nil, 0, &TooLargeError{Max: maxBody}
 	}
 	if resp.StatusCode/100 == 2 {
 		return body, resp.Header, 0, nil
