@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -76,6 +78,18 @@ type Report struct {
 	// QueryScrubbed is how many secrets scrub.Text took out of the query
 	// before it went to the embeddings provider.
 	QueryScrubbed int `json:"query_scrubbed,omitempty"`
+}
+
+// CheckQuery refuses a query PostgreSQL cannot take as text: invalid
+// UTF-8 or a NUL byte (the server would answer "invalid byte sequence").
+func CheckQuery(q string) error {
+	switch {
+	case !utf8.ValidString(q):
+		return errors.New("the query is not valid UTF-8 text")
+	case strings.ContainsRune(q, 0):
+		return errors.New("the query holds a NUL byte")
+	}
+	return nil
 }
 
 // ErrNoProvider is a vector search without an embeddings provider.

@@ -46,7 +46,7 @@ var words = []string{"meeting", "train", "weather", "coffee", "email", "budget",
 	"groceries", "laundry", "football", "cinema", "garden", "holiday", "invoice", "printer", "lunch", "traffic"}
 
 // planted: A matches the query in both text and vector, B only in text, C only in vector.
-func planted(t *testing.T) (pool *pgxpool.Pool, a, b, c uuid.UUID) {
+func planted(t testing.TB) (pool *pgxpool.Pool, a, b, c uuid.UUID) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	randVec := func() []float32 {
@@ -285,4 +285,28 @@ func TestQueryScrubbedBeforeEmbedding(t *testing.T) {
 	if rep.QueryScrubbed != 2 || len(rep.Results) == 0 || rep.Results[0].ID != c {
 		t.Errorf("scrubbed %d, results %v", rep.QueryScrubbed, top(rep, 3))
 	}
+}
+
+// FuzzQuery: a search query (outside bytes, typed by a user) never fails
+// the full-text side: any text without NUL (the CLI refuses those as bad
+// input) runs, and finds only the user's own memories.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"sourdough starter", "it's", `a' | 'b`, "!&|:*()", "don't:* & !x", "ünïcødé 東京", "''''", `\`, "a\tb\nc", "       "} {
+		f.Add(s)
+	}
+	pool, _, _, _ := planted(f)
+	f.Fuzz(func(t *testing.T, q string) {
+		if err := CheckQuery(q); err != nil {
+			return
+		}
+		rep, err := Search(context.Background(), pool, nil, Params{User: ana, Query: q, Mode: Text, Limit: 5})
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		for _, r := range rep.Results {
+			if r.Content == nil {
+				t.Fatalf("query %q: result %s without its row", q, r.ID)
+			}
+		}
+	})
 }
