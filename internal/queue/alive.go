@@ -152,19 +152,26 @@ func ForgetDeadLeader(ctx context.Context, q db.Querier) (bool, error) {
 	return tag.RowsAffected() > 0, nil
 }
 
-// CancelOrphan finalizes job id as cancelled when it is running on a dead
-// worker (River's cancel only asks the running worker to stop it, and a
+// CancelOrphan finalizes job id as cancelled (and its schedule fire, if
+// it is one, as interrupted) when it is running on a dead worker (River's cancel only asks the running worker to stop it, and a
 // dead one never does). It returns the dead worker's id, "" when the job
 // was not orphaned (not running, or its worker lives).
 func CancelOrphan(ctx context.Context, q db.Querier, id int64) (string, error) {
 	var worker string
-	err := q.QueryRow(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = now(),
-			errors = array_append(coalesce(errors, '{}'), jsonb_build_object('at', now(), 'attempt', attempt,
-				'error', 'cancelled (helix jobs cancel) after its worker ' || attempted_by[cardinality(attempted_by)] || ' died', 'trace', ''))
-		WHERE id = $1 AND state = 'running' AND cardinality(attempted_by) > 0
-		  AND starts_with(attempted_by[cardinality(attempted_by)], 'helix_')
-		  AND NOT `+alive("attempted_by[cardinality(attempted_by)]")+`
-		RETURNING attempted_by[cardinality(attempted_by)]`, id).Scan(&worker)
+	// A schedule fire's row is closed too: its job never runs again.
+	err := q.QueryRow(ctx, `WITH c AS (
+			UPDATE river_job SET state = 'cancelled', finalized_at = now(),
+				errors = array_append(coalesce(errors, '{}'), jsonb_build_object('at', now(), 'attempt', attempt,
+					'error', 'cancelled (helix jobs cancel) after its worker ' || attempted_by[cardinality(attempted_by)] || ' died', 'trace', ''))
+			WHERE id = $1 AND state = 'running' AND cardinality(attempted_by) > 0
+			  AND starts_with(attempted_by[cardinality(attempted_by)], 'helix_')
+			  AND NOT `+alive("attempted_by[cardinality(attempted_by)]")+`
+			RETURNING id, kind, attempted_by[cardinality(attempted_by)] AS worker),
+		f AS (
+			UPDATE helix_schedule_fires SET status = 'interrupted', finished_at = clock_timestamp(),
+				error = 'cancelled (helix jobs cancel) after its worker died'
+			FROM c WHERE c.kind = 'schedule_fire' AND river_job_id = c.id AND status IN ('pending', 'running'))
+		SELECT worker FROM c`, id).Scan(&worker)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}

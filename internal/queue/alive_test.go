@@ -70,11 +70,23 @@ func TestRescueOrphans(t *testing.T) {
 	liveJob := running(t, pool, c, synth(), live, time.Minute)
 	oldStyle := running(t, pool, c, synth(), "somehost_2026_01_01T00_00_00", time.Minute)
 	toCancel := running(t, pool, c, synth(), dead, time.Second)
+	fireToCancel := running(t, pool, c, schedule.FireArgs{FireID: 3}, dead, time.Second)
+	if _, err := pool.Exec(ctx, `WITH s AS (INSERT INTO helix_schedules (name, spec, argv, next_tick) VALUES ('s', '@daily', '{decay,run}', now()) RETURNING id)
+		INSERT INTO helix_schedule_fires (schedule_id, tick, kind, status, river_job_id) SELECT id, now(), 'tick', 'running', $1 FROM s`, fireToCancel); err != nil {
+		t.Fatal(err)
+	}
 	liveCancel := running(t, pool, c, synth(), live, time.Second)
 
 	// jobs cancel first: the dead worker's job is cancelled, the live one's is not.
 	if w, err := CancelOrphan(ctx, pool, toCancel); err != nil || w != dead {
 		t.Errorf("cancel a dead worker's job: %q %v, want %q", w, err, dead)
+	}
+	if w, err := CancelOrphan(ctx, pool, fireToCancel); err != nil || w != dead {
+		t.Errorf("cancel a dead worker's fire: %q %v", w, err)
+	}
+	var fireStatus string
+	if err := pool.QueryRow(ctx, `SELECT status FROM helix_schedule_fires WHERE river_job_id = $1`, fireToCancel).Scan(&fireStatus); err != nil || fireStatus != "interrupted" {
+		t.Errorf("the cancelled fire's row: %q %v, want interrupted", fireStatus, err)
 	}
 	if w, err := CancelOrphan(ctx, pool, liveCancel); err != nil || w != "" {
 		t.Errorf("cancel a live worker's job: %q %v, want nothing done", w, err)
