@@ -43,12 +43,14 @@ func NewClientID(now time.Time) string {
 	return fmt.Sprintf("%s%s_%d_%s", clientPrefix, host, os.Getpid(), now.UTC().Format("20060102T150405.000000"))
 }
 
-// aliveSQL is true when the client whose id is the expression %s holds its
-// lock (or is no helix worker that holds one).
-const aliveSQL = `(NOT starts_with(%[1]s, 'helix_') OR EXISTS (SELECT 1 FROM pg_locks l
+// aliveSQL is true when the client whose id is the expression %[1]s holds
+// its lock (or is no helix worker that holds one). The subquery is not
+// correlated: PostgreSQL reads pg_locks once per statement (a hashed
+// subplan), however many jobs it checks.
+const aliveSQL = `(NOT starts_with(%[1]s, 'helix_') OR (hashtext(%[1]s) & 2147483647)::oid IN (SELECT l.objid FROM pg_locks l
 	WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
 	  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-	  AND l.classid = %[2]d::oid AND l.objid = (hashtext(%[1]s) & 2147483647)::oid))`
+	  AND l.classid = %[2]d::oid))`
 
 func alive(expr string) string { return fmt.Sprintf(aliveSQL, expr, aliveLockClass) }
 
