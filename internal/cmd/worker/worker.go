@@ -72,9 +72,10 @@ manifest_import (manifest: one URL). Providers, keys and limits are this
 worker's settings (config file, HELIX_* environment), never the job's.
 
 helix schedule: every worker of queue schedule_tick enqueues a tick pass
-every second (one is queued at a time, whoever inserts it) that turns due ticks into fires (schedule_fire, queue
-schedule), each running its job as a child process of this binary with this
-environment; --schedule-grace bounds how late a tick may fire.
+every second (one is queued at a time, whoever inserts it) that turns due
+ticks into fires (schedule_fire, queue schedule), each running its job as a
+child process of this binary with this environment; --schedule-grace
+bounds how late a tick may fire.
 
 SIGTERM or SIGINT stops fetching; running jobs get --shutdown-timeout to
 finish, then are cancelled and given back to the queue (retried later);
