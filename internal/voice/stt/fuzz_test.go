@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // FuzzAnswers: whatever a speech-to-text provider answers (any body, any
@@ -34,7 +35,7 @@ func FuzzAnswers(f *testing.F) {
 		_, _ = w.Write(b)
 	}))
 	f.Cleanup(func() { srv.Client().CloseIdleConnections(); srv.Close() })
-	h := HTTP{Client: srv.Client(), MaxRetries: 0}
+	h := HTTP{Client: srv.Client(), MaxRetries: 0, Timeout: 2 * time.Second}
 	wav := testWAV(1600)
 	providers := []Provider{
 		&Deepgram{HTTP: h, BaseURL: srv.URL, APIKey: "k", ModelName: "nova-3"},
