@@ -77,7 +77,9 @@ bench: ## Go benchmarks (the side-by-side scripts are in scripts/bench/)
 fuzz: ## run every native Go fuzz target for FUZZTIME each (default 30s)
 	@# A failing input is saved by go test under its package's
 	@# testdata/fuzz/FuzzName/, which plain `go test` then runs as a regression case.
-	@failed=""; n=0; start=$$(date +%s); \
+	@# Some targets (search queries) run against PostgreSQL, as the tests do.
+	@url=$$(scripts/pg-up.sh); export HELIX_TEST_DATABASE_URL="$$url"; \
+	failed=""; n=0; start=$$(date +%s); \
 	for pkg in $$(grep -l --include='*_test.go' -r '^func Fuzz' internal cmd 2>/dev/null | xargs -n1 dirname | sort -u | sed 's|^|./|'); do \
 	  for t in $$($(GO) test -list '^Fuzz' "$$pkg" 2>/dev/null | grep '^Fuzz' || true); do \
 	    n=$$((n+1)); echo "== fuzz $$pkg $$t for $(FUZZTIME)" >&2; \

@@ -37,8 +37,8 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("embeddings: HTTP %d: %s", e.Status, msg)
 }
 
-// Retryable reports whether the same request may succeed later.
-func (e *APIError) Retryable() bool { return e.Status == http.StatusTooManyRequests || e.Status >= 500 }
+// Retryable (httpretry.RetryableStatus) reports whether the same request may succeed later.
+func (e *APIError) Retryable() bool { return httpretry.RetryableStatus(e.Status) }
 
 // tooLong matches what OpenAI, vLLM, Ollama, LM Studio and LiteLLM say when an
 // input exceeds the model's context.

@@ -50,6 +50,35 @@ func WithObserver(ctx context.Context, o Observer) context.Context {
 // maxWait caps a server's Retry-After.
 const maxWait = 5 * time.Minute
 
+// RetryableStatus is the one classification of a provider's error answers:
+// 408 (request timeout), 429 (rate limited) and 5xx (529 too: overloaded)
+// may succeed when tried again; every other 4xx is permanent, the request
+// itself is refused (bad input, bad key, too large), and trying it again,
+// now or in a River retry, cannot help.
+func RetryableStatus(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
+}
+
+// Permanent reports whether err says that trying the same call again cannot
+// succeed: somewhere in its chain is an error whose Retryable method says
+// false (a provider's APIError for a permanent status). Queue workers
+// cancel such a job instead of retrying it.
+func Permanent(err error) bool {
+	var r interface{ Retryable() bool }
+	return errors.As(err, &r) && !r.Retryable()
+}
+
+// TooLargeError is an answer longer than the caller's cap. It is not
+// retried: the same request gets the same answer.
+type TooLargeError struct{ Max int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("answer too large: over %d MiB (the most helix reads)", e.Max>>20)
+}
+
+// Retryable says no: see TooLargeError.
+func (e *TooLargeError) Retryable() bool { return false }
+
 // GaveUp is the last error of a call that kept failing for every retry.
 type GaveUp struct {
 	Err      error
@@ -61,7 +90,8 @@ func (e *GaveUp) Unwrap() error { return e.Err }
 
 // Do sends the request build makes until the server answers 2xx, and
 // returns that answer's body (at most maxBody bytes) and header. A non-2xx
-// answer becomes the error failed makes of it; an error with a Retryable
+// answer becomes the error failed makes of it, and one longer than maxBody
+// a TooLargeError; an error with a Retryable
 // method that says false is returned at once, as is the context's error.
 // Any other error (network, timeout, Retryable true) is tried again, up to
 // MaxRetries times, and then returned as *GaveUp.
@@ -85,8 +115,7 @@ func (c *Caller) Do(ctx context.Context, maxBody int64, build func() (*http.Requ
 		if err == nil {
 			return body, hdr, nil
 		}
-		var r interface{ Retryable() bool }
-		if errors.As(err, &r) && !r.Retryable() {
+		if Permanent(err) {
 			return nil, nil, err
 		}
 		if ctx.Err() != nil {
@@ -130,9 +159,14 @@ func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Re
 		return nil, nil, 0, req.URL, "network", err
 	}
 	defer resp.Body.Close()
-	body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, nil, 0, req.URL, "network", err
+	}
+	if int64(len(body)) > maxBody {
+		// Cut short, the answer would be an "unexpected end of JSON input"
+		// that blames the request; it is the server's answer that is wrong.
+		return nil, nil, 0, req.URL, "too_large", &TooLargeError{Max: maxBody}
 	}
 	if resp.StatusCode/100 == 2 {
 		return body, resp.Header, 0, req.URL, "", nil

@@ -14,7 +14,7 @@ import (
 type statusError struct{ status int }
 
 func (e *statusError) Error() string   { return fmt.Sprintf("status %d", e.status) }
-func (e *statusError) Retryable() bool { return e.status == 429 || e.status >= 500 }
+func (e *statusError) Retryable() bool { return RetryableStatus(e.status) }
 
 func failed(status int, _ http.Header, _ []byte) error { return &statusError{status} }
 
@@ -114,5 +114,28 @@ func TestCancelledContextStops(t *testing.T) {
 	_, _, err := c.Do(ctx, 1<<10, get(s.URL), failed)
 	if !errors.Is(err, context.Canceled) || n.Load() != 1 {
 		t.Errorf("err = %v after %d calls, want context.Canceled after 1", err, n.Load())
+	}
+}
+
+type statusErr int
+
+func (s statusErr) Error() string   { return "HTTP " + http.StatusText(int(s)) }
+func (s statusErr) Retryable() bool { return RetryableStatus(int(s)) }
+
+// Issue 32, finding 2: one classification for every provider client: 4xx
+// is permanent but 408 and 429; 5xx is retryable. Permanent sees it through
+// wrapping, and an error that does not say is not permanent.
+func TestRetryableStatus(t *testing.T) {
+	for status, want := range map[int]bool{400: false, 401: false, 403: false, 404: false, 409: false, 413: false, 422: false,
+		408: true, 429: true, 500: true, 502: true, 503: true, 529: true} {
+		if RetryableStatus(status) != want {
+			t.Errorf("RetryableStatus(%d) = %v, want %v", status, !want, want)
+		}
+		if got := Permanent(fmt.Errorf("embed user: %w", statusErr(status))); got != !want {
+			t.Errorf("Permanent(wrapped %d) = %v, want %v", status, got, !want)
+		}
+	}
+	if Permanent(errors.New("connection reset")) || Permanent(nil) {
+		t.Error("an error that does not classify itself is permanent")
 	}
 }

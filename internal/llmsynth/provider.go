@@ -102,11 +102,9 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Retryable reports whether trying again later may succeed: 429, 529
-// (Anthropic's overloaded_error) and other 5xx.
-func (e *APIError) Retryable() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status >= 500
-}
+// Retryable reports whether trying again later may succeed: 408, 429, 529
+// (Anthropic's overloaded_error) and other 5xx (httpretry.RetryableStatus).
+func (e *APIError) Retryable() bool { return httpretry.RetryableStatus(e.Status) }
 
 // Auth reports a rejected key.
 func (e *APIError) Auth() bool {

@@ -156,7 +156,7 @@ func (m *Metrics) ScheduleFire(outcome string) { m.fires.WithLabelValues(outcome
 
 // ProviderRequest counts one attempt of a provider request
 // (httpretry.Observer): reason is "" for a 2xx answer, else the status
-// code's class (4xx, 5xx) or "network".
+// code's class (4xx, 5xx), "network" or "too_large" (an answer over the cap).
 func (m *Metrics) ProviderRequest(u *url.URL, reason string, took time.Duration) {
 	p := provider(u)
 	m.provRequests.WithLabelValues(p).Inc()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
@@ -96,7 +97,8 @@ func (e errPermanent) Unwrap() error { return e.error }
 // commands do: lock (if any), a job_runs row, the unit, status. fn calls
 // complete inside the transaction that writes the unit's results, where
 // there is one; a unit without one is completed by River after it returns.
-// A held lock snoozes the job; a permanent error cancels it.
+// A held lock snoozes the job; a permanent error (errPermanent, or a
+// provider's permanent answer: httpretry.Permanent) cancels it.
 func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec, params map[string]any,
 	fn func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error) error {
 	params["river_job_id"], params["attempt"] = job.ID, job.Attempt
@@ -117,6 +119,10 @@ func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec
 		return river.JobSnooze(5 * time.Second)
 	case errors.As(err, &perm):
 		return river.JobCancel(perm.error)
+	case httpretry.Permanent(err):
+		// A provider refused the request itself (a 4xx but 408 and 429):
+		// every retry would be refused the same way.
+		return river.JobCancel(err)
 	}
 	return err
 }

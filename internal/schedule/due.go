@@ -21,7 +21,7 @@ const (
 )
 
 // MinGrace is the least lateness a tick pass tolerates before it calls an
-// instant missed: River's leader enqueues a tick pass every TickInterval, a
+// instant missed: the workers enqueue a tick pass every TickInterval, a
 // worker needs a moment to fetch it, and a loaded host a moment more (1.6 s
 // seen at a load of 19 on 2 cores).
 const MinGrace = 5 * time.Second

@@ -88,6 +88,9 @@ type TickWorker struct {
 	c Config
 }
 
+// Timeout bounds a tick pass (TickTimeout), not the worker's --job-timeout.
+func (w *TickWorker) Timeout(*river.Job[TickArgs]) time.Duration { return TickTimeout }
+
 // Work runs a tick pass with the River client the job came from.
 func (w *TickWorker) Work(ctx context.Context, job *river.Job[TickArgs]) error {
 	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)

@@ -23,8 +23,13 @@ const (
 	QueueFire = "schedule"
 )
 
-// TickInterval is how often River's elected leader enqueues a tick pass.
+// TickInterval is how often every worker enqueues a tick pass (see Ticker).
 const TickInterval = time.Second
+
+// TickTimeout bounds a tick pass (one transaction over the due schedules,
+// milliseconds): a pass stuck longer is cancelled, and the next one, a
+// second later, does its work.
+const TickTimeout = 30 * time.Second
 
 // TickArgs is one tick pass over every schedule.
 type TickArgs struct{}
@@ -32,12 +37,39 @@ type TickArgs struct{}
 // Kind names the job in river_job.kind.
 func (TickArgs) Kind() string { return "schedule_tick" }
 
-// InsertOpts keeps one tick pass queued or running at a time; a failed pass
-// is not retried, the next one comes a second later.
+// InsertOpts keeps one tick pass queued or running at a time (River's
+// uniqueness always covers running); a failed pass is not retried, the next
+// one comes a second later. A pass whose worker died is discarded by the
+// next live worker's maintenance (queue.RescueOrphans) within seconds, so it
+// blocks its successors no longer than that.
 func (TickArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueTick, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled,
 	}}}
+}
+
+// Inserter is the slice of a River client that enqueues a job.
+type Inserter interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// Ticker enqueues a tick pass every TickInterval until ctx ends. Every worker
+// that works the tick queue runs it, not only River's elected leader: a
+// killed leader's term (up to 15 s) then delays no schedule. Uniqueness
+// makes the workers' inserts one queued pass.
+func Ticker(ctx context.Context, ins Inserter, log *slog.Logger) {
+	t := time.NewTicker(TickInterval)
+	defer t.Stop()
+	for {
+		if _, err := ins.Insert(ctx, TickArgs{}, nil); err != nil && ctx.Err() == nil {
+			log.Warn("enqueue a schedule tick pass", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // FireArgs runs one fire's job.
@@ -54,14 +86,6 @@ func (FireArgs) Kind() string { return "schedule_fire" }
 // schedule and tick). Retries are for fires that were interrupted.
 func (FireArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueFire, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// PeriodicJobs is the tick pass, enqueued every TickInterval by whichever
-// worker River elected leader (River enqueues periodic jobs from the leader only).
-func PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(TickInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return TickArgs{}, nil },
-		&river.PeriodicJobOpts{ID: "schedule_tick", RunOnStart: true})}
 }
 
 // TxInserter is the slice of a River client that enqueues inside a transaction.

@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/scrub"
 )
 
 // Modes.
@@ -77,6 +80,21 @@ type Report struct {
 	Language    string `json:"language,omitempty"`
 	// Model is the embedding model the vector side compared with.
 	Model string `json:"model,omitempty"`
+	// QueryScrubbed is how many secrets scrub.Text took out of the query
+	// before it went to the embeddings provider.
+	QueryScrubbed int `json:"query_scrubbed,omitempty"`
+}
+
+// CheckQuery refuses a query PostgreSQL cannot take as text: invalid
+// UTF-8 or a NUL byte (the server would answer "invalid byte sequence").
+func CheckQuery(q string) error {
+	switch {
+	case !utf8.ValidString(q):
+		return errors.New("the query is not valid UTF-8 text")
+	case strings.ContainsRune(q, 0):
+		return errors.New("the query holds a NUL byte")
+	}
+	return nil
 }
 
 // ErrNoProvider is a vector search without an embeddings provider.
@@ -121,7 +139,12 @@ func Search(ctx context.Context, q db.Querier, e Embedder, p Params) (*Report, e
 		if e == nil {
 			return nil, ErrNoProvider
 		}
-		vs, err := e.Embed(ctx, []string{p.Query})
+		// The query leaves the machine as memory content does: through
+		// the same scrubber (an email or key typed into a search included),
+		// which also keeps it comparable with the scrubbed content's vectors.
+		query, k := scrub.Text(p.Query)
+		rep.QueryScrubbed = k.Total()
+		vs, err := e.Embed(ctx, []string{query})
 		if err != nil {
 			return nil, fmt.Errorf("embed the query: %w", err)
 		}

@@ -2,17 +2,23 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/scrub"
 )
 
 var (
@@ -40,7 +46,7 @@ var words = []string{"meeting", "train", "weather", "coffee", "email", "budget",
 	"groceries", "laundry", "football", "cinema", "garden", "holiday", "invoice", "printer", "lunch", "traffic"}
 
 // planted: A matches the query in both text and vector, B only in text, C only in vector.
-func planted(t *testing.T) (pool *pgxpool.Pool, a, b, c uuid.UUID) {
+func planted(t testing.TB) (pool *pgxpool.Pool, a, b, c uuid.UUID) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	randVec := func() []float32 {
@@ -266,4 +272,73 @@ func TestPlatformRowWithoutCreatedAt(t *testing.T) {
 			t.Errorf("%s: the row without created_at is missing or wrong: %+v", mode, rep.Results)
 		}
 	}
+}
+
+// providerEmbedder is the embeddings client as helix memory search uses it.
+type providerEmbedder struct{ c *embed.Client }
+
+func (p providerEmbedder) Embed(ctx context.Context, in []string) ([][]float32, error) {
+	v, _, err := p.c.Embed(ctx, in)
+	return v, err
+}
+
+// Issue 32, finding 7: the query goes to the embeddings server scrubbed
+// with the same scrubber as memory content (scrub.Text): an email and an
+// API key typed into a search never leave the machine.
+func TestQueryScrubbedBeforeEmbedding(t *testing.T) {
+	pool, _, _, c := planted(t)
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Input) != 1 {
+			http.Error(w, `{"error": {"message": "bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		got = append(got, req.Input...)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": req.Model,
+			"data": []map[string]any{{"object": "embedding", "index": 0, "embedding": queryVec}}, "usage": map[string]int{"prompt_tokens": 5, "total_tokens": 5}})
+	}))
+	defer srv.Close()
+	e := providerEmbedder{&embed.Client{BaseURL: srv.URL, Model: "m", HTTP: srv.Client()}}
+	const email, key = "ana.lopez@example.com", "sk-proj-4f9Kx2LmQ8vT1zR7yW3nB6cD0eH5jA"
+	q := "sourdough starter " + email + " " + key
+	rep, err := Search(context.Background(), pool, e, Params{User: ana, Query: q, Mode: Vector, Limit: 5, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := scrub.Text(q)
+	if len(got) != 1 || got[0] != want || strings.Contains(got[0], email) || strings.Contains(got[0], key) {
+		t.Errorf("the provider got %q, want %q", got, want)
+	}
+	if rep.QueryScrubbed != 2 || len(rep.Results) == 0 || rep.Results[0].ID != c {
+		t.Errorf("scrubbed %d, results %v", rep.QueryScrubbed, top(rep, 3))
+	}
+}
+
+// FuzzQuery: a search query (outside bytes, typed by a user) never fails
+// the full-text side: any text without NUL (the CLI refuses those as bad
+// input) runs, and finds only the user's own memories.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"sourdough starter", "it's", `a' | 'b`, "!&|:*()", "don't:* & !x", "ünïcødé 東京", "''''", `\`, "a\tb\nc", "       "} {
+		f.Add(s)
+	}
+	pool, _, _, _ := planted(f)
+	f.Fuzz(func(t *testing.T, q string) {
+		if err := CheckQuery(q); err != nil {
+			return
+		}
+		rep, err := Search(context.Background(), pool, nil, Params{User: ana, Query: q, Mode: Text, Limit: 5})
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		for _, r := range rep.Results {
+			if r.Content == nil {
+				t.Fatalf("query %q: result %s without its row", q, r.ID)
+			}
+		}
+	})
 }

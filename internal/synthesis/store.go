@@ -134,6 +134,9 @@ func decodeFloat4Array(src []byte, dst []float32) ([]float32, error) {
 	ndim := int32(binary.BigEndian.Uint32(src))
 	elem := binary.BigEndian.Uint32(src[8:])
 	switch {
+	case ndim == 0 && len(src) != 12:
+		// An empty array is its header alone, as pgx reads it (found by FuzzDecodeFloat4Array).
+		return dst, fmt.Errorf("real[]: %d bytes after an empty array's header", len(src)-12)
 	case ndim == 0:
 		return dst, nil
 	case ndim != 1:

@@ -159,6 +159,10 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	if lim.TimeoutMS > 0 {
 		timeout = time.Duration(lim.TimeoutMS) * time.Millisecond
 	}
+	// Errors name the operation by its URL template, never by the URL the
+	// input filled in: the error goes into the audit row, which keeps
+	// nothing of the input but its hash.
+	where := req.Method + " " + call.URL
 	client := netguard.Client(h.AllowPrivate, timeout)
 	client.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
@@ -175,6 +179,9 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	res.BytesSent = sent
 	resp, err := client.Do(req)
 	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = fmt.Errorf("%s: %w", where, ue.Err)
+		}
 		var re *refusedError
 		switch {
 		case errors.As(err, &re), errors.Is(err, netguard.ErrPrivate):
@@ -229,7 +236,7 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.Status = StatusHTTPError
-		res.Error = fmt.Sprintf("%s %s: %s", req.Method, mask(redact.URL(req.URL.String(), nil)), resp.Status)
+		res.Error = fmt.Sprintf("%s: %s", where, resp.Status)
 		return errors.New(res.Error)
 	}
 	res.Status = StatusOK
@@ -472,22 +479,34 @@ func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, inpu
 		}
 		switch p.in {
 		case "path":
-			rawURL = strings.ReplaceAll(rawURL, "{"+p.name+"}", pathValue(p, v))
+			pv := pathValue(p, v)
+			if pv == "." || pv == ".." {
+				// A bare dot-segment would move the request to another path
+				// (GET /items/.. is GET /); percent-encoding it changes nothing
+				// for servers that decode before they resolve.
+				return nil, 0, fmt.Errorf("path parameter %s is a dot-segment (. or ..): refused, it would change the request's path", p.name)
+			}
+			rawURL = strings.ReplaceAll(rawURL, "{"+p.name+"}", pv)
 		case "query":
 			rawQuery = append(rawQuery, queryValue(p, v)...)
 		case "header":
-			header.Set(p.name, simple(v, p.explode, false))
+			hv := simple(v, p.explode, false)
+			if i := strings.IndexFunc(hv, badHeaderRune); i >= 0 {
+				return nil, 0, fmt.Errorf("header parameter %s holds a control character (%U): a header value cannot carry it", p.name, []rune(hv[i:])[0])
+			}
+			header.Set(p.name, hv)
 		}
 	}
+	// Errors name the URL template (call.URL), not the URL the input filled.
 	if strings.Contains(rawURL, "{") {
-		return nil, 0, fmt.Errorf("url %s has unfilled parameters", rawURL)
+		return nil, 0, fmt.Errorf("url %s has unfilled parameters", call.URL)
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, 0, fmt.Errorf("url %q: %v", rawURL, err)
+		return nil, 0, fmt.Errorf("url %s: the input makes it no URL", call.URL)
 	}
 	if u.Host == "" {
-		return nil, 0, fmt.Errorf("url %q has no server: import the tool with --server", rawURL)
+		return nil, 0, fmt.Errorf("url %s has no server: import the tool with --server", call.URL)
 	}
 	if len(rawQuery) > 0 {
 		if u.RawQuery != "" {
@@ -507,7 +526,7 @@ func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, inpu
 	}
 	req, err := http.NewRequestWithContext(ctx, call.Method, u.String(), body)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%s %s: the input makes no request", call.Method, call.URL)
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
@@ -522,6 +541,10 @@ func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, inpu
 	req.Header.Set("User-Agent", "helix-tool")
 	return req, n, nil
 }
+
+// badHeaderRune is a byte no header value may hold (RFC 9110 5.5: CR, LF,
+// NUL and the other controls but HTAB): sent, it would split the header.
+func badHeaderRune(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }
 
 // encodeBody writes the body in the operation's media type.
 func encodeBody(ct string, b any) ([]byte, error) {

@@ -10,6 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,12 +36,25 @@ const (
 	StatusInterrupted  = "interrupted" // SIGINT/SIGTERM stopped it before it finished
 )
 
-// NotApprovedError is a tool version that exists but may not run.
-type NotApprovedError struct{ Ref, State string }
+// NotApprovedError is a tool version that exists but may not run: not
+// approved, or (Changed) approved but its stored spec is no longer the one
+// that was approved.
+type NotApprovedError struct {
+	Ref, State string
+	// Changed is the stored spec's sha256 when it is not Approved, the
+	// sha256 of the spec that was imported and approved.
+	Changed, Approved string
+}
 
 func (e *NotApprovedError) Error() string {
+	if e.Changed != "" {
+		return fmt.Sprintf("%s is approved, but its stored spec changed since (sha256 %s, approved %s): only the spec that was approved runs (review it with helix tool show; import it as a new version and approve that)",
+			e.Ref, short(e.Changed), short(e.Approved))
+	}
 	return fmt.Sprintf("%s is %s: only an approved tool runs (review it with helix tool show, approve it with helix tool approve)", e.Ref, e.State)
 }
+
+func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // InputError is a tool input that does not match the tool's parameters.
 type InputError struct{ Msg string }
@@ -66,6 +82,16 @@ func Load(ctx context.Context, q db.Querier, name, version string) (*manifest.To
 	}
 	if t.State != manifest.Approved {
 		return nil, &NotApprovedError{Ref: t.Name + "@" + t.Version, State: t.State}
+	}
+	// The row's sha256 is the digest of the spec as imported and approved
+	// (it never changes for a name@version): a spec edited in place since
+	// hashes otherwise and does not run.
+	sha, _, err := manifest.Digest(t.Manifest)
+	if err != nil {
+		return nil, fmt.Errorf("digest of %s@%s: %w", t.Name, t.Version, err)
+	}
+	if sha != t.SHA256 {
+		return nil, &NotApprovedError{Ref: t.Name + "@" + t.Version, State: t.State, Changed: sha, Approved: t.SHA256}
 	}
 	return t, nil
 }
@@ -229,7 +255,46 @@ func validateInput(params any, input []byte) (map[string]any, error) {
 	return obj, nil
 }
 
-// record writes the audit row. The input is kept as its sha256 only.
+// withoutInput is msg with every value of the input in it (a string or
+// number of 3 characters or more, also percent-encoded) replaced by "…":
+// a schema's message ("'x@y' is not valid email"), a tool's own error text
+// or a URL may quote the input, and the audit keeps only its hash.
+func withoutInput(msg string, input []byte) string {
+	v, err := manifest.DecodeInput(input)
+	if err != nil {
+		return msg
+	}
+	var leaves []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			leaves = append(leaves, x, url.QueryEscape(x), url.PathEscape(x), strings.Trim(strconv.Quote(x), `"`))
+		case json.Number:
+			leaves = append(leaves, x.String())
+		}
+	}
+	walk(v)
+	// Longest first, so that a value's encoded form goes before its parts.
+	slices.SortFunc(leaves, func(a, b string) int { return len(b) - len(a) })
+	for _, l := range leaves {
+		if len(l) >= 3 {
+			msg = strings.ReplaceAll(msg, l, "…")
+		}
+	}
+	return msg
+}
+
+// record writes the audit row. The input is kept as its sha256 only; the
+// error without the input's values (withoutInput).
 func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res *Result) (int64, error) {
 	var user *uuid.UUID
 	if o.UserID != "" {
@@ -250,7 +315,8 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	}
 	var errText *string
 	if res.Error != "" {
-		errText = &res.Error
+		e := withoutInput(res.Error, o.Input)
+		errText = &e
 	}
 	var id int64
 	err := q.QueryRow(ctx, `

@@ -409,8 +409,63 @@ func FuzzBuildRequest(f *testing.F) {
 				continue
 			}
 			req, _, err := buildRequest(context.Background(), m.Entrypoint.HTTP, m.Parameters, in)
-			if err == nil && req.URL.Host != "petstore.swagger.io" {
+			if err != nil {
+				continue
+			}
+			if req.URL.Host != "petstore.swagger.io" {
 				t.Fatalf("%s: input %q moved the request to %s", m.Name, input, req.URL)
+			}
+			for _, seg := range strings.Split(req.URL.EscapedPath(), "/") {
+				if seg == "." || seg == ".." {
+					t.Fatalf("%s: input %q made a dot-segment: %s", m.Name, input, req.URL)
+				}
+			}
+			for k, vs := range req.Header {
+				for _, v := range vs {
+					if strings.IndexFunc(v, badHeaderRune) >= 0 {
+						t.Fatalf("%s: input %q made header %s %q", m.Name, input, k, v)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzWithoutInput: whatever the input, a message quoting any of its values
+// (3 characters or more, as they are or percent-encoded) is stored without them.
+func FuzzWithoutInput(f *testing.F) {
+	for _, s := range []string{`{"id": "id-secret-4711", "q": "q secret/4712"}`, `{"a": ["xyz", {"b": 12345}]}`, `{"x": "a…b", "y": "…b"}`, `"plain"`, `{`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		v, err := manifest.DecodeInput([]byte(input))
+		if err != nil {
+			return
+		}
+		var leaves []string
+		var walk func(any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for _, e := range x {
+					walk(e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(e)
+				}
+			case string:
+				leaves = append(leaves, x, url.QueryEscape(x))
+			case json.Number:
+				leaves = append(leaves, x.String())
+			}
+		}
+		walk(v)
+		msg := "GET https://api.example.com/items/{id}: " + strings.Join(leaves, " / ")
+		out := withoutInput(msg, []byte(input))
+		for _, l := range leaves {
+			if len(l) >= 3 && strings.Contains(out, l) {
+				t.Fatalf("input %q: %q still holds %q", input, out, l)
 			}
 		}
 	})

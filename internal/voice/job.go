@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/voice/stt"
 )
 
@@ -46,6 +47,7 @@ const (
 	FailInput       = "input"       // unreadable, damaged or unsupported file
 	FailProvider    = "provider"    // the provider refused the request (400, 401…)
 	FailUnavailable = "unavailable" // the provider or database could not be reached
+	FailAnswer      = "answer"      // the provider's answer was unusable (too large): the job failed
 	FailDatabase    = "database"
 )
 
@@ -131,8 +133,11 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	t, err := opts.Provider.Transcribe(ctx, wav, opts.STT)
 	if err != nil {
 		kind := FailProvider
-		if errors.Is(err, stt.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, stt.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
 			kind = FailUnavailable
+		case errors.As(err, new(*httpretry.TooLargeError)):
+			kind = FailAnswer
 		}
 		return fail(kind, err)
 	}

@@ -218,7 +218,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 func newCmdAct(f *cmdutil.Factory, verb string) *cobra.Command {
 	short := map[string]string{
 		"retry":  "Run a job again now (a failed, cancelled or finished one too)",
-		"cancel": "Cancel a job; a running one is cancelled by its worker",
+		"cancel": "Cancel a job; a running one is cancelled by its worker, or here if that worker died",
 	}[verb]
 	return &cobra.Command{
 		Use:   verb + " ID",
@@ -238,7 +238,7 @@ func newCmdAct(f *cmdutil.Factory, verb string) *cobra.Command {
 			if verb == "retry" {
 				r, err = c.JobRetry(cmd.Context(), id)
 			} else {
-				r, err = c.JobCancel(cmd.Context(), id)
+				r, err = cancel(cmd.Context(), f, c, id)
 			}
 			if err != nil {
 				return notFound(id, err)
@@ -246,6 +246,34 @@ func newCmdAct(f *cmdutil.Factory, verb string) *cobra.Command {
 			return printJob(f, toJob(r))
 		},
 	}
+}
+
+// cancel cancels job id. River only asks a running job's worker to stop
+// it; when that worker is dead (its liveness lock gone) nobody would, and
+// the job is finalized as cancelled here. It says on stderr which it did.
+func cancel(ctx context.Context, f *cmdutil.Factory, c *river.Client[pgx.Tx], id int64) (*rivertype.JobRow, error) {
+	r, err := c.JobCancel(ctx, id)
+	if err != nil || r.State != rivertype.JobStateRunning {
+		return r, err
+	}
+	pool, err := f.DB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dead, err := queue.CancelOrphan(ctx, pool, id)
+	if err != nil {
+		return nil, fmt.Errorf("jobs cancel: %w", err)
+	}
+	worker := ""
+	if n := len(r.AttemptedBy); n > 0 {
+		worker = r.AttemptedBy[n-1]
+	}
+	if dead == "" {
+		f.Logger().Info("job running: cancel requested, its worker stops it", "job", id, "worker", worker)
+		return r, nil
+	}
+	f.Logger().Info("job was running on a worker that died: cancelled it", "job", id, "worker", dead)
+	return c.JobGet(ctx, id)
 }
 
 func notFound(id int64, err error) error {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -87,3 +89,52 @@ func TestJobs(t *testing.T) {
 }
 
 func jsonID(id int64) string { b, _ := json.Marshal(id); return string(b) }
+
+// Issue 32, finding 1: cancelling a job whose worker died finalizes it (no
+// worker is left to honour River's request) and says so; a job running on a
+// live worker stays running until that worker stops it.
+func TestCancelOrphanedJob(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	c, err := queue.NewInsertClient(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, live := queue.NewClientID(time.Now()), queue.NewClientID(time.Now().Add(time.Second))
+	aliveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := queue.Alive(aliveCtx, pool, live, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for _, w := range []string{dead, live} {
+		r, err := c.Insert(ctx, queue.SynthesizeArgs{UserID: uuid.New(), Params: synthesis.DefaultParams()}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(), attempted_by = ARRAY[$2] WHERE id = $1`, r.Job.ID, w); err != nil {
+			t.Fatal(err)
+		}
+		ids[w] = r.Job.ID
+	}
+	for _, tc := range []struct {
+		worker, state, says string
+	}{{dead, "cancelled", "worker that died: cancelled it"}, {live, "running", "cancel requested, its worker stops it"}} {
+		f, s := cmdtest.Factory(t, false)
+		cmdtest.WithDB(f, pool)
+		f.Global.Output = "json"
+		cmd := NewCmdJobs(f)
+		cmd.SetArgs([]string{"cancel", jsonID(ids[tc.worker])})
+		if err := cmd.ExecuteContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var j Job
+		if err := json.Unmarshal(s.Out.Bytes(), &j); err != nil || j.State != tc.state {
+			t.Errorf("cancel a job of worker %s: state %q (%v), want %s", tc.worker, j.State, err, tc.state)
+		}
+		if !strings.Contains(s.Err.String(), tc.says) || !strings.Contains(s.Err.String(), tc.worker) {
+			t.Errorf("cancel said %q, want %q", s.Err.String(), tc.says)
+		}
+	}
+}

@@ -39,6 +39,8 @@ func TestNewCmdSearchFlags(t *testing.T) {
 		"dentist --user-id x": `invalid --user-id "x": not a UUID`,
 		"dentist --user-id " + ana + " --mode fuzzy": "invalid --mode",
 		"dentist --user-id " + ana + " --limit 0":    "invalid --limit",
+		"den\x00tist --user-id " + ana:               "NUL byte",
+		"den\xfftist --user-id " + ana:               "not valid UTF-8",
 	} {
 		_, err := cmdtest.Parse(newCmd, argv)
 		var fe *cmdutil.FlagError

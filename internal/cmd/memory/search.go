@@ -85,6 +85,8 @@ EXAMPLES
 			switch {
 			case strings.TrimSpace(opts.Query) == "":
 				return cmdutil.FlagErrorf("the query is empty")
+			case search.CheckQuery(opts.Query) != nil:
+				return cmdutil.FlagErrorf("%v", search.CheckQuery(opts.Query))
 			case opts.Limit < 1 || opts.Limit > 1000:
 				return cmdutil.FlagErrorf("invalid --limit %d: use 1 to 1000", opts.Limit)
 			case opts.Mode != search.Hybrid && opts.Mode != search.Text && opts.Mode != search.Vector:

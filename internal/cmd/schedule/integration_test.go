@@ -190,19 +190,19 @@ func TestThreeWorkersFireEachTickOnce(t *testing.T) {
 		scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE kind = 'schedule_tick'`))
 }
 
-// Issue 16, must show 2: SIGKILL the leader mid-way: another worker takes
-// over the tick passes, no tick runs twice, and the ticks of the takeover
-// gap are missed but for one catch-up (--catch-up once): at most one is late.
-// River v0.51.1 fixes its leader TTL (elect interval 5 s + 10 s padding), so
-// the gap after a SIGKILL is 10-21 s; a graceful stop resigns at once.
+// Issue 16, must show 2: SIGKILL the leader mid-way: the other workers go
+// on ticking (every worker enqueues tick passes since issue 32, not only
+// River's leader, whose term outlives a SIGKILL by up to 15 s), no tick runs
+// twice, and at most one tick is late (a pass the victim was running is
+// given back within seconds by the survivors' maintenance).
 func TestLeaderKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs helix workers and SIGKILLs the leader: skipped with -short")
 	}
 	t.Parallel()
 	url, pool := open(t)
-	// A dead worker's fire is rescued once --schedule-timeout has passed
-	// (River's rescuer looks every 30 s).
+	// A dead worker's fire is given back by the survivors' maintenance 30 s
+	// after it started (its job's time to stop after SIGTERM).
 	wargs := append(workerArgs, "--job-timeout", "2s", "--rescue-after", "3s", "--schedule-timeout", "6s")
 	var ws []*testbin.Proc
 	for range 3 {
@@ -246,8 +246,6 @@ func TestLeaderKilled(t *testing.T) {
 		return scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status = 'ok' AND tick > $1`, killed.Add(takeover)) >= 5
 	})
 	if holding > 0 {
-		// River rescues them once --schedule-timeout has passed, on its
-		// rescuer's next pass (every 30 s).
 		waitFor(t, 90*time.Second, "the dead leader's fire jobs to be rescued and worked", func() bool {
 			return scalar[int](t, pool, `SELECT count(*) FROM river_job WHERE id = ANY($1) AND state <> 'completed'`, held) == 0
 		})
@@ -266,8 +264,8 @@ func TestLeaderKilled(t *testing.T) {
 	}
 	// A fire the victim was running is rescued and run again (its first run
 	// is interrupted by SIGTERM from the dying worker): one ok run per tick still.
-	// River rescues the dead worker's fire jobs (--schedule-timeout, then its
-	// rescuer) and a live worker works them again: a fire the victim had
+	// The survivors give the dead worker's fire jobs back and work them
+	// again: a fire the victim had
 	// finished (River completes jobs in batches, a moment later) is not run
 	// again; one it was running runs again (attempts 2).
 	// A held job the victim finished in the moment before the kill landed
@@ -285,8 +283,8 @@ func TestLeaderKilled(t *testing.T) {
 	t.Logf("leader %s killed holding %d fire jobs (%d rescued by River); %s took over after %s; %d ticks missed in the gap, %d caught up, %d fires run again, %d fires in all",
 		old, holding, retried, now, takeover.Round(100*time.Millisecond), gap, scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE kind = 'catch_up'`),
 		rescued, scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires`))
-	if gap == 0 && takeover > schedule.MinGrace+2*time.Second {
-		t.Errorf("no tick missed over a %s takeover", takeover)
+	if gap > 1 {
+		t.Errorf("%d ticks missed over a %s leader takeover: the survivors stopped ticking", gap, takeover)
 	}
 }
 

@@ -24,8 +24,8 @@ func NewCmdSchedule(f *cmdutil.Factory, tree JobTree) *cobra.Command {
 		Use:   "schedule <command>",
 		Short: "Durable cron schedules of jobs, fired once across all workers",
 		Long: `Keep cron schedules of helix jobs in the database. helix worker processes
-run them: River's elected leader turns each due tick into one fire (unique
-per schedule and tick, whatever the number of workers, a leader change or a
+run them: a tick pass every second turns each due tick into one fire (unique
+per schedule and tick, whatever the number of workers, a crash or a
 restart), and a worker runs the job's command line as a child process
 (helix JOB ARGS --output json) and records status, duration, counts and
 error in the schedule's history.

@@ -57,6 +57,7 @@ EXAMPLES
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
+			opts.Limits.TimeoutSet = cmd.Flags().Changed("timeout")
 			if runF != nil {
 				return runF(opts)
 			}

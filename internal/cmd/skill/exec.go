@@ -61,6 +61,7 @@ EXAMPLES
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Skill = args[0]
+			opts.Limits.TimeoutSet = cmd.Flags().Changed("timeout")
 			if runF != nil {
 				return runF(opts)
 			}

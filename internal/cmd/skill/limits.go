@@ -10,7 +10,10 @@ import (
 
 // limitFlags are the --timeout, --memory and --output-limit flags.
 type limitFlags struct {
-	Timeout     time.Duration
+	Timeout time.Duration
+	// TimeoutSet says --timeout was given: 0 given is refused, never read
+	// as "unset" (the default 30s), which would silently mean the opposite.
+	TimeoutSet  bool
 	Memory      string
 	OutputLimit string
 }
@@ -18,8 +21,8 @@ type limitFlags struct {
 // limits parses the flags; an unset flag is a zero field (no cap from flags).
 func (l limitFlags) limits() (skill.Limits, error) {
 	var out skill.Limits
-	if l.Timeout < 0 {
-		return out, cmdutil.FlagErrorf("invalid --timeout %s: use a positive duration", l.Timeout)
+	if l.Timeout < 0 || l.TimeoutSet && l.Timeout == 0 {
+		return out, cmdutil.FlagErrorf("invalid --timeout %s: use a positive duration (leave the flag out for the default)", l.Timeout)
 	}
 	out.Timeout = l.Timeout
 	var err error

@@ -295,3 +295,26 @@ func TestFileRunsAndInterruptedRuns(t *testing.T) {
 		t.Errorf("interrupted row: %s %q %v", status, msg, output)
 	}
 }
+
+// Issue 32, finding 9: --timeout 0s is refused (exit 2), never read as the
+// default 30 s; a run without the flag still gets the default.
+func TestZeroTimeoutRefused(t *testing.T) {
+	t.Setenv("HELIX_SKILL_CACHE_DIR", skilltest.CacheDir())
+	db := pgtest.New(t)
+	factory := func(s *cmdtest.Streams) *cmdutil.Factory {
+		f, streams := cmdtest.Factory(t, false)
+		*s = streams
+		return cmdtest.WithDB(f, db)
+	}
+	js := filepath.Join(skilltest.SkillsDir(), "openapi-ops.js")
+	for _, argv := range []string{"exec " + js + " --timeout 0s", "exec " + js + " --timeout 0", "add " + js + " --name z --timeout 0s"} {
+		_, stderr, code := run(t, false, factory, argv, "")
+		if code != cmdutil.ExitUsage || !strings.Contains(stderr, "invalid --timeout 0s") {
+			t.Errorf("%s: exit %d, want 2\n%s", argv, code, stderr)
+		}
+	}
+	var n int
+	if err := db.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM skill_executions) + (SELECT count(*) FROM helix_skills)`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows written (%v), want none", n, err)
+	}
+}

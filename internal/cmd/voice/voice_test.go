@@ -366,3 +366,44 @@ func TestM4AWithoutFFmpeg(t *testing.T) {
 		t.Errorf("%d requests, stdout:\n%s", requests.Load(), s.Out)
 	}
 }
+
+// Issue 32, finding 8: a provider answering more than helix reads (64 MiB;
+// the attack sent 400 MB) fails the file as "answer too large", exit 1 (the
+// job failed), not 2 "unexpected end of JSON input" as if the input were bad.
+func TestTranscribeAnswerTooLarge(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"metadata": {"request_id": "r-1"}, "padding": "`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range 80 {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, `"}`)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("DEEPGRAM_API_KEY", "dg-key")
+	t.Setenv("HELIX_VOICE_DEEPGRAM_BASE_URL", srv.URL)
+	pool := pgtest.New(t)
+	f, s := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	opts := &TranscribeOptions{IO: f.IOStreams, JSON: true, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+		Files: []string{fixture("speech-s16-22k.wav")}, UserID: cmdutil.UserID{ID: uuid.New(), Given: true}, Provider: "deepgram",
+		Concurrency: 1, Process: processFlags{Normalize: "none"}}
+	err := transcribeRun(context.Background(), opts)
+	var ee *cmdutil.ExitError
+	if err == nil || errors.As(err, &ee) || !strings.Contains(err.Error(), "answer too large") {
+		t.Errorf("error %v, want a plain failure (exit 1) saying the answer is too large", err)
+	}
+	var rep TranscribeReport
+	if err := json.Unmarshal(s.Out.Bytes(), &rep); err != nil || rep.Failed != 1 || rep.Files[0].Kind != voice.FailAnswer {
+		t.Errorf("report %+v (%v)", rep, err)
+	}
+	if requests.Load() != 1 {
+		t.Errorf("%d requests: a too-large answer is not asked for again", requests.Load())
+	}
+}

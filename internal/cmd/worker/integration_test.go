@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -210,4 +211,44 @@ func TestKilledWorkerRescued(t *testing.T) {
 	}
 	t.Logf("job_runs: %d interrupted (the victim's, closed by the rescuer's reaper)",
 		scalar[int](t, pool, `SELECT count(*) FROM job_runs WHERE status = 'interrupted'`))
+}
+
+// Issue 32, finding 10: a job_runs row left running by a process that died
+// (no session holds its run lock: what a SIGKILLed helix job leaves) is
+// closed by a running worker's maintenance within seconds, not when the
+// next helix job starts (before: a worker looked once a minute).
+func TestWorkerClosesDeadRunsInSeconds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a helix worker: skipped with -short")
+	}
+	t.Parallel()
+	url := pgtest.URL(t)
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	w := start(t, url, "worker", "--queues", "catalog", "--poll-interval", "100ms")
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(w.Stderr.String(), "worker started"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("worker never started\n%s", w.Stderr.String())
+		}
+	}
+	time.Sleep(MaintainEvery) // past the worker's first look
+	id := scalar[int64](t, pool, `INSERT INTO job_runs (job, params, started_at, status) VALUES ('decay', '{}', now(), 'running') RETURNING id`)
+	made := time.Now()
+	bound := 2*MaintainEvery + 3*time.Second
+	for scalar[string](t, pool, `SELECT status FROM job_runs WHERE id = $1`, id) == "running" {
+		if time.Since(made) > bound {
+			t.Fatalf("a dead run's job_runs row still running %s later (bound %s)", time.Since(made), bound)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("closed %s after the row was left running", time.Since(made).Round(10*time.Millisecond))
+	if err := w.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.Wait(t, time.Minute); code != 0 {
+		t.Errorf("worker after SIGTERM: exit %d\n%s", code, w.Stderr.String())
+	}
 }

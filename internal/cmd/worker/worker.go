@@ -73,15 +73,22 @@ partition of the entities), catalog_fetch (catalog: one source),
 manifest_import (manifest: one URL). Providers, keys and limits are this
 worker's settings (config file, HELIX_* environment), never the job's.
 
-helix schedule: the elected leader enqueues a tick pass every second (queue
-schedule_tick) that turns due ticks into fires (schedule_fire, queue
-schedule), each running its job as a child process of this binary with this
-environment; --schedule-grace bounds how late a tick may fire.
+helix schedule: every worker of queue schedule_tick enqueues a tick pass
+every second (one is queued at a time, whoever inserts it) that turns due
+ticks into fires (schedule_fire, queue schedule), each running its job as a
+child process of this binary with this environment; --schedule-grace
+bounds how late a tick may fire.
 
 SIGTERM or SIGINT stops fetching; running jobs get --shutdown-timeout to
 finish, then are cancelled and given back to the queue (retried later);
-the worker then exits 0. A worker killed outright leaves its jobs running
-until a surviving worker rescues them after --rescue-after.
+the worker then exits 0. A worker killed outright (SIGKILL, SIGPIPE, a
+lost host) frees its liveness lock with its connection; every live worker
+looks every 2 s and gives such a worker's running jobs back to the queue
+(a schedule fire after 30 s, the time its SIGTERMed job has to stop; a tick
+pass is discarded, the next comes a second later), forgets it as River's
+leader, and closes its job_runs rows. So a crash delays the schedules by a
+few seconds at most. Workers of older helix versions hold no such lock:
+River rescues their jobs after --rescue-after.
 
 --listen serves /healthz (alive), /readyz (database answers, schema
 current, client started and not draining: 503 from the moment SIGTERM
@@ -183,14 +190,19 @@ func workerRun(ctx context.Context, opts *Options) error {
 		defer obs.close()
 	}
 	ws := workers(f, pool)
-	periodic, err := addSchedules(ws, opts, pool, log, obs)
-	if err != nil {
+	if err := addSchedules(ws, opts, pool, log, obs); err != nil {
+		return err
+	}
+	id := queue.NewClientID(time.Now())
+	aliveCtx, dead := context.WithCancel(context.WithoutCancel(ctx))
+	defer dead()
+	if err := queue.Alive(aliveCtx, pool, id, log); err != nil {
 		return err
 	}
 	cfg := &river.Config{
+		ID:                   id,
 		Queues:               queues,
 		Workers:              ws,
-		PeriodicJobs:         periodic,
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
 		FetchPollInterval:    opts.PollInterval,
@@ -219,8 +231,10 @@ func workerRun(ctx context.Context, opts *Options) error {
 		obs.started(client.Stopped())
 	}
 	log.Info("worker started", "queues", strings.Join(opts.Queues, ","), "concurrency", opts.Concurrency)
-	every := min(time.Minute, opts.RescueAfter)
-	go reap(runCtx, client.Stopped(), pool, log, every)
+	go maintain(runCtx, client.Stopped(), pool, log)
+	if !opts.Once && slices.Contains(opts.Queues, queue.QueueScheduleTick) {
+		go schedule.Ticker(ctx, client, log.With("component", "schedule"))
+	}
 
 	if opts.Once {
 		if err := drain(ctx, pool, opts.Queues, opts.PollInterval); err != nil && ctx.Err() == nil {
@@ -351,12 +365,30 @@ func drain(ctx context.Context, pool *pgxpool.Pool, queues []string, every time.
 	}
 }
 
-// reap closes job_runs rows of killed processes (jobrun.Reap) every so often
-// while the worker runs: workers are where processes get killed.
-func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger, every time.Duration) {
-	t := time.NewTicker(every)
+// MaintainEvery is how often a worker gives back the jobs of dead workers,
+// forgets a dead leader and closes dead runs' job_runs rows: a crash
+// blocks nothing (a unique tick pass, a fire's schedule) longer than this
+// and a moment, wherever it struck.
+const MaintainEvery = 2 * time.Second
+
+// maintain runs the worker's housekeeping every MaintainEvery while it
+// runs: workers are where processes get killed, and every live one looks.
+func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger) {
+	t := time.NewTicker(MaintainEvery)
 	defer t.Stop()
 	for {
+		if orphans, err := queue.RescueOrphans(ctx, pool); err != nil {
+			log.Warn("give back dead workers' jobs", "error", err)
+		} else {
+			for _, o := range orphans {
+				log.Info("gave back a dead worker's job", "job", o.ID, "kind", o.Kind, "worker", o.Worker, "state", o.State)
+			}
+		}
+		if gone, err := queue.ForgetDeadLeader(ctx, pool); err != nil {
+			log.Warn("forget a dead leader", "error", err)
+		} else if gone {
+			log.Info("forgot the dead leader: the next election picks a live worker")
+		}
 		if n, err := jobrun.Reap(ctx, pool); err != nil {
 			log.Warn("reap job_runs", "err", err)
 		} else if n > 0 {
@@ -372,12 +404,12 @@ func reap(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log 
 
 // addSchedules registers helix schedule's workers (issue 16): fires run the
 // job's command line with this binary and environment. A --once worker
-// drains the queues and does not tick: its periodic tick pass would never
-// let them empty.
-func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer) ([]*river.PeriodicJob, error) {
+// drains the queues and does not tick (schedule.Ticker): its tick passes
+// would never let them empty.
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer) error {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
+		return fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
 	}
 	env := os.Environ()
 	if opts.F.Global.ConfigFile != "" {
@@ -396,8 +428,5 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 		sc.Observe = obs.m.ScheduleFire
 	}
 	schedule.AddWorkers(ws, sc)
-	if opts.Once {
-		return nil, nil
-	}
-	return schedule.PeriodicJobs(), nil
+	return nil
 }

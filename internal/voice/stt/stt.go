@@ -91,10 +91,8 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Retryable reports whether trying again later may succeed.
-func (e *APIError) Retryable() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status >= 500
-}
+// Retryable (httpretry.RetryableStatus) reports whether trying again later may succeed.
+func (e *APIError) Retryable() bool { return httpretry.RetryableStatus(e.Status) }
 
 // ErrUnavailable wraps failures after every retry: the provider could not be reached or kept failing.
 var ErrUnavailable = errors.New("provider unavailable")

@@ -166,6 +166,10 @@ func getScaleFactorsMpeg2(m *bits.Bits, header frameheader.FrameHeader, sideInfo
 			for i := 0; i < 22; i++ {
 				md.ScalefacL[0][ch][i] = scaleFactors[i]
 			}
+		} else if len(scaleFactors) < 13*3 {
+			// helix: a damaged frame's block type and scale factor lengths
+			// disagree; indexing on would panic (found by FuzzDecode).
+			return nil, nil, fmt.Errorf("mp3: %d MPEG-2 scale factors for short blocks, want 39", len(scaleFactors))
 		} else {
 			for x := 0; x < 13; x++ {
 				for i := 0; i < 3; i++ {

@@ -1,0 +1,181 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/helixhq/helix/internal/db"
+)
+
+// A helix worker holds a session advisory lock, keyed on its River client
+// id, for its whole life ('hxwk', hashtext(id)): the database frees it the
+// moment the worker's connection closes, however the worker died. A running
+// job whose client holds no such lock belongs to a dead worker, and any live
+// helix process may give it back at once instead of waiting for River's
+// rescuer (--rescue-after). Clients of older helix versions, which hold no
+// lock, are recognised by their id (no clientPrefix) and left to River.
+const aliveLockClass = 0x6878776b
+
+// clientPrefix starts the River client id of every worker that holds its lock.
+const clientPrefix = "helix_"
+
+// NewClientID is a River client id for a worker: the prefix, host, process
+// id and start time (unique per process; at most River's 100 characters).
+func NewClientID(now time.Time) string {
+	host, _ := os.Hostname()
+	host = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, host)
+	if len(host) > 40 {
+		host = host[:40]
+	}
+	return fmt.Sprintf("%s%s_%d_%s", clientPrefix, host, os.Getpid(), now.UTC().Format("20060102T150405.000000"))
+}
+
+// aliveSQL is true when the client whose id is the expression %[1]s holds
+// its lock (or is no helix worker that holds one). The subquery is not
+// correlated: PostgreSQL reads pg_locks once per statement (a hashed
+// subplan), however many jobs it checks.
+const aliveSQL = `(NOT starts_with(%[1]s, 'helix_') OR (hashtext(%[1]s) & 2147483647)::oid IN (SELECT l.objid FROM pg_locks l
+	WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+	  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	  AND l.classid = %[2]d::oid))`
+
+func alive(expr string) string { return fmt.Sprintf(aliveSQL, expr, aliveLockClass) }
+
+// Alive holds id's lock on a connection of its own until ctx ends (then it
+// closes the connection, which frees the lock). A lost connection is opened
+// again and the lock taken again; meanwhile other workers may give the
+// worker's jobs back (at worst a job runs twice, which every job survives).
+func Alive(ctx context.Context, pool *pgxpool.Pool, id string, log *slog.Logger) error {
+	conn, err := holdAlive(ctx, pool, id)
+	if err != nil {
+		return fmt.Errorf("worker: take its liveness lock: %w", err)
+	}
+	go func() {
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				_ = conn.Close(context.Background())
+				return
+			case <-t.C:
+			}
+			if conn != nil && conn.Ping(ctx) == nil {
+				continue
+			}
+			if conn != nil {
+				_ = conn.Close(context.Background())
+			}
+			if conn, err = holdAlive(ctx, pool, id); err != nil && ctx.Err() == nil {
+				log.Warn("worker liveness lock lost: taking it again", "error", err)
+			}
+		}
+	}()
+	return nil
+}
+
+func holdAlive(ctx context.Context, pool *pgxpool.Pool, id string) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1::int, hashtext($2) & 2147483647)`, aliveLockClass, id); err != nil {
+		_ = conn.Close(context.Background())
+		return nil, err
+	}
+	return conn, nil
+}
+
+// Orphan is a running job whose worker died.
+type Orphan struct {
+	ID     int64
+	Kind   string
+	Worker string
+	State  string // what it became: available (run again) or discarded (no attempts left), cancelled
+}
+
+// fireGrace is how long a dead worker's schedule fire waits before it runs
+// again: its job, a child process, got SIGTERM when the worker died and has
+// this long to stop (the worker's kill-after, 25 s, and some).
+const fireGrace = 30 * time.Second
+
+// RescueOrphans gives back every running job whose worker died: available
+// again at once (a schedule fire after fireGrace) while it has attempts
+// left, else discarded, with the reason among its errors. Tick passes
+// (one attempt) are discarded: the next one is enqueued within a second.
+// Any worker runs it every few seconds; River's own rescuer (leader only,
+// --rescue-after) stays for workers that hold no liveness lock.
+func RescueOrphans(ctx context.Context, q db.Querier) ([]Orphan, error) {
+	rows, err := q.Query(ctx, `WITH o AS (
+			SELECT id, attempted_by[cardinality(attempted_by)] AS worker FROM river_job
+			WHERE state = 'running' AND cardinality(attempted_by) > 0
+			  AND starts_with(attempted_by[cardinality(attempted_by)], 'helix_')
+			  AND attempted_at < now() - CASE WHEN kind = 'schedule_fire' THEN $1::interval ELSE interval '0' END
+			  AND NOT `+alive("attempted_by[cardinality(attempted_by)]")+`
+			FOR UPDATE SKIP LOCKED)
+		UPDATE river_job j SET
+			state = CASE WHEN j.attempt >= j.max_attempts THEN 'discarded' ELSE 'available' END::river_job_state,
+			finalized_at = CASE WHEN j.attempt >= j.max_attempts THEN now() END,
+			scheduled_at = now(),
+			errors = array_append(coalesce(j.errors, '{}'), jsonb_build_object('at', now(), 'attempt', j.attempt,
+				'error', 'worker ' || o.worker || ' died while running this job (given back by a live helix worker)', 'trace', ''))
+		FROM o WHERE j.id = o.id AND j.state = 'running'
+		RETURNING j.id, j.kind, o.worker, j.state::text`, fireGrace.String())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Orphan, error) {
+		var o Orphan
+		return o, r.Scan(&o.ID, &o.Kind, &o.Worker, &o.State)
+	})
+}
+
+// ForgetDeadLeader deletes River's leader row when its worker died, so a
+// live worker is elected at its next try (every 5 s) instead of after the
+// dead one's term (up to 15 s more). It reports whether it deleted one.
+func ForgetDeadLeader(ctx context.Context, q db.Querier) (bool, error) {
+	tag, err := q.Exec(ctx, `DELETE FROM river_leader WHERE starts_with(leader_id, 'helix_') AND NOT `+alive("leader_id"))
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// CancelOrphan finalizes job id as cancelled (and its schedule fire, if
+// it is one, as interrupted) when it is running on a dead worker (River's cancel only asks the running worker to stop it, and a
+// dead one never does). It returns the dead worker's id, "" when the job
+// was not orphaned (not running, or its worker lives).
+func CancelOrphan(ctx context.Context, q db.Querier, id int64) (string, error) {
+	var worker string
+	// A schedule fire's row is closed too: its job never runs again.
+	err := q.QueryRow(ctx, `WITH c AS (
+			UPDATE river_job SET state = 'cancelled', finalized_at = now(),
+				errors = array_append(coalesce(errors, '{}'), jsonb_build_object('at', now(), 'attempt', attempt,
+					'error', 'cancelled (helix jobs cancel) after its worker ' || attempted_by[cardinality(attempted_by)] || ' died', 'trace', ''))
+			WHERE id = $1 AND state = 'running' AND cardinality(attempted_by) > 0
+			  AND starts_with(attempted_by[cardinality(attempted_by)], 'helix_')
+			  AND NOT `+alive("attempted_by[cardinality(attempted_by)]")+`
+			RETURNING id, kind, attempted_by[cardinality(attempted_by)] AS worker),
+		f AS (
+			UPDATE helix_schedule_fires SET status = 'interrupted', finished_at = clock_timestamp(),
+				error = 'cancelled (helix jobs cancel) after its worker died'
+			FROM c WHERE c.kind = 'schedule_fire' AND river_job_id = c.id AND status IN ('pending', 'running'))
+		SELECT worker FROM c`, id).Scan(&worker)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return worker, err
+}
