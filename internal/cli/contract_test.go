@@ -192,7 +192,7 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("-o: exit %d, stdout %q", r.code, r.stdout)
 	}
 	r = helix(t, nil, "", "__complete", "synthesize", "--algorithm", "h")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "dbscan\nhdbscan\nkmeans\n:4\n") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "auto\ndbscan\nhdbscan\nkmeans\n:4\n") {
 		t.Errorf("--algorithm: exit %d, stdout %q", r.code, r.stdout)
 	}
 	// hidden deprecated names are not offered

@@ -61,6 +61,8 @@ var settingFlags = set(
 	"queues", "job-timeout", "rescue-after", "poll-interval", "fetch-cooldown", "lock-wait",
 	"schedule-grace", "schedule-timeout", // issue 16: how late a tick may fire, how long a fire may run
 	"users-per-job", // issue 15: synthesize --enqueue's batch of users per job
+	"listen",        // issue 36: worker --listen (health, readiness, metrics)
+	"exact-up-to",   // issue 36: jobs stats counts exactly up to this many jobs a state
 )
 
 // argumentKeys are flags (by configuration key) that are arguments although
