@@ -40,6 +40,7 @@ var settingFlags = set(
 	"queues", "job-timeout", "rescue-after", "poll-interval", "fetch-cooldown", "lock-wait",
 	"schedule-grace", "schedule-timeout", // issue 16: how late a tick may fire, how long a fire may run
 	"users-per-job", // issue 15: synthesize --enqueue's batch of users per job
+	"listen",        // issue 35: mcp serve's HTTP address
 )
 
 // argumentKeys are flags (by configuration key) that are arguments although

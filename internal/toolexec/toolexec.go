@@ -30,6 +30,7 @@ const (
 	StatusTimeout      = "timeout"
 	StatusUnavailable  = "unavailable" // the service could not be reached
 	StatusError        = "error"
+	StatusInterrupted  = "interrupted" // the caller cancelled it (SIGINT, an MCP client's cancellation)
 )
 
 // NotApprovedError is a tool version that exists but may not run.
@@ -75,6 +76,9 @@ type Options struct {
 	UserID string // "" or a UUID
 	// CompositeExecutionID links the audit row to a composite run (0: none).
 	CompositeExecutionID int64
+	// Client names the program that asked for the run in the audit row
+	// ("mcp:Claude Desktop"); "" is the helix CLI.
+	Client string
 }
 
 // Result is how an execution ended. A tool's failure is a Status with an
@@ -177,6 +181,9 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 		// Nothing ran: the operator has to configure something first.
 		res.Status, res.Error = StatusError, re.Msg
 	}
+	if runErr != nil && errors.Is(ctx.Err(), context.Canceled) && res.Status != StatusInvalidInput {
+		res.Status = StatusInterrupted
+	}
 	if res.Status == "" {
 		res.Status = StatusError
 		if runErr != nil {
@@ -245,13 +252,17 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	if res.Error != "" {
 		errText = &res.Error
 	}
+	var client *string
+	if o.Client != "" {
+		client = &o.Client
+	}
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
-		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error)
-		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client)
+		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		RETURNING id`,
 		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
-		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText).Scan(&id)
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client).Scan(&id)
 	return id, err
 }

@@ -13,11 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/tool/toolcfg"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
-	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -124,33 +123,13 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 		return dbError(err)
 	}
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
-	file, _ := cfg.Get("tool-credentials").(map[string]any)
-	r := &toolexec.Runner{
-		HTTP: &toolexec.HTTPRunner{AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp,
-			Secrets: &toolexec.Secrets{Env: opts.LookupEnv, File: file}},
-		Now: opts.F.Now,
+	env := &toolcfg.Env{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
+		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp}
+	r, closeRunner, err := env.Runner(ctx, toolexec.Kind(t.Manifest))
+	if err != nil {
+		return err
 	}
-	switch toolexec.Kind(t.Manifest) {
-	case "skill":
-		eo, err := skillcfg.ExecutorOptions(cfg)
-		if err != nil {
-			return err
-		}
-		x, err := skill.NewExecutor(eo)
-		if err != nil {
-			return err
-		}
-		defer x.Close()
-		r.Skills = &toolexec.Skills{X: x, Q: pool}
-	case "container":
-		// Without a runtime, the run is still recorded: refused, with why.
-		if rt, err := opts.FindRuntime(ctx); err == nil {
-			rt.MaxOutput = maxResp
-			r.Container = rt
-		} else {
-			r.ContainerErr = err
-		}
-	}
+	defer closeRunner()
 	res, err := r.Exec(ctx, pool, t, toolexec.Options{Input: input, UserID: opts.UserID.String()})
 	if res != nil {
 		if perr := printResult(opts, res); perr != nil && err == nil {
