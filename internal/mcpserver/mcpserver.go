@@ -73,13 +73,25 @@ func New(o Options) *Server {
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "helix", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "helix: the user's approved tools (each runs within the permissions it was approved with, and every call is audited), " +
 			"memory_search over the user's memories, and the patterns synthesis found as resources.",
-		Logger:       o.Logger,
+		Logger:       slog.New(warnAndAbove{o.Logger.Handler()}), // sessions opening and closing are not news
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
 	})
 	s.addMemorySearch()
 	s.addResources()
 	return s
 }
+
+// warnAndAbove passes on only warnings and errors.
+type warnAndAbove struct{ slog.Handler }
+
+func (h warnAndAbove) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnAndAbove) WithAttrs(as []slog.Attr) slog.Handler {
+	return warnAndAbove{h.Handler.WithAttrs(as)}
+}
+func (h warnAndAbove) WithGroup(n string) slog.Handler { return warnAndAbove{h.Handler.WithGroup(n)} }
 
 // approved is a listed tool version.
 type approved struct {
