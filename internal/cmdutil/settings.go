@@ -25,6 +25,7 @@ var argumentFlags = set(
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
+	"mcp-command", "mcp-url", "mcp-env", // issue 35: manifest import of an MCP server
 )
 
 // settingFlags are settings wherever they appear.

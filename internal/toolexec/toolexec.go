@@ -107,6 +107,7 @@ type Runner struct {
 	HTTP      *HTTPRunner
 	Skills    SkillRunner      // nil: skill tools fail with a RuntimeError
 	Container *ContainerRunner // nil: container tools fail with a RuntimeError
+	MCP       *MCPRunner       // nil: MCP tools fail with a RuntimeError
 	// ContainerErr says why Container is nil (FindRuntime's error), for the record.
 	ContainerErr error
 	Now          func() time.Time
@@ -117,11 +118,13 @@ type SkillRunner interface {
 	RunSkill(ctx context.Context, ref string, input []byte, userID string, lim manifest.Limits) (*Result, error)
 }
 
-// Kind is the entrypoint's kind: http, skill or container.
+// Kind is the entrypoint's kind: http, skill, container or mcp.
 func Kind(m *manifest.Manifest) string {
 	switch {
 	case m.Entrypoint.HTTP != nil:
 		return "http"
+	case m.Entrypoint.MCP != nil:
+		return "mcp"
 	case m.Entrypoint.Container != nil:
 		return "container"
 	}
@@ -174,6 +177,12 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 			break
 		}
 		runErr = r.Container.run(ctx, t, o.Input, res)
+	case res.Kind == "mcp":
+		if r.MCP == nil {
+			runErr = &RuntimeError{Msg: "no MCP runner"}
+			break
+		}
+		runErr = r.MCP.run(ctx, t, input, res)
 	}
 	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	var re *RuntimeError

@@ -169,3 +169,84 @@ func TestConformance(t *testing.T) {
 		}
 	})
 }
+
+// run runs helix and returns its exit code, stdout and stderr.
+func run(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	p := testbin.Start(t, env, args...)
+	code := p.Wait(t, 2*time.Minute)
+	return code, p.Stdout.String(), p.Stderr.String()
+}
+
+// The reference server server-everything imported as tools, approved, run by
+// tool exec with an empty environment plus the granted credential, and
+// served again by helix mcp serve.
+func TestImportServerEverything(t *testing.T) {
+	dir := npmDir(t)
+	nodeBin, _ := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", "node"))
+	everything, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	dbURL := pgtest.URL(t)
+	env := helixEnv(t, "DATABASE_URL="+dbURL)
+	code, out, errOut := run(t, env, "manifest", "import", "--mcp-command", nodeBin+" "+everything+" stdio",
+		"--namespace", "everything", "--mcp-env", "SECRET_VAR", "--tool-timeout", "20s")
+	if code != 0 || !strings.Contains(out, "everything.echo") || !strings.Contains(out, "everything.get-env") {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, name := range []string{"everything.echo@2.0.0", "everything.get-env@2.0.0"} {
+		if code, _, errOut := run(t, env, "tool", "approve", name, "--by", "t"); code != 0 {
+			t.Fatalf("approve %s: %d %s", name, code, errOut)
+		}
+	}
+	granted := append(env, "HELIX_TOOL_EVERYTHING_SECRET_VAR=granted-value", "SOMETHING_ELSE=leak")
+
+	code, out, errOut = run(t, granted, "tool", "exec", "everything.echo", "--input", `{"message": "hello"}`)
+	if code != 0 || strings.TrimSpace(out) != "Echo: hello" {
+		t.Errorf("echo: exit %d, %q, %s", code, out, errOut)
+	}
+	code, out, errOut = run(t, granted, "tool", "exec", "everything.get-env", "--output", "json")
+	var res struct {
+		Kind, Status string
+		Output       string // the server's text: its environment as JSON
+	}
+	var procEnv map[string]string
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+		t.Fatalf("get-env: exit %d, %v, %s %s", code, err, out, errOut)
+	}
+	if err := json.Unmarshal([]byte(res.Output), &procEnv); err != nil {
+		t.Fatalf("get-env output %q: %v", res.Output, err)
+	}
+	if res.Kind != "mcp" || res.Status != "ok" || len(procEnv) != 2 || procEnv["SECRET_VAR"] != "REDACTED" || procEnv["PATH"] == "" {
+		t.Errorf("get-env: %+v %v, want PATH and the granted SECRET_VAR only (printed redacted)", res, procEnv)
+	}
+	if code, _, errOut := run(t, granted, "tool", "exec", "everything.echo", "--input", `{"message": 5}`); code != 2 || !strings.Contains(errOut, "/message") {
+		t.Errorf("bad input: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := run(t, granted, "tool", "exec", "everything.get-sum", "--input", `{"a": 1, "b": 2}`); code != 2 || !strings.Contains(errOut, "proposed") {
+		t.Errorf("unapproved: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := run(t, env, "tool", "exec", "everything.echo", "--input", `{"message": "x"}`); code != 2 || !strings.Contains(errOut, "HELIX_TOOL_EVERYTHING_SECRET_VAR") {
+		t.Errorf("without the credential: exit %d, %s", code, errOut)
+	}
+
+	// Re-importing the same server changes nothing.
+	code, out, errOut = run(t, env, "manifest", "import", "--mcp-command", nodeBin+" "+everything+" stdio",
+		"--namespace", "everything", "--mcp-env", "SECRET_VAR", "--tool-timeout", "20s")
+	if code != 0 || strings.Contains(out, "created") {
+		t.Errorf("re-import: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// An MCP server's tool, served again by helix mcp serve.
+	cmd := exec.Command(testbin.Helix(t), "mcp", "serve", "--user-id", userID)
+	cmd.Env = granted
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcpClient().Connect(ctx, &mcpCommand{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(ctx, &mcpCallParams{Name: "everything.echo", Arguments: map[string]any{"message": "relayed"}})
+	if err != nil || r.IsError || !strings.Contains(toText(r), "Echo: relayed") {
+		t.Errorf("through mcp serve: %+v, %v", r, err)
+	}
+}

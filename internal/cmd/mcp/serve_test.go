@@ -242,3 +242,22 @@ func TestServeHTTPWithToken(t *testing.T) {
 		t.Errorf("the token was logged: %s", streams.Err.String())
 	}
 }
+
+type (
+	mcpCommand    = mcp.CommandTransport
+	mcpCallParams = mcp.CallToolParams
+)
+
+func mcpClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil)
+}
+
+func toText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}

@@ -31,10 +31,11 @@ type Env struct {
 // or a container runtime when the kind needs one. close releases the sandbox.
 func (e *Env) Runner(ctx context.Context, kind string) (r *toolexec.Runner, close func(), err error) {
 	file, _ := e.Config.Get("tool-credentials").(map[string]any)
+	secrets := &toolexec.Secrets{Env: e.LookupEnv, File: file}
 	r = &toolexec.Runner{
-		HTTP: &toolexec.HTTPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse,
-			Secrets: &toolexec.Secrets{Env: e.LookupEnv, File: file}},
-		Now: e.Now,
+		HTTP: &toolexec.HTTPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
+		MCP:  &toolexec.MCPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
+		Now:  e.Now,
 	}
 	close = func() {}
 	switch kind {
