@@ -26,7 +26,7 @@ with an empty environment (PATH only) plus the variables named with --mcp-env
 (credentials: HELIX_TOOL_<NAME>_<VAR> or tool-credentials), under the tool's
 timeout; an HTTP server is reached only at its recorded host.
 
-  helix manifest import --mcp-command 'npx -y @modelcontextprotocol/server-everything' --namespace everything
+  helix manifest import --mcp-command 'node /opt/mcp/server-everything/dist/index.js stdio' --namespace everything
   helix manifest import --mcp-url https://mcp.example.com/mcp --mcp-env API_TOKEN
 `
 
