@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -71,47 +72,66 @@ func FromMCP(ctx context.Context, cs *mcp.ClientSession, o MCPOptions) ([]Candid
 		if err != nil {
 			return nil, nil, fmt.Errorf("list the server's tools: %w", err)
 		}
-		tn := nonName.ReplaceAllString(t.Name, "_")
-		full := tn
-		if ns != "" {
-			full = ns + "." + tn
-		}
-		params, err := schemaObject(t.InputSchema)
-		if err != nil {
-			warns = append(warns, Warning{Pointer: "/tools/" + Escape(t.Name), Message: "left out: input schema: " + err.Error()})
-			continue
-		}
-		m := &Manifest{
-			Name: full, Version: version, Description: t.Description,
-			Entrypoint:  Entrypoint{MCP: &MCPCall{Command: o.Command, URL: o.URL, Tool: t.Name}},
-			Parameters:  params,
-			Permissions: Permissions{Network: hosts, Timeout: o.Timeout},
-			Credentials: creds,
-		}
-		if t.OutputSchema != nil {
-			if r, err := schemaObject(t.OutputSchema); err == nil {
-				m.Returns = r
-			}
-		}
-		if a := t.Annotations; a != nil {
-			if a.ReadOnlyHint {
-				m.Tags = append(m.Tags, "read-only")
-			} else if a.DestructiveHint == nil || *a.DestructiveHint {
-				m.Tags = append(m.Tags, "destructive")
-			}
-		}
-		if ptr, err := m.Check(o.Maxima); err != nil {
-			warns = append(warns, Warning{Pointer: "/tools/" + Escape(t.Name) + ptr, Message: "left out: " + err.Error()})
-			continue
-		}
-		if ptr, err := m.CheckSchemas(); err != nil {
-			warns = append(warns, Warning{Pointer: "/tools/" + Escape(t.Name) + ptr, Message: "left out: " + err.Error()})
+		m, w := mcpManifest(t, ns, version, o, hosts, creds)
+		if w != nil {
+			warns = append(warns, *w)
 			continue
 		}
 		out = append(out, Candidate{Manifest: m, Source: source + "#/tools/" + Escape(t.Name)})
 	}
 	return out, warns, nil
 }
+
+// mcpManifest is one listed tool's manifest, or the warning that leaves it out.
+func mcpManifest(t *mcp.Tool, ns, version string, o MCPOptions, hosts Network, creds [][]Credential) (*Manifest, *Warning) {
+	left := func(ptr string, err error) *Warning {
+		return &Warning{Pointer: "/tools/" + Escape(t.Name) + ptr, Message: "left out: " + err.Error()}
+	}
+	if t.Name == "" {
+		return nil, left("/name", fmt.Errorf("a tool without a name"))
+	}
+	tn := nonName.ReplaceAllString(t.Name, "_")
+	full := tn
+	if ns != "" {
+		full = ns + "." + tn
+	}
+	if !mcpToolName.MatchString(full) {
+		return nil, left("/name", fmt.Errorf("%q is not a tool name: up to 128 letters, digits, '_', '-' or '.', starting with a letter (give a --namespace)", full))
+	}
+	params, err := schemaObject(t.InputSchema)
+	if err != nil {
+		return nil, left("/inputSchema", err)
+	}
+	m := &Manifest{
+		Name: full, Version: version, Description: t.Description,
+		Entrypoint:  Entrypoint{MCP: &MCPCall{Command: o.Command, URL: o.URL, Tool: t.Name}},
+		Parameters:  params,
+		Permissions: Permissions{Network: hosts, Timeout: o.Timeout},
+		Credentials: creds,
+	}
+	if t.OutputSchema != nil {
+		if r, err := schemaObject(t.OutputSchema); err == nil {
+			m.Returns = r
+		}
+	}
+	if a := t.Annotations; a != nil {
+		if a.ReadOnlyHint {
+			m.Tags = append(m.Tags, "read-only")
+		} else if a.DestructiveHint == nil || *a.DestructiveHint {
+			m.Tags = append(m.Tags, "destructive")
+		}
+	}
+	if ptr, err := m.Check(o.Maxima); err != nil {
+		return nil, left(ptr, err)
+	}
+	if ptr, err := m.CheckSchemas(); err != nil {
+		return nil, left(ptr, err)
+	}
+	return m, nil
+}
+
+// mcpToolName is the manifest schema's pattern of a name.
+var mcpToolName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
 
 // schemaObject is a tool schema as plain JSON values, without its $schema:
 // helix checks every schema as 2020-12, and MCP servers often name draft-07
