@@ -67,6 +67,11 @@ Container tools run with docker or podman: no network unless hosts were
 granted, 0.5 CPU, 512 MB, read-only root, 1 GB scratch tmpfs, pids limit;
 without a working runtime the tool does not run (exit 2).
 
+MCP tools (helix manifest import --mcp-command or --mcp-url) start their stdio
+server with an empty environment (PATH only) plus the variables the tool was
+granted, or reach their HTTP server at its recorded host only, within the
+tool's timeout.
+
 Every execution, refused input included, is recorded in tool_executions
 (tool, version, user, input sha256, status, duration, bytes, error).
 
