@@ -23,5 +23,5 @@ mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"name": "helix-mcp-conformance", "private": true}' > "$dir/package.json"
 echo "mcp-npm: npm install $want (into $dir)" >&2
 # shellcheck disable=SC2086
-(cd "$dir" && npm install --no-audit --no-fund --loglevel=error $want >&2)
+(cd "$dir" && INSPECTOR_SKIP_CLIENT_INSTALL=1 npm install --no-audit --no-fund --loglevel=error $want >&2)
 echo "$want" > "$dir/installed"
