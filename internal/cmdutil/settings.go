@@ -44,8 +44,9 @@ var argumentFlags = set(
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
-	"no-descriptions", // cobra's completion SHELL: the script to print
-	"all",             // issue 30: jobs list --all shows helix's internal jobs too
+	"no-descriptions",                   // cobra's completion SHELL: the script to print
+	"all",                               // issue 30: jobs list --all shows helix's internal jobs too
+	"mcp-command", "mcp-url", "mcp-env", // issue 35: manifest import of an MCP server
 )
 
 // settingFlags are settings wherever they appear.
@@ -61,7 +62,7 @@ var settingFlags = set(
 	"queues", "job-timeout", "rescue-after", "poll-interval", "fetch-cooldown", "lock-wait",
 	"schedule-grace", "schedule-timeout", // issue 16: how late a tick may fire, how long a fire may run
 	"users-per-job", // issue 15: synthesize --enqueue's batch of users per job
-	"listen",        // issue 36: worker --listen (health, readiness, metrics)
+	"listen",        // issue 36: worker --listen (health, readiness, metrics); issue 35: mcp serve --listen
 	"exact-up-to",   // issue 36: jobs stats counts exactly up to this many jobs a state
 )
 

@@ -51,6 +51,7 @@ type Entrypoint struct {
 	Skill     string         `json:"skill,omitempty"`
 	HTTP      *HTTPCall      `json:"http,omitempty"`
 	Container *ContainerCall `json:"container,omitempty"`
+	MCP       *MCPCall       `json:"mcp,omitempty"`
 }
 
 // HTTPCall is an HTTP operation; {name} in URL is filled from the parameter of that name.
@@ -64,6 +65,14 @@ type HTTPCall struct {
 type ContainerCall struct {
 	Image   string   `json:"image"`
 	Command []string `json:"command,omitempty"`
+}
+
+// MCPCall is a tool of an MCP server: a stdio server started with Command
+// (argv, no shell), or a Streamable HTTP server at URL.
+type MCPCall struct {
+	Command []string `json:"command,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	Tool    string   `json:"tool"`
 }
 
 // Credential names a security scheme the tool needs; never its value.

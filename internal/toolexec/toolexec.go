@@ -33,7 +33,7 @@ const (
 	StatusTimeout      = "timeout"
 	StatusUnavailable  = "unavailable" // the service could not be reached
 	StatusError        = "error"
-	StatusInterrupted  = "interrupted" // SIGINT/SIGTERM stopped it before it finished
+	StatusInterrupted  = "interrupted" // the caller cancelled it (SIGINT, an MCP client's cancellation)
 )
 
 // NotApprovedError is a tool version that exists but may not run: not
@@ -102,6 +102,9 @@ type Options struct {
 	UserID string // "" or a UUID
 	// CompositeExecutionID links the audit row to a composite run (0: none).
 	CompositeExecutionID int64
+	// Client names the program that asked for the run in the audit row
+	// ("mcp:Claude Desktop"); "" is the helix CLI.
+	Client string
 }
 
 // Result is how an execution ended. A tool's failure is a Status with an
@@ -130,6 +133,7 @@ type Runner struct {
 	HTTP      *HTTPRunner
 	Skills    SkillRunner      // nil: skill tools fail with a RuntimeError
 	Container *ContainerRunner // nil: container tools fail with a RuntimeError
+	MCP       *MCPRunner       // nil: MCP tools fail with a RuntimeError
 	// ContainerErr says why Container is nil (FindRuntime's error), for the record.
 	ContainerErr error
 	Now          func() time.Time
@@ -140,11 +144,13 @@ type SkillRunner interface {
 	RunSkill(ctx context.Context, ref string, input []byte, userID string, lim manifest.Limits) (*Result, error)
 }
 
-// Kind is the entrypoint's kind: http, skill or container.
+// Kind is the entrypoint's kind: http, skill, container or mcp.
 func Kind(m *manifest.Manifest) string {
 	switch {
 	case m.Entrypoint.HTTP != nil:
 		return "http"
+	case m.Entrypoint.MCP != nil:
+		return "mcp"
 	case m.Entrypoint.Container != nil:
 		return "container"
 	}
@@ -197,12 +203,21 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 			break
 		}
 		runErr = r.Container.run(ctx, t, o.Input, res)
+	case res.Kind == "mcp":
+		if r.MCP == nil {
+			runErr = &RuntimeError{Msg: "no MCP runner"}
+			break
+		}
+		runErr = r.MCP.run(ctx, t, input, res)
 	}
 	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	var re *RuntimeError
 	if errors.As(runErr, &re) {
 		// Nothing ran: the operator has to configure something first.
 		res.Status, res.Error = StatusError, re.Msg
+	}
+	if runErr != nil && errors.Is(ctx.Err(), context.Canceled) && res.Status != StatusInvalidInput {
+		res.Status = StatusInterrupted
 	}
 	if res.Status == "" {
 		res.Status = StatusError
@@ -318,13 +333,17 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 		e := withoutInput(res.Error, o.Input)
 		errText = &e
 	}
+	var client *string
+	if o.Client != "" {
+		client = &o.Client
+	}
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
-		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error)
-		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client)
+		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		RETURNING id`,
 		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
-		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText).Scan(&id)
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client).Scan(&id)
 	return id, err
 }

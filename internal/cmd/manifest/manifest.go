@@ -56,6 +56,9 @@ type ImportOptions struct {
 	Deadline            time.Duration
 	MemoryLimit         string
 	Enqueue             bool
+	MCPCommand          string
+	MCPURL              string
+	MCPEnv              []string
 }
 
 // NewCmdImport reads manifests and OpenAPI documents into tool_manifests.
@@ -105,11 +108,14 @@ EXAMPLES
 worker would not see them) for helix worker and returns at once. The
 worker fetches, converts and records each document on its own, with its
 own manifest.max-* limits; a URL whose job is pending is not queued twice.
-
+` + mcpHelp + `
 ` + cmdutil.ExitStatusHelp,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Targets = args
+			if err := checkMCPFlags(opts); err != nil {
+				return err
+			}
 			if opts.By == "" {
 				opts.By = manifest.DefaultActor()
 			}
@@ -169,6 +175,7 @@ own manifest.max-* limits; a URL whose job is pending is not queued twice.
 	fl.StringVar(&opts.MemoryLimit, "memory-limit", "384MiB", "soft limit of the heap while importing, so that the garbage collector keeps a large import's memory near its live size (0: none; GOMEMLIMIT wins)")
 	fl.StringVar(&opts.ToolTimeout, "tool-timeout", "30s", "permissions.timeout given to tools built from OpenAPI operations")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per URL for helix worker and return at once")
+	mcpFlags(cmd, opts)
 	return cmd
 }
 
@@ -205,7 +212,10 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	}
 	client := opts.Client(opts.AllowPrivate, opts.FetchTimeout)
 	res := &Result{DryRun: opts.DryRun}
-	var cands []manifest.Candidate
+	cands, err := mcpCandidates(ctx, opts, max)
+	if err != nil {
+		return err
+	}
 	for _, t := range opts.Targets {
 		if err := ctx.Err(); err != nil {
 			return err

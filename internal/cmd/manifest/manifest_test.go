@@ -35,7 +35,15 @@ func TestNewCmdImportFlags(t *testing.T) {
 				return strings.Join(o.Include, ",") == "pets,listUsers" && o.Exclude[0] == "admin" && o.AllowPrivate &&
 					o.AutoApproveNarrower && o.By == "alice" && o.Server == "https://api.example" && o.DryRun && o.MaxSize == "1MiB"
 			}},
-		{argv: []string{}, wantErr: "requires at least 1 arg"},
+		{argv: []string{}, wantErr: "nothing to import"},
+		{argv: []string{"--mcp-command", "npx -y server", "--mcp-env", "API_KEY,OTHER", "--namespace", "srv"}, check: func(o *ImportOptions) bool {
+			return len(o.Targets) == 0 && o.MCPCommand == "npx -y server" && strings.Join(o.MCPEnv, ",") == "API_KEY,OTHER" && o.Namespace == "srv"
+		}},
+		{argv: []string{"--mcp-url", "https://mcp.example/mcp"}, check: func(o *ImportOptions) bool { return o.MCPURL == "https://mcp.example/mcp" }},
+		{argv: []string{"--mcp-command", "x", "--mcp-url", "https://mcp.example/mcp"}, wantErr: "none of the others can be"},
+		{argv: []string{"a.yaml", "--mcp-env", "API_KEY"}, wantErr: "--mcp-env goes with"},
+		{argv: []string{"--mcp-url", "ftp://x"}, wantErr: "invalid --mcp-url"},
+		{argv: []string{"--mcp-command", "x", "--mcp-env", "A=B"}, wantErr: "invalid --mcp-env"},
 		{argv: []string{"a.yaml", "--tool-timeout", "soon"}, wantErr: "invalid --tool-timeout"},
 		{argv: []string{"a.yaml", "--max-bytes", "big"}, wantErr: "invalid --max-bytes"},
 	}

@@ -17,6 +17,7 @@ import (
 	importCmd "github.com/helixhq/helix/internal/cmd/import"
 	jobsCmd "github.com/helixhq/helix/internal/cmd/jobs"
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
+	mcpCmd "github.com/helixhq/helix/internal/cmd/mcp"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
@@ -108,6 +109,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		voiceCmd.NewCmdVoice(f),
 		manifestCmd.NewCmdManifest(f),
 		toolCmd.NewCmdTool(f),
+		mcpCmd.NewCmdMCP(f),
 		workerCmd.NewCmdWorker(f, nil),
 		jobsCmd.NewCmdJobs(f),
 		scheduleCmd.NewCmdSchedule(f, f.JobTree),

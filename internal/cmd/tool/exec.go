@@ -13,11 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/tool/toolcfg"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
-	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -67,6 +66,11 @@ Skill tools run in the skill sandbox with the manifest's timeout and memory.
 Container tools run with docker or podman: no network unless hosts were
 granted, 0.5 CPU, 512 MB, read-only root, 1 GB scratch tmpfs, pids limit;
 without a working runtime the tool does not run (exit 2).
+
+MCP tools (helix manifest import --mcp-command or --mcp-url) start their stdio
+server with an empty environment (PATH only) plus the variables the tool was
+granted, or reach their HTTP server at its recorded host only, within the
+tool's timeout.
 
 Every execution, refused input included, is recorded in tool_executions
 (tool, version, user, input sha256, status, duration, bytes, error).
@@ -124,33 +128,13 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 		return dbError(err)
 	}
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
-	file, _ := cfg.Get("tool-credentials").(map[string]any)
-	r := &toolexec.Runner{
-		HTTP: &toolexec.HTTPRunner{AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp,
-			Secrets: &toolexec.Secrets{Env: opts.LookupEnv, File: file}},
-		Now: opts.F.Now,
+	env := &toolcfg.Env{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
+		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp}
+	r, closeRunner, err := env.Runner(ctx, toolexec.Kind(t.Manifest))
+	if err != nil {
+		return err
 	}
-	switch toolexec.Kind(t.Manifest) {
-	case "skill":
-		eo, err := skillcfg.ExecutorOptions(cfg)
-		if err != nil {
-			return err
-		}
-		x, err := skill.NewExecutor(eo)
-		if err != nil {
-			return err
-		}
-		defer x.Close()
-		r.Skills = &toolexec.Skills{X: x, Q: pool}
-	case "container":
-		// Without a runtime, the run is still recorded: refused, with why.
-		if rt, err := opts.FindRuntime(ctx); err == nil {
-			rt.MaxOutput = maxResp
-			r.Container = rt
-		} else {
-			r.ContainerErr = err
-		}
-	}
+	defer closeRunner()
 	res, err := r.Exec(ctx, pool, t, toolexec.Options{Input: input, UserID: opts.UserID.String()})
 	if res != nil && res.Status != toolexec.StatusInterrupted {
 		if perr := printResult(opts, res); perr != nil && err == nil {

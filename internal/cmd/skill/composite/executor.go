@@ -48,8 +48,10 @@ func toolRunner(f *cmdutil.Factory, x *skill.Executor, pool *pgxpool.Pool) (*too
 		return nil, cmdutil.InputError(err)
 	}
 	file, _ := cfg.Get("tool-credentials").(map[string]any)
+	secrets := &toolexec.Secrets{Env: os.LookupEnv, File: file}
 	r := &toolexec.Runner{
-		HTTP:   &toolexec.HTTPRunner{Secrets: &toolexec.Secrets{Env: os.LookupEnv, File: file}},
+		HTTP:   &toolexec.HTTPRunner{Secrets: secrets},
+		MCP:    &toolexec.MCPRunner{Secrets: secrets},
 		Skills: &toolexec.Skills{X: x, Q: pool},
 		Now:    f.Now,
 	}

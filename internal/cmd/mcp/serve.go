@@ -1,0 +1,233 @@
+package mcp
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/helixhq/helix/internal/build"
+	embedCmd "github.com/helixhq/helix/internal/cmd/embed"
+	"github.com/helixhq/helix/internal/cmd/tool/toolcfg"
+	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/mcpserver"
+	"github.com/helixhq/helix/internal/search"
+	"github.com/helixhq/helix/internal/toolexec"
+)
+
+// TokenKey is the setting that holds the bearer token of the HTTP transport.
+const TokenKey = "mcp.token"
+
+// ServeOptions are the inputs of `mcp serve`.
+type ServeOptions struct {
+	IO *iostreams.IOStreams
+	F  *cmdutil.Factory
+	// LookupEnv finds credentials (os.LookupEnv; tests replace it).
+	LookupEnv func(string) (string, bool)
+	// FindRuntime finds docker or podman (toolexec.FindRuntime; tests replace it).
+	FindRuntime func(context.Context) (*toolexec.ContainerRunner, error)
+	// Ready, when set, is told the HTTP address once it listens (tests).
+	Ready func(addr string)
+
+	UserID       cmdutil.UserID
+	Listen       string
+	AllowPrivate bool
+	MaxResponse  string
+	PollInterval time.Duration
+}
+
+// NewCmdServe builds `helix mcp serve`.
+func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: f.IOStreams, F: f, LookupEnv: os.LookupEnv, FindRuntime: toolexec.FindRuntime}
+	cmd := &cobra.Command{
+		Use:   "serve --user-id UUID [--listen ADDR]",
+		Short: "Serve a user's approved tools, memory search and patterns over MCP",
+		Long: `Serve one user's tools and memories to an MCP host (Claude Desktop, an agent
+runtime, the MCP Inspector) over stdio, or over Streamable HTTP with --listen.
+
+Tools: every approved tool version, under its name, with its parameters schema
+as the input schema and hints from its HTTP method (GET read-only; PUT and
+DELETE destructive) or its tags (read-only, destructive). A call runs exactly
+as helix tool exec does: the input is validated first (a mismatch is an MCP
+invalid-params error and nothing is sent), credentials come from the
+environment or the config file, the tool's hosts, timeout and --max-bytes
+apply, and tool_executions gets a row with client "mcp:<client name>".
+Proposed, revoked and superseded versions are never listed nor run. The
+approved tools are looked at every --poll-interval; when they change, clients
+get notifications/tools/list_changed. A cancelled call is recorded as
+interrupted; a client that sends a progress token gets progress every second.
+
+memory_search: hybrid search of the user's memories (as helix memory search).
+Resources: helix://patterns/synthesis (memory_synthesis) and
+helix://patterns/llm (memory_patterns), the user's newest 500 of each as JSON.
+
+--listen ADDR serves Streamable HTTP at http://ADDR/mcp. Every request must
+carry "Authorization: Bearer <token>" when mcp.token (HELIX_MCP_TOKEN) is
+set; without a token only a loopback address (127.0.0.1:PORT, [::1]:PORT,
+localhost:PORT) is accepted (exit 2).
+
+EXAMPLES
+  helix mcp serve --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
+  HELIX_MCP_TOKEN=$(openssl rand -hex 32) helix mcp serve --user-id 6f1c… --listen 0.0.0.0:8765
+  npx @modelcontextprotocol/inspector --cli helix mcp serve --user-id 6f1c… --method tools/list
+
+` + cmdutil.ExitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !opts.UserID.Given {
+				return cmdutil.FlagErrorf("--user-id is required: the user whose tools and memories to serve")
+			}
+			if _, err := manifest.ParseBytes(opts.MaxResponse); err != nil {
+				return cmdutil.FlagErrorf("invalid --max-bytes: %v", err)
+			}
+			if opts.PollInterval <= 0 {
+				return cmdutil.FlagErrorf("invalid --poll-interval %s: use a positive duration such as 2s", opts.PollInterval)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user whose tools and memories to serve (UUID, required)")
+	fl.StringVar(&opts.Listen, "listen", "", "serve Streamable HTTP on ADDR (host:port) instead of stdio")
+	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let HTTP tools reach private and loopback addresses")
+	fl.StringVar(&opts.MaxResponse, "max-bytes", "10MiB", "largest response body a tool call accepts")
+	fl.DurationVar(&opts.PollInterval, "poll-interval", mcpserver.DefaultPoll, "how often to look for approvals and revocations")
+	_ = cmd.MarkFlagRequired("user-id")
+	return cmd
+}
+
+// queryEmbedder adapts the embeddings client to search.Embedder.
+type queryEmbedder struct{ c *embed.Client }
+
+func (q queryEmbedder) Embed(ctx context.Context, in []string) ([][]float32, error) {
+	v, _, err := q.c.Embed(ctx, in)
+	return v, err
+}
+
+// LoopbackOnly reports whether addr (host:port) listens on loopback only.
+func LoopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func serveRun(ctx context.Context, opts *ServeOptions) error {
+	cfg, err := opts.F.Config()
+	if err != nil {
+		return cmdutil.InputError(err)
+	}
+	token := cfg.String(TokenKey)
+	if opts.Listen != "" {
+		if _, _, err := net.SplitHostPort(opts.Listen); err != nil {
+			return cmdutil.FlagErrorf("invalid --listen %q: use HOST:PORT, such as 127.0.0.1:8765", opts.Listen)
+		}
+		if token == "" && !LoopbackOnly(opts.Listen) {
+			return cmdutil.InputError(fmt.Errorf("--listen %s is not a loopback address and no token is set: set %s (HELIX_MCP_TOKEN) so that clients must send it as a bearer token, or listen on 127.0.0.1", opts.Listen, TokenKey))
+		}
+	}
+	pool, err := opts.F.DB(ctx)
+	if err != nil {
+		return err
+	}
+	log := opts.F.Logger()
+	var e search.Embedder
+	hc, err := opts.F.HTTPClient()
+	if err != nil {
+		return err
+	}
+	if c := embedCmd.NewClient(cfg, hc, ""); c != nil {
+		e = queryEmbedder{c}
+	}
+	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
+	env := &toolcfg.Env{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
+		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp}
+	srv := mcpserver.New(mcpserver.Options{
+		DB: pool, UserID: opts.UserID.ID, Runner: env.Runner, Embedder: e, EmbedModel: embedCmd.Model(cfg),
+		Version: build.Version, Logger: log,
+	})
+	if err := srv.Sync(ctx); err != nil {
+		return fmt.Errorf("list the approved tools: %w", err)
+	}
+	log.Info("serving MCP", "user_id", opts.UserID.String(), "tools", len(srv.Listed()))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go srv.Watch(ctx, opts.PollInterval)
+	if opts.Listen == "" {
+		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopWriteCloser{opts.IO.Out}})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	}
+	return serveHTTP(ctx, opts, srv, token, log)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// serveHTTP serves Streamable HTTP at /mcp until ctx ends.
+func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcpserver.Server, token string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return cmdutil.InputError(fmt.Errorf("listen on %s: %w", opts.Listen, err))
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, &mcp.StreamableHTTPOptions{Logger: log})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", RequireToken(token, h))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	addr := ln.Addr().String()
+	log.Info("listening", "url", "http://"+addr+"/mcp", "token_required", token != "")
+	if opts.Ready != nil {
+		opts.Ready(addr)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	return nil
+}
+
+// RequireToken lets through only requests bearing the token ("" lets all through).
+func RequireToken(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="helix"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

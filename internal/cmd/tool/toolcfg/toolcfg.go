@@ -1,0 +1,63 @@
+// Package toolcfg builds the runner that executes an approved tool from the
+// settings, for every command that runs tools (tool exec, mcp serve).
+package toolcfg
+
+import (
+	"context"
+	"time"
+
+	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/skill"
+	"github.com/helixhq/helix/internal/toolexec"
+)
+
+// Env is what a tool run takes from the settings and the machine.
+type Env struct {
+	Config *config.Config
+	DB     db.Querier
+	// LookupEnv finds credentials (os.LookupEnv; tests replace it).
+	LookupEnv func(string) (string, bool)
+	// FindRuntime finds docker or podman (toolexec.FindRuntime; tests replace it).
+	FindRuntime  func(context.Context) (*toolexec.ContainerRunner, error)
+	Now          func() time.Time
+	AllowPrivate bool
+	MaxResponse  int64
+}
+
+// Runner is the runner for a tool of kind (toolexec.Kind): credentials from
+// the environment and the config file's tool-credentials, the skill sandbox
+// or a container runtime when the kind needs one. close releases the sandbox.
+func (e *Env) Runner(ctx context.Context, kind string) (r *toolexec.Runner, close func(), err error) {
+	file, _ := e.Config.Get("tool-credentials").(map[string]any)
+	secrets := &toolexec.Secrets{Env: e.LookupEnv, File: file}
+	r = &toolexec.Runner{
+		HTTP: &toolexec.HTTPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
+		MCP:  &toolexec.MCPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
+		Now:  e.Now,
+	}
+	close = func() {}
+	switch kind {
+	case "skill":
+		eo, err := skillcfg.ExecutorOptions(e.Config)
+		if err != nil {
+			return nil, nil, err
+		}
+		x, err := skill.NewExecutor(eo)
+		if err != nil {
+			return nil, nil, err
+		}
+		close = func() { x.Close() }
+		r.Skills = &toolexec.Skills{X: x, Q: e.DB}
+	case "container":
+		// Without a runtime, the run is still recorded: refused, with why.
+		if rt, err := e.FindRuntime(ctx); err == nil {
+			rt.MaxOutput = e.MaxResponse
+			r.Container = rt
+		} else {
+			r.ContainerErr = err
+		}
+	}
+	return r, close, nil
+}

@@ -1,0 +1,491 @@
+// Package mcpserver serves one user's approved tools, memory search and
+// patterns over the Model Context Protocol, running tools as helix tool exec does.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/search"
+	"github.com/helixhq/helix/internal/toolexec"
+)
+
+// MemorySearchTool is the name of the built-in memory search tool.
+const MemorySearchTool = "memory_search"
+
+// Resource URIs of the user's patterns.
+const (
+	SynthesisURI = "helix://patterns/synthesis"
+	LLMURI       = "helix://patterns/llm"
+)
+
+// DefaultPoll is how often the approved tools are looked at for changes.
+const DefaultPoll = 2 * time.Second
+
+// Options configure a Server.
+type Options struct {
+	DB     db.Querier
+	UserID uuid.UUID
+	// Runner builds the runner of a tool of the given kind (toolcfg.Env.Runner).
+	Runner func(ctx context.Context, kind string) (*toolexec.Runner, func(), error)
+	// Embedder embeds memory_search queries; nil searches text only.
+	Embedder   search.Embedder
+	EmbedModel string
+	Version    string
+	Logger     *slog.Logger
+	// Progress is the interval of progress notifications during a tool call (0: 1s).
+	Progress time.Duration
+}
+
+// Server is an MCP server whose tools follow the approved tool versions.
+type Server struct {
+	*mcp.Server
+	o Options
+
+	mu          sync.Mutex
+	fingerprint string
+	listed      map[string]string // tool name → sha256 of the listed manifest
+}
+
+// New builds the server with memory_search and the pattern resources; Sync
+// adds the approved tools.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Progress <= 0 {
+		o.Progress = time.Second
+	}
+	s := &Server{o: o, listed: map[string]string{}}
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: "helix", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: "helix: the user's approved tools (each runs within the permissions it was approved with, and every call is audited), " +
+			"memory_search over the user's memories, and the patterns synthesis found as resources.",
+		Logger:       slog.New(warnAndAbove{o.Logger.Handler()}), // sessions opening and closing are not news
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
+	})
+	s.addMemorySearch()
+	s.addResources()
+	return s
+}
+
+// warnAndAbove passes on only warnings and errors.
+type warnAndAbove struct{ slog.Handler }
+
+func (h warnAndAbove) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnAndAbove) WithAttrs(as []slog.Attr) slog.Handler {
+	return warnAndAbove{h.Handler.WithAttrs(as)}
+}
+func (h warnAndAbove) WithGroup(n string) slog.Handler { return warnAndAbove{h.Handler.WithGroup(n)} }
+
+// approved is a listed tool version.
+type approved struct {
+	name, version, sha string
+	m                  *manifest.Manifest
+}
+
+// Fingerprint identifies the set of approved versions; it changes with any
+// approval, revocation or supersession.
+func Fingerprint(ctx context.Context, q db.Querier) (string, error) {
+	var fp string
+	err := q.QueryRow(ctx, `
+		SELECT coalesce(md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)), '')
+		FROM tool_manifests WHERE state = 'approved'`).Scan(&fp)
+	return fp, err
+}
+
+// Sync lists the approved tools when they changed since the last look:
+// new ones are added, revoked and superseded ones removed, and the clients
+// are told (notifications/tools/list_changed).
+func (s *Server) Sync(ctx context.Context) error {
+	fp, err := Fingerprint(ctx, s.o.DB)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fp == s.fingerprint && s.fingerprint != "" {
+		return nil
+	}
+	rows, err := s.o.DB.Query(ctx, `
+		SELECT DISTINCT ON (name) name, version, sha256, manifest::text
+		FROM tool_manifests WHERE state = 'approved' ORDER BY name, id DESC`)
+	if err != nil {
+		return err
+	}
+	var tools []approved
+	for rows.Next() {
+		var a approved
+		var doc []byte
+		if err := rows.Scan(&a.name, &a.version, &a.sha, &doc); err != nil {
+			rows.Close()
+			return err
+		}
+		a.m = &manifest.Manifest{}
+		if err := json.Unmarshal(doc, a.m); err != nil {
+			s.o.Logger.Warn("approved tool not served: its manifest does not decode", "tool", a.name+"@"+a.version, "err", err)
+			continue
+		}
+		tools = append(tools, a)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	seen := map[string]bool{MemorySearchTool: true}
+	for _, a := range tools {
+		if seen[a.name] {
+			s.o.Logger.Warn("approved tool not served: its name is taken", "tool", a.name)
+			continue
+		}
+		seen[a.name] = true
+		if s.listed[a.name] == a.sha {
+			continue
+		}
+		t, err := mcpTool(a)
+		if err != nil {
+			s.o.Logger.Warn("approved tool not served", "tool", a.name+"@"+a.version, "err", err)
+			continue
+		}
+		s.AddTool(t, s.callTool)
+		s.listed[a.name] = a.sha
+	}
+	var gone []string
+	for name := range s.listed {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(s.listed, name)
+		}
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		s.RemoveTools(gone...)
+	}
+	s.fingerprint = fp
+	return nil
+}
+
+// Watch runs Sync every interval until ctx ends. The fingerprint query reads
+// only the approved rows' ids and digests (an index on state), so a poll is cheap.
+func (s *Server) Watch(ctx context.Context, every time.Duration) {
+	if every <= 0 {
+		every = DefaultPoll
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Sync(ctx); err != nil && ctx.Err() == nil {
+				s.o.Logger.Warn("look for approved tools", "err", err)
+			}
+		}
+	}
+}
+
+// Listed names the tools served from tool_manifests, sorted.
+func (s *Server) Listed() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.listed))
+	for n := range s.listed {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mcpTool describes an approved version as an MCP tool.
+func mcpTool(a approved) (*mcp.Tool, error) {
+	schema, ok := a.m.Parameters.(map[string]any)
+	if a.m.Parameters == nil {
+		schema, ok = map[string]any{}, true
+	}
+	if !ok {
+		return nil, fmt.Errorf("its parameters schema is not an object schema")
+	}
+	schema = maps(schema)
+	switch typ := schema["type"]; typ {
+	case nil:
+		schema["type"] = "object"
+	case "object":
+	default:
+		return nil, fmt.Errorf("its parameters schema is of type %v: MCP tools take an object", typ)
+	}
+	desc := a.m.Description
+	if desc == "" {
+		desc = a.name
+	}
+	return &mcp.Tool{
+		Name:        a.name,
+		Title:       a.name + "@" + a.version,
+		Description: desc,
+		InputSchema: schema,
+		Annotations: Annotations(a.m),
+		Meta:        mcp.Meta{"helix/version": a.version, "helix/kind": toolexec.Kind(a.m)},
+	}, nil
+}
+
+// maps is a shallow copy.
+func maps(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Annotations are the hints the manifest or its HTTP method gives: GET, HEAD
+// and OPTIONS read only; PUT and DELETE destructive and idempotent; POST and
+// PATCH may destroy. Tags "read-only" and "destructive" say so for any kind.
+func Annotations(m *manifest.Manifest) *mcp.ToolAnnotations {
+	yes, no := true, false
+	a := &mcp.ToolAnnotations{Title: m.Name}
+	if m.Entrypoint.HTTP != nil {
+		a.OpenWorldHint = &yes
+		switch strings.ToUpper(m.Entrypoint.HTTP.Method) {
+		case "GET", "HEAD", "OPTIONS":
+			a.ReadOnlyHint, a.IdempotentHint = true, true
+		case "PUT", "DELETE":
+			a.DestructiveHint, a.IdempotentHint = &yes, true
+		default:
+			a.DestructiveHint = &yes
+		}
+	} else if len(m.Permissions.Network) == 0 {
+		a.OpenWorldHint = &no
+	}
+	for _, t := range m.Tags {
+		switch strings.ToLower(t) {
+		case "read-only", "readonly":
+			a.ReadOnlyHint, a.DestructiveHint = true, nil
+		case "destructive":
+			a.ReadOnlyHint, a.DestructiveHint = false, &yes
+		}
+	}
+	return a
+}
+
+// ClientName is how a session's client is recorded in tool_executions.
+func ClientName(ss *mcp.ServerSession) string {
+	name := "unknown"
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			name = p.ClientInfo.Name
+		}
+	}
+	return "mcp:" + name
+}
+
+// callTool runs the approved version of the called tool exactly as helix
+// tool exec does: Load refuses a version that is no longer approved, Exec
+// validates the input before anything is sent and records the execution.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	t, err := toolexec.Load(ctx, s.o.DB, name, "")
+	if err != nil {
+		var na *toolexec.NotApprovedError
+		var nf *manifest.NotFoundError
+		if errors.As(err, &na) || errors.As(err, &nf) {
+			go s.resync()
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("tool %s is no longer approved: nothing was sent", name)}
+		}
+		return nil, err
+	}
+	r, closeRunner, err := s.o.Runner(ctx, toolexec.Kind(t.Manifest))
+	if err != nil {
+		return nil, err
+	}
+	defer closeRunner()
+	stop := s.progress(ctx, req, t.Name+"@"+t.Version)
+	input := []byte(req.Params.Arguments)
+	if len(input) == 0 || string(input) == "null" {
+		input = []byte("{}")
+	}
+	res, err := r.Exec(ctx, s.o.DB, t, toolexec.Options{Input: input, UserID: s.o.UserID.String(), Client: ClientName(req.Session)})
+	stop()
+	var ie *toolexec.InputError
+	switch {
+	case errors.As(err, &ie):
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ie.Msg + ": nothing was sent"}
+	case res == nil:
+		return nil, err
+	}
+	return toolResult(res), nil
+}
+
+// resync looks at the approved tools now: a call found its tool gone.
+func (s *Server) resync() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Sync(ctx); err != nil {
+		s.o.Logger.Warn("look for approved tools", "err", err)
+	}
+}
+
+// progress sends a progress notification now and then every interval until
+// stop, when the client asked for them with a progress token.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, ref string) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		t := time.NewTicker(s.o.Progress)
+		defer t.Stop()
+		for {
+			el := time.Since(start)
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+				Progress: el.Seconds(), Message: fmt.Sprintf("%s running for %s", ref, el.Round(time.Millisecond))})
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// toolResult is the execution as MCP content: the tool's output as text,
+// the whole result (status, HTTP status, execution id) as structured content,
+// and isError when the tool did not succeed.
+func toolResult(res *toolexec.Result) *mcp.CallToolResult {
+	text := string(res.Output)
+	var str string
+	if json.Unmarshal(res.Output, &str) == nil {
+		text = str
+	}
+	if res.Status != toolexec.StatusOK {
+		text = fmt.Sprintf("%s@%s: %s: %s", res.Tool, res.Version, res.Status, res.Error)
+		if string(res.Output) != "null" {
+			text += "\n" + string(res.Output)
+		}
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: res,
+		IsError:           res.Status != toolexec.StatusOK,
+	}
+}
+
+// MemorySearchInput is memory_search's input.
+type MemorySearchInput struct {
+	Query string `json:"query" jsonschema:"what to look for in the user's memories"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most results, 1 to 100 (default 10)"`
+	Mode  string `json:"mode,omitempty" jsonschema:"hybrid (default), text or vector"`
+}
+
+func (s *Server) addMemorySearch() {
+	no := false
+	mcp.AddTool(s.Server, &mcp.Tool{
+		Name: MemorySearchTool,
+		Description: "Hybrid search of the user's memories: PostgreSQL full text and embedding similarity, " +
+			"fused by reciprocal rank fusion (text only when no embeddings provider is configured).",
+		Annotations: &mcp.ToolAnnotations{Title: "Search memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in MemorySearchInput) (*mcp.CallToolResult, any, error) {
+		p, err := searchParams(s.o.UserID, in, s.o.EmbedModel)
+		if err != nil {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		e := s.o.Embedder
+		if p.Mode == search.Text {
+			e = nil
+		} else if e == nil && p.Mode == search.Vector {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: search.ErrNoProvider.Error()}
+		}
+		rep, err := search.Search(ctx, s.o.DB, e, p)
+		if err != nil && p.Mode == search.Hybrid && e != nil && ctx.Err() == nil {
+			// the provider failed: text results only, as helix memory search does
+			s.o.Logger.Warn("embeddings provider failed: text results only", "err", err)
+			rep, err = search.Search(ctx, s.o.DB, nil, p)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		var b strings.Builder
+		for i, r := range rep.Results {
+			content := ""
+			if r.Content != nil {
+				content = *r.Content
+			}
+			fmt.Fprintf(&b, "%d. [%s %s] %s\n", i+1, r.Type, r.ID, content)
+		}
+		if len(rep.Results) == 0 {
+			b.WriteString("no memories found\n")
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, rep, nil
+	})
+}
+
+// searchParams checks memory_search's input.
+func searchParams(user uuid.UUID, in MemorySearchInput, model string) (search.Params, error) {
+	p := search.Params{User: user, Query: in.Query, Mode: in.Mode, Limit: in.Limit, Model: model}
+	if p.Mode == "" {
+		p.Mode = search.Hybrid
+	}
+	if p.Limit == 0 {
+		p.Limit = 10
+	}
+	switch {
+	case strings.TrimSpace(p.Query) == "":
+		return p, errors.New("query is empty")
+	case p.Limit < 1 || p.Limit > 100:
+		return p, fmt.Errorf("limit %d: use 1 to 100", p.Limit)
+	case p.Mode != search.Hybrid && p.Mode != search.Text && p.Mode != search.Vector:
+		return p, fmt.Errorf("mode %q: use hybrid, text or vector", p.Mode)
+	}
+	return p, nil
+}
+
+// patternRows is how many of the newest rows a pattern resource holds.
+const patternRows = 500
+
+func (s *Server) addResources() {
+	s.AddResource(&mcp.Resource{
+		URI: SynthesisURI, Name: "synthesis", MIMEType: "application/json",
+		Description: "The patterns synthesis found in the user's memories (memory_synthesis), newest first, as a JSON array.",
+	}, s.readPatterns(`
+		SELECT coalesce(json_agg(t ORDER BY t.created_at DESC NULLS LAST), '[]')::text FROM (
+		    SELECT id, pattern_type, synthesis_content, confidence_score, memory_ids, created_at
+		    FROM memory_synthesis WHERE user_id = $1 ORDER BY created_at DESC NULLS LAST LIMIT $2) t`))
+	s.AddResource(&mcp.Resource{
+		URI: LLMURI, Name: "llm-patterns", MIMEType: "application/json",
+		Description: "The patterns an LLM found (memory_patterns: emotional patterns, relational dynamics, narrative themes…), newest first, as a JSON array.",
+	}, s.readPatterns(`
+		SELECT coalesce(json_agg(t ORDER BY t.created_at DESC NULLS LAST), '[]')::text FROM (
+		    SELECT id, pattern_type, content, confidence, evidence, created_at
+		    FROM memory_patterns WHERE user_id = $1 ORDER BY created_at DESC NULLS LAST LIMIT $2) t`))
+}
+
+func (s *Server) readPatterns(query string) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		var doc string
+		if err := s.o.DB.QueryRow(ctx, query, s.o.UserID, patternRows).Scan(&doc); err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: doc}}}, nil
+	}
+}
