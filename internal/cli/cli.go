@@ -52,6 +52,9 @@ func Main() cmdutil.ExitCode {
 		err = fmt.Errorf("database connection lost (retry later): %w", err)
 		code, kind = cmdutil.ExitUnavailable, "unavailable"
 	}
+	if h := db.PoolerHint(err); h != "" && code == cmdutil.ExitUnavailable {
+		err = fmt.Errorf("%w (%s)", err, h)
+	}
 	PrintError(f.IOStreams.ErrOut, f.Global.JSON(), err, code, kind)
 	if code == cmdutil.ExitUsage && isFlagError(err) && !f.Global.JSON() {
 		path := "helix"

@@ -45,6 +45,8 @@ var Keys = []Key{
 	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it", Kind: "duration"},
 	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer", Kind: "duration"},
 	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections", Kind: "count"},
+	{Name: "db.pool-mode", Default: "auto", Help: "what database-url points at: auto (probe), direct, session (session pooler) or transaction (transaction pooler, e.g. Supabase's port 6543)"},
+	{Name: "db.lock-ttl", Default: "20s", Help: "how long a job's lock outlives its holder's last heartbeat (a killed holder's lock is free after at most this; 3s to 30s)", Kind: "duration"},
 	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)", Kind: "map"},
 	{Name: "decay.memory-decay", Default: -0.1542, Help: "FSRS forgetting-curve DECAY for memories: -0.1542 (FSRS-6) or -0.5 (FSRS-4.5/5)"},
 	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment", Kind: "map"},

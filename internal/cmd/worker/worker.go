@@ -24,6 +24,7 @@ import (
 	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
@@ -84,7 +85,11 @@ until a surviving worker rescues them after --rescue-after.
 --once works until the queues are empty, then exits (tests, cron-only setups).
 --concurrency is per queue. db.max-conns must leave room: each running job
 holds one connection (a synthesize_users job two: one streams its users'
-memories), River a few more.
+memories), River 3 more; the worker says at startup how many it needs.
+Through a session pooler each of these is one of the pooler's server
+connections: the pooler's pool size must cover db.max-conns of every worker
+plus whatever else uses it. Through a transaction pooler River polls
+(--poll-interval) instead of LISTEN.
 
 EXAMPLES
   helix worker
@@ -164,7 +169,21 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// Through a transaction pooler LISTEN is lost with the transaction that
+	// ran it: River polls instead (said once, here).
+	pollOnly := db.PathOf(pool) == db.PathTransaction
+	if pollOnly {
+		log.Info("transaction pooler: River polls for jobs every --poll-interval instead of LISTEN/NOTIFY", "poll_interval", opts.PollInterval.String())
+	}
+	need := ConnsNeeded(opts.Queues, opts.Concurrency)
+	if max := pool.Config().MaxConns; int(max) < need {
+		log.Warn("db.max-conns is below what this worker needs: jobs will wait for connections",
+			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d (and leave the session pooler's pool_size room for it)", need))
+	} else {
+		log.Info("worker connection budget", "needs", need, "max_conns", max, "path", db.PathOf(pool).String())
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		PollOnly:             pollOnly,
 		Queues:               queues,
 		Workers:              ws,
 		PeriodicJobs:         periodic,
@@ -216,6 +235,26 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	log.Info("worker stopped")
 	return nil
+}
+
+// riverConns are the connections River's own services hold at once at most
+// (leader election, fetching, completing, the maintenance services).
+const riverConns = 3
+
+// ConnsNeeded is how many pooled connections a worker with these queues and
+// --concurrency uses at most: one per running job (two for the synthesize
+// queue, whose synthesize_users jobs stream memories beside their writes),
+// plus River's own.
+func ConnsNeeded(queues []string, concurrency int) int {
+	n := riverConns
+	for _, q := range queues {
+		per := 1
+		if q == queue.QueueSynthesize {
+			per = 2
+		}
+		n += per * concurrency
+	}
+	return n
 }
 
 // workers registers every job kind; providers and limits come from this
