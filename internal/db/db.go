@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -81,6 +82,20 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	}
 	settings := cfg.ConnConfig.RuntimeParams
 	cfg.ConnConfig.RuntimeParams = map[string]string{}
+	var fromURL []string // the URL's own settings: through a transaction pooler, refused
+	for k := range settings {
+		if !trackedByPoolers[k] {
+			fromURL = append(fromURL, k)
+		}
+	}
+	sort.Strings(fromURL)
+	untransportable := func() error {
+		return &ConfigError{Err: fmt.Errorf("the database URL sets %s, which a transaction pooler cannot keep (each transaction may run on another server connection): set it on the role (ALTER ROLE … SET %s = …) and remove it from the URL, or use the session pooler or direct URL",
+			strings.Join(fromURL, ", "), fromURL[0])}
+	}
+	if mode == PathTransaction && len(fromURL) > 0 {
+		return nil, untransportable()
+	}
 	setDefault := func(k, v string) {
 		if _, ok := settings[k]; !ok && v != "" {
 			settings[k] = v
@@ -137,6 +152,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			return fail(err)
 		}
 		p.mode = m
+		if m == PathTransaction && len(fromURL) > 0 {
+			pool.Close()
+			return nil, untransportable()
+		}
 		if m == PathTransaction {
 			// The probe's connections were made for a session; the
 			// statement cache of named statements must go.

@@ -30,6 +30,9 @@ type Migrator struct {
 	fsys  fs.FS
 	river *rivermigrate.Migrator[pgx.Tx]
 	pool  *pgxpool.Pool
+	// LockWait is how long Up and Down wait for another migration's lock
+	// (MigrateLockWait unless changed).
+	LockWait time.Duration
 }
 
 // NewMigrator builds a migrator over pool. Close it when done.
@@ -121,12 +124,13 @@ func NewMigratorFS(pool *pgxpool.Pool, fsys fs.FS) (*Migrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	return &Migrator{db: sqlDB, p: p, fsys: fsys, pool: pool}, nil
+	return &Migrator{db: sqlDB, p: p, fsys: fsys, pool: pool, LockWait: MigrateLockWait}, nil
 }
 
 // MigrateLockWait is how long a migration waits for another one to finish
-// before giving up (exit 5, naming the holder).
-const MigrateLockWait = 5 * time.Minute
+// before giving up (exit 5, naming the holder), unless the Migrator's
+// LockWait says otherwise.
+const MigrateLockWait = 2 * time.Minute
 
 // MigrateLock names the lease migrations hold.
 const MigrateLock = "migrate"
@@ -137,7 +141,7 @@ func (m *Migrator) lock(ctx context.Context) (*Lock, error) {
 	if err := ensureLockTable(ctx, m.pool); err != nil {
 		return nil, err
 	}
-	return WaitLock(ctx, m.pool, MigrateLock, MigrateLockWait)
+	return WaitLock(ctx, m.pool, MigrateLock, m.LockWait)
 }
 
 // ensureLockTable creates helix_locks as migration 00090 does, secured by

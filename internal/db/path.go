@@ -134,3 +134,16 @@ func PoolerHint(err error) string {
 	}
 	return ""
 }
+
+// Meaning says what the path means for helix's jobs (helix doctor).
+func (p Path) Meaning() string {
+	switch p {
+	case PathDirect:
+		return "every job works; session settings (db.statement-timeout …) apply"
+	case PathSession:
+		return "every job works; each helix process holds up to db.max-conns of the pooler's server connections (helix worker says at startup how many it needs)"
+	case PathTransaction:
+		return "every job works: statements are described, never prepared by name; helix worker polls for jobs (no LISTEN); db.statement-timeout and db.idle-in-transaction-timeout are not set (they would stay on the pooler's server connection): the role's settings and the pooler's query_timeout apply"
+	}
+	return ""
+}
