@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
@@ -374,5 +375,27 @@ func TestConnectionRefusalsAreExit2(t *testing.T) {
 		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%s: exit %d, want %d with %q\n%s", c.name, r.code, c.code, c.want, r.stderr)
 		}
+	}
+}
+
+// TestPoolerExhaustedIsExit4WithHint: a session pooler whose one server
+// connection another client holds: helix exits 4 (retry later) and says
+// what to size.
+func TestPoolerExhaustedIsExit4WithHint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	b := pgtest.BouncerWith(t, pgtest.SessionMode, u, "default_pool_size = 1\nquery_wait_timeout = 1")
+	c, err := pgx.Connect(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if err := c.Ping(ctx); err != nil { // the session pooler's one server connection is now c's
+		t.Fatal(err)
+	}
+	r := helix(t, []string{"DATABASE_URL=" + b}, "", "migrate", "status")
+	if r.code != 4 || !strings.Contains(r.stderr, "ran out of connections") || !strings.Contains(r.stderr, "db.max-conns") {
+		t.Errorf("exit %d, want 4 with the pool-size hint\n%s", r.code, r.stderr)
 	}
 }

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -121,16 +119,17 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Path, error) {
 }
 
 // PoolerHint says what to do about err when it is a pooler (or the
-// server) out of connections, "" otherwise.
+// server) out of connections, "" otherwise. It reads the message: the
+// error may have been flattened to one line on its way up.
 func PoolerHint(err error) string {
-	var pe *pgconn.PgError
-	if err == nil || !errors.As(err, &pe) {
+	if err == nil {
 		return ""
 	}
-	switch {
-	case strings.Contains(pe.Message, "query_wait_timeout"), strings.Contains(pe.Message, "no more connections allowed"),
-		strings.Contains(pe.Message, "Max client connections reached"), pe.Code == "53300":
-		return "the connection pooler or server ran out of connections: lower db.max-conns or worker --concurrency, or raise the pooler's pool size; see README, Connecting to Supabase"
+	msg := err.Error()
+	for _, s := range []string{"query_wait_timeout", "no more connections allowed", "SQLSTATE 53300", "too many clients already"} {
+		if strings.Contains(msg, s) {
+			return "the connection pooler or server ran out of connections: lower db.max-conns or worker --concurrency, or raise the pooler's pool size; see README, Connecting to Supabase"
+		}
 	}
 	return ""
 }

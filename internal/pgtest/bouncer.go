@@ -32,6 +32,13 @@ const (
 // its host and port replaced by PgBouncer's, and stops PgBouncer when t ends.
 func Bouncer(t testing.TB, mode, dbURL string) string {
 	t.Helper()
+	return BouncerWith(t, mode, dbURL, "")
+}
+
+// BouncerWith is Bouncer with extra lines for pgbouncer.ini's [pgbouncer]
+// section (default_pool_size = 1, query_wait_timeout = 1: a starved pooler).
+func BouncerWith(t testing.TB, mode, dbURL, extra string) string {
+	t.Helper()
 	bin, err := exec.LookPath("pgbouncer")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"} {
@@ -81,7 +88,8 @@ default_pool_size = 20
 server_login_retry = 1
 logfile = %s
 pidfile = %s
-`, server, listen, filepath.Join(dir, "userlist.txt"), mode, filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
+%s
+`, server, listen, filepath.Join(dir, "userlist.txt"), mode, filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"), extra)
 	write := func(name, s string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
 			t.Fatalf("pgtest: %v", err)
