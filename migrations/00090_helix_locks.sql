@@ -4,7 +4,7 @@
 -- with its holder (internal/db/lock.go). `helix migrate` creates this table
 -- itself before its first migration (it locks migrations in it); this
 -- migration makes it an ordinary helix table.
-CREATE TABLE IF NOT EXISTS helix_locks (
+CREATE UNLOGGED TABLE IF NOT EXISTS helix_locks (
     name        text PRIMARY KEY,
     token       text NOT NULL,
     holder      text NOT NULL,

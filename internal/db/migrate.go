@@ -152,7 +152,7 @@ func ensureLockTable(ctx context.Context, q Querier) error {
 	if err := q.QueryRow(ctx, `SELECT to_regclass('helix_locks') IS NOT NULL`).Scan(&exists); err != nil || exists {
 		return err
 	}
-	_, err := q.Exec(ctx, `CREATE TABLE IF NOT EXISTS helix_locks (
+	_, err := q.Exec(ctx, `CREATE UNLOGGED TABLE IF NOT EXISTS helix_locks (
 			name text PRIMARY KEY, token text NOT NULL, holder text NOT NULL,
 			acquired_at timestamptz NOT NULL, expires_at timestamptz NOT NULL);
 		CREATE INDEX IF NOT EXISTS helix_locks_token_idx ON helix_locks (token);

@@ -21,6 +21,11 @@ import (
 // database and returns the URL of each connection path.
 func paths(t *testing.T) map[db.Path]string {
 	t.Helper()
+	return benchPaths(t)
+}
+
+func benchPaths(t testing.TB) map[db.Path]string {
+	t.Helper()
 	u := pgtest.URL(t)
 	return map[db.Path]string{
 		db.PathDirect:      u,
