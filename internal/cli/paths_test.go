@@ -226,6 +226,9 @@ func TestJobsThroughEveryPath(t *testing.T) {
 				if code := w.Wait(t, time.Minute); code != 0 {
 					t.Errorf("worker after SIGTERM: exit %d\n%s", code, w.Stderr.String())
 				}
+				if !strings.Contains(w.Stderr.String(), "worker connection budget") || !strings.Contains(w.Stderr.String(), "needs=") {
+					t.Errorf("worker did not say its connection budget:\n%s", w.Stderr.String())
+				}
 				if p == db.PathTransaction && !strings.Contains(w.Stderr.String(), "River polls for jobs") {
 					t.Errorf("worker through the transaction pooler did not say it polls:\n%s", w.Stderr.String())
 				}

@@ -67,7 +67,6 @@ type Lock struct {
 	token  string
 	holder string
 	ttl    time.Duration
-	job    string
 
 	stop     chan struct{} // closed by Release
 	done     chan struct{} // closed when the heartbeat has stopped
@@ -83,7 +82,7 @@ type Lock struct {
 // caller's own statement): jobrun's record of a run without a job lock.
 func Lease(pool *pgxpool.Pool, job string) *Lock {
 	ttl := info(pool).ttl
-	l := &Lock{pool: pool, token: newToken(), holder: SessionName(job), ttl: ttl, job: job,
+	l := &Lock{pool: pool, token: newToken(), holder: SessionName(job), ttl: ttl,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	l.lost, l.lose = context.WithCancelCause(context.Background())
 	return l
