@@ -18,7 +18,8 @@ import (
 //     not safe through a transaction pooler, so not run there;
 //   - xact: the transaction lock helix takes now, in the user's write
 //     transaction (BEGIN, pg_try_advisory_xact_lock, COMMIT: the BEGIN and
-//     COMMIT are the write's own, so this is an upper bound);
+//     COMMIT are the write's own, so this is an upper bound; none-tx-only
+//     is the BEGIN and COMMIT alone, and the difference the lock's cost);
 //   - lease: a lease in helix_locks (TryLock, Release), what jobs hold.
 func BenchmarkUserLock(b *testing.B) {
 	ctx := context.Background()
@@ -48,6 +49,15 @@ func BenchmarkUserLock(b *testing.B) {
 				}
 			})
 		}
+		// The write transaction alone (BEGIN, COMMIT): xact minus this is
+		// what the per-user lock adds to a user's write.
+		b.Run(fmt.Sprintf("path=%s/lock=none-tx-only", string(p)), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := db.InTx(ctx, pool, func(pgx.Tx) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(fmt.Sprintf("path=%s/lock=xact", string(p)), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
