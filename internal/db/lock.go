@@ -194,7 +194,9 @@ func (l *Lock) heartbeat() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), every)
+		// As long as the lease lasts: a busy pool may keep the heartbeat
+		// waiting for a connection.
+		ctx, cancel := context.WithTimeout(context.Background(), max(every, l.ttl-time.Since(renewed)))
 		tag, err := l.pool.Exec(ctx, `UPDATE helix_locks SET expires_at = clock_timestamp() + $2 * interval '1 millisecond'
 			WHERE token = $1 AND expires_at >= clock_timestamp()`, l.token, l.ttl.Milliseconds())
 		cancel()
