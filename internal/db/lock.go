@@ -76,6 +76,7 @@ type Lock struct {
 	mu       sync.Mutex
 	started  bool
 	released bool
+	names    int // rows of helix_locks under token
 }
 
 // Lease returns a Lock holding no name yet (AddTo adds names in the
@@ -110,7 +111,7 @@ func WaitLock(ctx context.Context, pool *pgxpool.Pool, job string, wait time.Dur
 			return nil, err
 		}
 		if holder == "" {
-			l.start()
+			l.Start(1)
 			return l, nil
 		}
 		if !time.Now().Before(deadline) {
@@ -166,9 +167,14 @@ const AddSQL = `INSERT INTO helix_locks (name, token, holder, acquired_at, expir
 // AddArgs are the token, holder and TTL (ms) AddSQL's placeholders take.
 func (l *Lock) AddArgs() []any { return []any{l.token, l.holder, l.ttl.Milliseconds()} }
 
-// Start begins the heartbeat of a Lease whose names were added by the
-// caller's own statement (AddSQL). Starting twice does nothing.
-func (l *Lock) Start() { l.start() }
+// Start counts the names the caller's own statement added to the lease
+// (AddSQL) and begins its heartbeat, if not yet begun.
+func (l *Lock) Start(added int) {
+	l.mu.Lock()
+	l.names += added
+	l.mu.Unlock()
+	l.start()
+}
 
 func (l *Lock) start() {
 	l.mu.Lock()
@@ -200,11 +206,15 @@ func (l *Lock) heartbeat() {
 		tag, err := l.pool.Exec(ctx, `UPDATE helix_locks SET expires_at = clock_timestamp() + $2 * interval '1 millisecond'
 			WHERE token = $1 AND expires_at >= clock_timestamp()`, l.token, l.ttl.Milliseconds())
 		cancel()
+		l.mu.Lock()
+		names := int64(l.names)
+		l.mu.Unlock()
 		switch {
-		case err == nil && tag.RowsAffected() > 0:
+		case err == nil && tag.RowsAffected() >= names:
 			renewed = time.Now()
 		case err == nil, time.Since(renewed) >= l.ttl:
-			// Expired and taken (or deleted) by another, or not renewed in time.
+			// A name expired and was taken (or deleted) by another, or
+			// the lease was not renewed in time.
 			l.loseOnce.Do(func() { l.lose(ErrLockLost) })
 			return
 		}

@@ -171,7 +171,7 @@ func startOn(ctx context.Context, pool *pgxpool.Pool, lock *db.Lock, spec Spec) 
 		conn.Release()
 		return nil, err
 	}
-	lock.Start()
+	lock.Start(1)
 	return r, nil
 }
 

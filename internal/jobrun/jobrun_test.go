@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
@@ -162,6 +163,43 @@ func TestLockAndStart(t *testing.T) {
 	}
 	if s := status(t, pool, id); s != db.RunOK {
 		t.Errorf("status %s", s)
+	}
+	noLocks(t, pool)
+}
+
+// TestLeaseLostCancelsTheRun: a run whose lease another holder took (it had
+// expired, say while the database was unreachable) has its context
+// cancelled with db.ErrLockLost and is recorded interrupted, not ok.
+func TestLeaseLostCancelsTheRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, pgtest.URL(t), db.Options{LockTTL: db.MinLockTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var id int64
+	err = Do(ctx, pool, Spec{Job: "stolen", Lock: "stolen"}, func(ctx context.Context, run *Run) (any, error) {
+		id = run.ID
+		if _, err := pool.Exec(ctx, `UPDATE helix_locks SET token = 'other' WHERE name = 'stolen'`); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * db.MinLockTTL):
+			t.Error("the run went on with its lease lost")
+			return nil, nil
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want the run cancelled", err)
+	}
+	if s := status(t, pool, id); s != db.RunInterrupted {
+		t.Errorf("status %s, want interrupted", s)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM helix_locks WHERE token = 'other'`); err != nil {
+		t.Fatal(err)
 	}
 	noLocks(t, pool)
 }
