@@ -4,7 +4,10 @@
 # through Debian's PgBouncer 1.18 in session and in transaction mode
 # (configured as Supabase's: ignore_startup_parameters = extra_float_digits),
 # interleaved R times (default 3): wall time, helix's CPU and the ratio to the
-# direct connection. Every path must write the same patterns.
+# direct connection, and the patterns each run wrote. (The synthetic memories
+# are recent, so a run a few seconds later may place a temporal window
+# differently: pattern counts can differ by a few between any two runs, on
+# any path. internal/cli/paths_test.go checks equality on the demo data.)
 #
 #   scripts/bench/synthesize_paths.sh
 #   U=200 N=100 R=5 scripts/bench/synthesize_paths.sh
@@ -67,11 +70,9 @@ for i in $(seq "$R"); do
       { cat "$dir/err" >&2; exit 1; }
     read -r wall user_s sys <"$dir/time"
     [ "$path" = direct ] && base[$i]=$wall
-    sum=$(psql "$url" -Atc "SELECT md5(string_agg(user_id::text || pattern_type || fingerprint, ',' ORDER BY 1)) FROM memory_synthesis")
-    [ "$path" = direct ] && want=$sum
-    [ "$sum" = "$want" ] || { echo "patterns through $path differ from direct" >&2; exit 1; }
-    printf 'run %d: %-12s %6.2f s wall, %5.2f CPU-s  ratio to direct %.2f\n' "$i" "$path" "$wall" "$(echo "$user_s + $sys" | bc)" "$(echo "$wall / ${base[$i]}" | bc -l)"
+    n=$(psql "$url" -Atc "SELECT count(*) FROM memory_synthesis")
+    printf 'run %d: %-12s %6.2f s wall, %5.2f CPU-s  ratio to direct %.2f  patterns %s\n' "$i" "$path" "$wall" "$(echo "$user_s + $sys" | bc)" "$(echo "$wall / ${base[$i]}" | bc -l)" "$n"
   done
 done
 echo "load: $(uptime)"
-echo "users: $U  memories: $((U * N))  dims: $D  patterns: $(psql "$url" -Atc "SELECT count(*) FROM memory_synthesis") (identical on every path)"
+echo "users: $U  memories: $((U * N))  dims: $D"
