@@ -146,6 +146,11 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 		return nil, err
 	}
+	if mode == PathUnknown && cfg.MaxConns < 2 {
+		// The probe needs two connections; one alone cannot tell.
+		mode, p.mode = PathDirect, PathDirect
+		p.known.Store(true)
+	}
 	if mode == PathUnknown {
 		m, err := probe(ctx, pool)
 		if err != nil {

@@ -38,7 +38,10 @@ var allPaths = []db.Path{db.PathDirect, db.PathSession, db.PathTransaction}
 
 func openPath(t *testing.T, url string, o db.Options) *pgxpool.Pool {
 	t.Helper()
-	pool, err := db.Open(context.Background(), url, o)
+	o.ConnectTimeout = 20 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := db.Open(ctx, url, o)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -152,6 +155,9 @@ func TestOpenRefusals(t *testing.T) {
 		{"bad setting", u + "&statement_timeout=abc", db.Options{}, "statement_timeout"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			tt.o.ConnectTimeout = 20 * time.Second
 			pool, err := db.Open(ctx, tt.url, tt.o)
 			if err == nil {
 				pool.Close()

@@ -177,7 +177,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	need := ConnsNeeded(opts.Queues, opts.Concurrency)
 	if max := pool.Config().MaxConns; int(max) < need {
-		log.Warn("db.max-conns is below what this worker needs: jobs will wait for connections",
+		log.Warn("worker connection budget: db.max-conns is below what this worker needs, jobs will wait for connections",
 			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d (and leave the session pooler's pool_size room for it)", need))
 	} else {
 		log.Info("worker connection budget", "needs", need, "max_conns", max, "path", db.PathOf(pool).String())
@@ -248,11 +248,14 @@ const riverConns = 3
 func ConnsNeeded(queues []string, concurrency int) int {
 	n := riverConns
 	for _, q := range queues {
-		per := 1
-		if q == queue.QueueSynthesize {
-			per = 2
+		switch q {
+		case queue.QueueScheduleTick: // one small tick pass at a time
+			n++
+		case queue.QueueSynthesize:
+			n += 2 * concurrency
+		default:
+			n += concurrency
 		}
-		n += per * concurrency
 	}
 	return n
 }
