@@ -93,6 +93,9 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		return &ConfigError{Err: fmt.Errorf("the database URL sets %s, which a transaction pooler cannot keep (each transaction may run on another server connection): set it on the role (ALTER ROLE … SET %s = …) and remove it from the URL, or use the session pooler or direct URL",
 			strings.Join(fromURL, ", "), fromURL[0])}
 	}
+	if mode == PathUnknown && cfg.ConnConfig.Port == SupabaseTransactionPort {
+		mode = PathTransaction // Supabase's transaction pooler: no need to probe
+	}
 	if mode == PathTransaction && len(fromURL) > 0 {
 		return nil, untransportable()
 	}
@@ -178,6 +181,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	pools.Store(pool, poolInfo{path: p.mode, ttl: ttl})
 	return pool, nil
 }
+
+// SupabaseTransactionPort is the port of Supabase's transaction pooler:
+// db.pool-mode auto takes it as one without probing.
+const SupabaseTransactionPort = 6543
 
 // settingsApplied marks (in pgconn's CustomData) a connection whose session
 // settings were applied.
