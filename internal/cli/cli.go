@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/cmd/factory"
 	"github.com/helixhq/helix/internal/cmd/root"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -50,6 +51,9 @@ func Main() cmdutil.ExitCode {
 		// "unexpected EOF"; the database not answering now says why
 		err = fmt.Errorf("database connection lost (retry later): %w", err)
 		code, kind = cmdutil.ExitUnavailable, "unavailable"
+	}
+	if h := db.PoolerHint(err); h != "" && code == cmdutil.ExitUnavailable {
+		err = fmt.Errorf("%w (%s)", err, h)
 	}
 	PrintError(f.IOStreams.ErrOut, f.Global.JSON(), err, code, kind)
 	if code == cmdutil.ExitUsage && isFlagError(err) && !f.Global.JSON() {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/decay"
@@ -41,8 +42,8 @@ type job struct {
 	lock  string
 	stall string
 	seed  bool // needs the demo memories
-	// advisory is the job's advisory lock: held by another session → exit 5.
-	advisory string
+	// jobLock is the job's lock (a lease): held by another process → exit 5.
+	jobLock string
 	// sigint is the documented exit status after SIGINT mid-run: 130, but
 	// helix worker stops cleanly (running jobs go back to the queue) with 0.
 	sigint int
@@ -62,16 +63,16 @@ func jobs(t *testing.T) []job {
 	u := matrixUser
 	js := []job{
 		{name: "synthesize user", args: []string{"synthesize", "--user-id", u}, lock: "memories"},
-		{name: "synthesize all-users", args: []string{"synthesize", "--all-users"}, seed: true, advisory: "synthesize",
+		{name: "synthesize all-users", args: []string{"synthesize", "--all-users"}, seed: true, jobLock: "synthesize",
 			stall: `CREATE FUNCTION stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(60); RETURN NEW; END $$;
 				CREATE TRIGGER stall BEFORE INSERT ON memory_synthesis FOR EACH ROW EXECUTE FUNCTION stall();`},
-		{name: "decay run", args: []string{"decay", "run"}, lock: "memories", advisory: decay.JobName},
+		{name: "decay run", args: []string{"decay", "run"}, lock: "memories", jobLock: decay.JobName},
 		{name: "sync reconcile", args: []string{"sync", "reconcile"}, lock: "sync_changes"},
-		{name: "catalog fetch", args: []string{"catalog", "fetch", "--source", td("catalog/api-2026-06-14.json")}, lock: "model_catalog_snapshots", advisory: "catalog-fetch"},
+		{name: "catalog fetch", args: []string{"catalog", "fetch", "--source", td("catalog/api-2026-06-14.json")}, lock: "model_catalog_snapshots", jobLock: "catalog-fetch"},
 		{name: "catalog verify", args: []string{"catalog", "verify"}, lock: "model_catalog_snapshots"},
 		{name: "manifest import", args: []string{"manifest", "import", td("manifest/tools/ocr.yaml")}, lock: "tool_manifests"},
 		{name: "voice transcribe", args: []string{"voice", "transcribe", wav, "--user-id", u}, lock: "voice_recordings"},
-		{name: "embed", args: []string{"embed", "--user-id", u}, lock: "memories", advisory: "embed"},
+		{name: "embed", args: []string{"embed", "--user-id", u}, lock: "memories", jobLock: "embed"},
 		{name: "memory search", args: []string{"memory", "search", "garden", "--user-id", u, "--mode", "text"}, lock: "helix_memory_search"},
 		{name: "tool exec", args: []string{"tool", "exec", "ocr"}, lock: "tool_manifests"},
 		{name: "skill exec", args: []string{"skill", "exec", "echo"}, lock: "helix_skills"},
@@ -213,8 +214,8 @@ func seed(t *testing.T, url string) {
 	}
 }
 
-// TestJobContractLockHeldAndInterrupted: with the job's advisory lock held
-// by another session a job exits 5; stopped by SIGINT mid-run it exits 130.
+// TestJobContractLockHeldAndInterrupted: with the job's lock held by
+// another process a job exits 5; stopped by SIGINT mid-run it exits 130.
 func TestJobContractLockHeldAndInterrupted(t *testing.T) {
 	for i, j := range jobs(t) {
 		m := jsonModes[i%len(jsonModes)]
@@ -226,12 +227,13 @@ func TestJobContractLockHeldAndInterrupted(t *testing.T) {
 				seed(t, url)
 			}
 			env := append(append([]string{"DATABASE_URL=" + url}, providerEnv...), m.env...)
-			if j.advisory != "" {
-				c, err := pgx.Connect(ctx, url)
+			if j.jobLock != "" {
+				pool, err := pgxpool.New(ctx, url)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := c.Exec(ctx, "SELECT pg_advisory_lock($1)", db.LockKey(j.advisory)); err != nil {
+				l, err := db.TryLock(ctx, pool, j.jobLock)
+				if err != nil {
 					t.Fatal(err)
 				}
 				r := helix(t, env, "", m.args(j.args)...)
@@ -239,7 +241,8 @@ func TestJobContractLockHeldAndInterrupted(t *testing.T) {
 					t.Errorf("lock held, %s: exit %d, want 5; stderr %s", m.name, r.code, r.stderr)
 				}
 				jsonLines(t, "lock held, "+m.name, r.stderr)
-				_ = c.Close(ctx)
+				_ = l.Release(ctx)
+				pool.Close()
 			}
 			hold(t, ctx, url, j)
 			r := start(t, env, m.args(j.args)...)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
@@ -110,14 +110,15 @@ func TestOutputContract(t *testing.T) {
 	const nobody = "0a0a0a0a-0a0a-4a0a-8a0a-0a0a0a0a0a0a"
 
 	lockHeld := func() func() {
-		c, err := pgx.Connect(ctx, url)
+		pool, err := pgxpool.New(ctx, url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Exec(ctx, "SELECT pg_advisory_lock($1)", db.LockKey("decay")); err != nil {
+		l, err := db.TryLock(ctx, pool, "decay")
+		if err != nil {
 			t.Fatal(err)
 		}
-		return func() { _ = c.Close(ctx) }
+		return func() { _ = l.Release(ctx); pool.Close() }
 	}
 
 	cases := []struct {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,8 @@ type Key struct {
 	// or "count" (a whole number ≥ 1). "map" marks a key whose value is a map
 	// in the file (its subkeys are the map's, not settings of their own).
 	Kind string
+	// Choices, when set, are the only values Validate accepts.
+	Choices []string
 }
 
 // Keys are the settings without a flag. A package that needs one adds it here
@@ -45,6 +48,9 @@ var Keys = []Key{
 	{Name: "db.idle-in-transaction-timeout", Default: "5m", Help: "idle_in_transaction_session_timeout unless the URL sets it", Kind: "duration"},
 	{Name: "db.connect-timeout", Default: "5s", Help: "how long to wait for the database to answer", Kind: "duration"},
 	{Name: "db.max-conns", Default: 8, Help: "largest number of pooled connections", Kind: "count"},
+	{Name: "db.pool-mode", Default: "auto", Help: "what database-url points at: auto (probe), direct, session (session pooler) or transaction (transaction pooler, e.g. Supabase's port 6543)",
+		Choices: []string{"auto", "direct", "session", "transaction"}},
+	{Name: "db.lock-ttl", Default: "20s", Help: "how long a job's lock outlives its holder's last heartbeat (a killed holder's lock is free after at most this; 3s to 30s)", Kind: "duration"},
 	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)", Kind: "map"},
 	{Name: "decay.memory-decay", Default: -0.1542, Help: "FSRS forgetting-curve DECAY for memories: -0.1542 (FSRS-6) or -0.5 (FSRS-4.5/5)"},
 	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment", Kind: "map"},
@@ -92,11 +98,14 @@ var Keys = []Key{
 // never a silent default.
 func (c *Config) Validate() error {
 	for _, k := range Keys {
-		if k.Kind == "" || !c.IsSet(k.Name) {
+		if k.Kind == "" && k.Choices == nil || !c.IsSet(k.Name) {
 			continue
 		}
 		v := strings.TrimSpace(c.String(k.Name))
 		var bad string
+		if k.Choices != nil && !slices.Contains(k.Choices, v) {
+			bad = "not one of " + strings.Join(k.Choices, ", ")
+		}
 		switch k.Kind {
 		case "duration":
 			if d, err := time.ParseDuration(v); err != nil || d < 0 {

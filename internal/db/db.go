@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,12 +37,29 @@ type Options struct {
 	IdleInTransactionTimeout time.Duration
 	ConnectTimeout           time.Duration
 	MaxConns                 int32
+	// PoolMode is what stands between helix and PostgreSQL: "auto" (or ""),
+	// "direct", "session" or "transaction" (pool_mode of a PgBouncer or
+	// Supabase's pooler on port 6543). auto probes (see Path).
+	PoolMode string
+	// LockTTL is how long a lock outlives its holder's last heartbeat
+	// (0: DefaultLockTTL).
+	LockTTL time.Duration
 }
 
 // ErrNoURL is returned when no database URL is configured.
 var ErrNoURL = errors.New("no database URL: set HELIX_DATABASE_URL or DATABASE_URL (or database-url in the config file)")
 
 // Open connects a pool and pings it. Settings the URL already carries win over Options.
+//
+// No setting travels as a startup parameter: PgBouncer (and Supabase's
+// poolers) refuse the connection outright for any it does not track
+// (FATAL: unsupported startup parameter). They are applied once per
+// connection right after it is made, on its first use, as set_config calls
+// — except through a transaction pooler, where a session setting would land
+// on whichever server connection ran it and outlive helix there: then only
+// the settings PgBouncer itself carries from server to server
+// (application_name, TimeZone) are set, and the timeouts are the pooler's
+// and the role's (README, Connecting to Supabase).
 func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if url == "" {
 		return nil, ErrNoURL
@@ -50,10 +69,39 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		// pgx's message can echo the URL; never print a password.
 		return nil, &ConfigError{Err: errors.New("invalid database URL: check its syntax (postgres://user@host:port/db?sslmode=disable)")}
 	}
-	rp := cfg.ConnConfig.RuntimeParams
+	mode, err := ParsePoolMode(o.PoolMode)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	ttl := o.LockTTL
+	switch {
+	case ttl == 0:
+		ttl = DefaultLockTTL
+	case ttl < MinLockTTL || ttl > MaxLockTTL:
+		return nil, &ConfigError{Err: fmt.Errorf("setting db.lock-ttl = %s: must be from %s to %s", ttl, MinLockTTL, MaxLockTTL)}
+	}
+	settings := cfg.ConnConfig.RuntimeParams
+	cfg.ConnConfig.RuntimeParams = map[string]string{}
+	var fromURL []string // the URL's own settings: through a transaction pooler, refused
+	for k := range settings {
+		if !trackedByPoolers[k] {
+			fromURL = append(fromURL, k)
+		}
+	}
+	sort.Strings(fromURL)
+	untransportable := func() error {
+		return &ConfigError{Err: fmt.Errorf("the database URL sets %s, which a transaction pooler cannot keep (each transaction may run on another server connection): set it on the role (ALTER ROLE … SET %s = …) and remove it from the URL, or use the session pooler or direct URL",
+			strings.Join(fromURL, ", "), fromURL[0])}
+	}
+	if mode == PathUnknown && cfg.ConnConfig.Port == SupabaseTransactionPort {
+		mode = PathTransaction // Supabase's transaction pooler: no need to probe
+	}
+	if mode == PathTransaction && len(fromURL) > 0 {
+		return nil, untransportable()
+	}
 	setDefault := func(k, v string) {
-		if _, ok := rp[k]; !ok && v != "" {
-			rp[k] = v
+		if _, ok := settings[k]; !ok && v != "" {
+			settings[k] = v
 		}
 	}
 	setDefault("application_name", o.AppName)
@@ -73,21 +121,154 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}
+	if mode == PathTransaction {
+		useTransactionPooler(cfg)
+	}
+	p := &path{mode: mode}
+	if mode != PathUnknown {
+		p.known.Store(true)
+	}
+	cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
+		if !p.known.Load() || c.PgConn().CustomData()[settingsApplied] != nil {
+			return true, nil
+		}
+		if err := applySettings(ctx, c, settings, p.mode); err != nil {
+			return false, err
+		}
+		c.PgConn().CustomData()[settingsApplied] = true
+		return true, nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := pool.Ping(ctx); err != nil {
+	fail := func(err error) (*pgxpool.Pool, error) {
 		pool.Close()
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && !IsUnavailable(err) {
-			// The server answered and refused: a wrong password, database or
-			// session parameter (?statement_timeout=abc). Retrying cannot help.
-			return nil, &ConfigError{Err: fmt.Errorf("database refused the connection: %s (SQLSTATE %s)", pe.Message, pe.Code)}
+		if ce := refusal(err); ce != nil {
+			return nil, ce
 		}
 		return nil, err
 	}
+	if mode == PathUnknown && cfg.MaxConns < 2 {
+		// The probe needs two connections; one alone cannot tell.
+		mode, p.mode = PathDirect, PathDirect
+		p.known.Store(true)
+	}
+	if mode == PathUnknown {
+		m, err := probe(ctx, pool)
+		if err != nil {
+			return fail(err)
+		}
+		p.mode = m
+		if m == PathTransaction && len(fromURL) > 0 {
+			pool.Close()
+			return nil, untransportable()
+		}
+		if m == PathTransaction {
+			// The probe's connections were made for a session; the
+			// statement cache of named statements must go.
+			pool.Close()
+			useTransactionPooler(cfg)
+			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+				return nil, err
+			}
+		}
+		p.known.Store(true)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		return fail(err)
+	}
+	pools.Store(pool, poolInfo{path: p.mode, ttl: ttl})
 	return pool, nil
+}
+
+// SupabaseTransactionPort is the port of Supabase's transaction pooler:
+// db.pool-mode auto takes it as one without probing.
+const SupabaseTransactionPort = 6543
+
+// settingsApplied marks (in pgconn's CustomData) a connection whose session
+// settings were applied.
+const settingsApplied = "helix.settings"
+
+// trackedByPoolers are the settings PgBouncer keeps per client and replays on
+// whichever server connection it lends the client (its "tracked" parameters).
+var trackedByPoolers = map[string]bool{"application_name": true, "TimeZone": true, "timezone": true,
+	"client_encoding": true, "DateStyle": true, "datestyle": true, "standard_conforming_strings": true}
+
+// applySettings sets a connection's session settings in one round trip.
+func applySettings(ctx context.Context, c *pgx.Conn, settings map[string]string, mode Path) error {
+	var sel []string
+	var args []any
+	for k, v := range settings {
+		if mode == PathTransaction && !trackedByPoolers[k] {
+			continue
+		}
+		args = append(args, k, v)
+		sel = append(sel, fmt.Sprintf("set_config($%d, $%d, false)", len(args)-1, len(args)))
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	if _, err := c.Exec(ctx, "SELECT "+strings.Join(sel, ", "), args...); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return &ConfigError{Err: fmt.Errorf("database refused a session setting: %s (SQLSTATE %s): check db.* settings and the URL's parameters", pe.Message, pe.Code)}
+		}
+		return err
+	}
+	return nil
+}
+
+// useTransactionPooler makes cfg safe through a transaction pooler: no named
+// prepared statements (another client's server connection may hold the same
+// name: 42P05), but each statement's description cached so every type helix
+// sends (uuid[], json, maps) is encoded as the server expects. The unnamed
+// statement is parsed, bound and run in one message sequence, so it never
+// outlives the server connection it was sent to.
+func useTransactionPooler(cfg *pgxpool.Config) {
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	cfg.ConnConfig.StatementCacheCapacity = 0
+}
+
+// refusal is the *ConfigError for a connection the server or a pooler
+// refused for a reason retrying cannot fix, or nil.
+func refusal(err error) *ConfigError {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "server refused TLS connection") {
+		return &ConfigError{Err: errors.New("database refused the connection: the server does not accept TLS, which sslmode=require (or verify-ca, verify-full) demands: use the endpoint that speaks TLS, or sslmode=disable for a local server")}
+	}
+	if strings.Contains(msg, "x509: ") || strings.Contains(msg, "tls: failed to verify") {
+		return &ConfigError{Err: fmt.Errorf("database refused the connection: TLS certificate not trusted (%s): check sslrootcert and sslmode", oneCause(msg))}
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	switch {
+	case pe.Code == "08P01" && (strings.Contains(pe.Message, "unsupported startup parameter") ||
+		strings.Contains(pe.Message, "no such database") || strings.Contains(pe.Message, "no such user") ||
+		strings.Contains(pe.Message, "does not exist") ||
+		strings.Contains(pe.Message, "authentication failed")):
+		// PgBouncer's refusals of a parameter, database or user it does not
+		// know, and the server's it passes on (all as 08P01).
+		return &ConfigError{Err: fmt.Errorf("database refused the connection: %s (SQLSTATE %s)", pe.Message, pe.Code)}
+	case pe.Code == "53300", pe.Code == "53400", IsUnavailable(err):
+		return nil // too many connections, or class 08: retry later
+	}
+	// The server answered and refused: a wrong password, role or database,
+	// or a setting (?statement_timeout=abc). Retrying cannot help.
+	return &ConfigError{Err: fmt.Errorf("database refused the connection: %s (SQLSTATE %s)", pe.Message, pe.Code)}
+}
+
+func oneCause(s string) string {
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		return s[i+2:]
+	}
+	return s
 }
 
 // ConfigError is a database setting that is wrong (the URL, a session

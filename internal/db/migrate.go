@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -10,11 +11,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
@@ -30,6 +30,9 @@ type Migrator struct {
 	fsys  fs.FS
 	river *rivermigrate.Migrator[pgx.Tx]
 	pool  *pgxpool.Pool
+	// LockWait is how long Up and Down wait for another migration's lock
+	// (MigrateLockWait unless changed).
+	LockWait time.Duration
 }
 
 // NewMigrator builds a migrator over pool. Close it when done.
@@ -43,7 +46,6 @@ func NewMigrator(pool *pgxpool.Pool) (*Migrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load river migrations: %w", err)
 	}
-	m.pool = pool
 	return m, nil
 }
 
@@ -70,19 +72,7 @@ func (m *Migrator) riverUp(ctx context.Context) ([]int64, error) {
 	if m.river == nil {
 		return nil, nil
 	}
-	// goose's session lock is released by now; two helix processes must not
-	// run River's migrations at once either.
-	conn, err := m.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, LockKey("river-migrate")); err != nil {
-		return nil, err
-	}
-	defer func() {
-		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, LockKey("river-migrate"))
-	}()
+	// Up holds the migration lock.
 	res, err := m.river.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	if err != nil {
 		return nil, fmt.Errorf("river migrations: %w", err)
@@ -126,20 +116,58 @@ func (m *Migrator) riverDownAll(ctx context.Context) ([]int64, error) {
 // NewMigratorFS builds a migrator over pool for the migrations in fsys (tests
 // replay the migrations an earlier helix shipped); River's are not included.
 func NewMigratorFS(pool *pgxpool.Pool, fsys fs.FS) (*Migrator, error) {
-	return newMigrator(stdlib.OpenDBFromPool(pool), fsys)
-}
-
-func newMigrator(sqlDB *sql.DB, fsys fs.FS) (*Migrator, error) {
-	locker, err := lock.NewPostgresSessionLocker()
-	if err != nil {
-		return nil, err
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys,
-		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	// No goose locker: goose's session advisory lock would stay on a
+	// transaction pooler's server connection. Up and Down hold helix's
+	// migration lease instead (MigrateLockWait).
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return nil, fmt.Errorf("load migrations: %w", err)
 	}
-	return &Migrator{db: sqlDB, p: p, fsys: fsys}, nil
+	return &Migrator{db: sqlDB, p: p, fsys: fsys, pool: pool, LockWait: MigrateLockWait}, nil
+}
+
+// MigrateLockWait is how long a migration waits for another one to finish
+// before giving up (exit 5, naming the holder), unless the Migrator's
+// LockWait says otherwise.
+const MigrateLockWait = 2 * time.Minute
+
+// MigrateLock names the lease migrations hold.
+const MigrateLock = "migrate"
+
+// lock takes the migration lease, creating helix_locks first on a database
+// helix has not migrated yet.
+func (m *Migrator) lock(ctx context.Context) (*Lock, error) {
+	if err := ensureLockTable(ctx, m.pool); err != nil {
+		return nil, err
+	}
+	return WaitLock(ctx, m.pool, MigrateLock, m.LockWait)
+}
+
+// ensureLockTable creates helix_locks as migration 00090 does, secured by
+// hand (helix_secure_table may not exist yet): row-level security on, nothing
+// for Supabase's API roles.
+func ensureLockTable(ctx context.Context, q Querier) error {
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('helix_locks') IS NOT NULL`).Scan(&exists); err != nil || exists {
+		return err
+	}
+	_, err := q.Exec(ctx, `CREATE UNLOGGED TABLE IF NOT EXISTS helix_locks (
+			name text PRIMARY KEY, token text NOT NULL, holder text NOT NULL,
+			acquired_at timestamptz NOT NULL, expires_at timestamptz NOT NULL);
+		CREATE INDEX IF NOT EXISTS helix_locks_token_idx ON helix_locks (token);
+		ALTER TABLE helix_locks ENABLE ROW LEVEL SECURITY;
+		DO $$ DECLARE r text; BEGIN
+			FOREACH r IN ARRAY ARRAY['anon', 'authenticated'] LOOP
+				IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
+					EXECUTE format('REVOKE ALL ON helix_locks FROM %I', r);
+				END IF;
+			END LOOP; END $$`)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P07") {
+		return nil // another helix created it at the same moment
+	}
+	return err
 }
 
 // MigrationStatus is one migration and whether it is applied.
@@ -153,7 +181,12 @@ type MigrationStatus struct {
 
 // Up applies every pending migration, helix's then River's, and returns the
 // versions applied (River's offset by 1,000,000: see IsRiver).
-func (m *Migrator) Up(ctx context.Context) ([]int64, error) {
+func (m *Migrator) Up(ctx context.Context) (_ []int64, err error) {
+	l, err := m.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, l.Release(ctx)) }()
 	res, err := m.p.Up(ctx)
 	v := versions(res)
 	if err != nil {
@@ -174,7 +207,12 @@ func IsRiver(v int64) (int, bool) {
 
 // Down rolls back the most recent helix migration, or every one down to
 // version to when to >= 0. to == 0 removes River's tables too.
-func (m *Migrator) Down(ctx context.Context, to int64) ([]int64, error) {
+func (m *Migrator) Down(ctx context.Context, to int64) (_ []int64, err error) {
+	l, err := m.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, l.Release(ctx)) }()
 	if to >= 0 {
 		var rv []int64
 		if to == 0 {

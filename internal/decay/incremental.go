@@ -173,29 +173,31 @@ var dueSQL = map[string]string{
 // table first: a row whose recomputed forget_at lands within rounding of the
 // run's instant is then not picked up again by the same run. An interrupted
 // incremental run needs no checkpoint: rows it finished are no longer due.
+// The table is helix_decay_due, not a temporary table: a transaction pooler
+// would lose that between transactions. The decay lock makes it this run's.
 func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since time.Time, res *Result) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS pg_temp.decay_due`) }()
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `DELETE FROM helix_decay_due`) }()
 	var forgetBelow any
 	if o.ForgetBelow > 0 {
 		forgetBelow = o.ForgetBelow
 	}
-	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS pg_temp.decay_due; CREATE TEMP TABLE decay_due (tbl text, id uuid, PRIMARY KEY (tbl, id))`); err != nil {
+	if _, err := conn.Exec(ctx, `DELETE FROM helix_decay_due`); err != nil { // a killed run's
 		return err
 	}
 	chunks := 0
 	for _, table := range []string{phaseMemories, phaseLayers} {
-		tag, err := conn.Exec(ctx, `INSERT INTO pg_temp.decay_due SELECT $3, id FROM (`+dueSQL[table]+`) d`, o.At, since, table)
+		tag, err := conn.Exec(ctx, `INSERT INTO helix_decay_due SELECT $3, id FROM (`+dueSQL[table]+`) d`, o.At, since, table)
 		if err != nil {
 			return fmt.Errorf("%s: find due rows: %w", table, err)
 		}
 		chunks += int((tag.RowsAffected() + int64(o.ChunkSize) - 1) / int64(o.ChunkSize))
 	}
-	if _, err := conn.Exec(ctx, `ANALYZE pg_temp.decay_due`); err != nil {
+	if _, err := conn.Exec(ctx, `ANALYZE helix_decay_due`); err != nil {
 		return err
 	}
 	if o.OnStart != nil {
@@ -208,7 +210,7 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 		if where == "" {
 			where = "true"
 		}
-		update := fmt.Sprintf(`WITH c AS (SELECT id FROM pg_temp.decay_due WHERE tbl = '%[1]s' AND id > $1::uuid ORDER BY id LIMIT $2),
+		update := fmt.Sprintf(`WITH c AS (SELECT id FROM helix_decay_due WHERE tbl = '%[1]s' AND id > $1::uuid ORDER BY id LIMIT $2),
 			u AS (UPDATE %[1]s SET %[2]s FROM c WHERE %[1]s.id = c.id AND ($3::uuid IS NULL OR %[1]s.user_id = $3::uuid) AND %[3]s RETURNING forgotten)
 			SELECT (SELECT id::text FROM c ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM u), (SELECT count(*) FROM u WHERE forgotten),
 			       (SELECT count(*) FROM %[1]s JOIN c USING (id) WHERE NOT %[3]s)`,

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,11 +18,10 @@ import (
 	"github.com/helixhq/helix/internal/redact"
 )
 
-// runLockClass is the first key of the two-int advisory lock each running
-// job_runs row is held under ('helx'); the second is the row id mod 2^31.
-// While the session that started a run lives, the lock is held; a row still
-// 'running' without its lock belongs to a process that died.
-const runLockClass = 0x68656c78
+// RunLock names the lease a running job_runs row is held under: while the
+// process that started the run lives, its heartbeat keeps the lease; a row
+// still 'running' without a live lease belongs to a process that died.
+func RunLock(id int64) string { return "job-run:" + strconv.FormatInt(id, 10) }
 
 // Spec describes one run.
 type Spec struct {
@@ -43,11 +43,12 @@ type Spec struct {
 }
 
 // Run is a started run. Conn is a connection of its own, held for the run's
-// whole life (it holds the run's locks); per-user work should use it, so a
-// run never waits on the pool it is part of.
+// whole life; per-user work should use it, so a run never waits on the pool
+// it is part of.
 type Run struct {
 	ID     int64
 	Conn   *pgxpool.Conn
+	lock   *db.Lock
 	status string
 }
 
@@ -59,7 +60,9 @@ var ErrHeld = errors.New("lock held")
 
 // Do runs fn inside the envelope. fn returns the counts to record and its
 // error, which Do returns unchanged (or the lock's *db.ErrLockHeld, or the
-// error starting or finishing the record when fn succeeded).
+// error starting or finishing the record when fn succeeded). The run's
+// record and its job lock (spec.Lock) are one lease (package db): fn's
+// context is cancelled if the lease is lost.
 func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.Context, run *Run) (any, error)) error {
 	if spec.Now == nil {
 		spec.Now = time.Now
@@ -69,65 +72,63 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 			return err
 		}
 	}
-	var (
-		conn *pgxpool.Conn
-		lock *db.Lock
-		err  error
-	)
-	if spec.Lock != "" && spec.LockWait == 0 && spec.Check == nil && !spec.RecordSkipped {
-		// A queue worker's path: the lock and the running row in one round trip.
-		lock, run, err := lockAndStart(ctx, pool, spec)
-		if err != nil {
-			return err
-		}
-		return do(ctx, lock, run, fn)
-	}
+	var lock *db.Lock
 	if spec.Lock != "" {
+		var err error
 		lock, err = db.WaitLock(ctx, pool, spec.Lock, spec.LockWait)
 		if err != nil {
 			if db.IsLockHeld(err) && spec.RecordSkipped {
-				if run, e := start(ctx, pool, spec); e == nil {
-					_ = run.finish(ctx, nil, db.RunSkipped, map[string]any{}, err)
+				if run, e := startOn(ctx, pool, db.Lease(pool, spec.Job), spec); e == nil {
+					_ = run.finish(ctx, db.RunSkipped, map[string]any{}, err)
 				}
 			}
 			return err
 		}
-		conn = lock.Conn()
+	} else {
+		lock = db.Lease(pool, spec.Job)
 	}
 	if spec.Check != nil {
-		var q db.Querier = pool
-		if conn != nil {
-			q = conn
-		}
-		if err := spec.Check(ctx, q); err != nil {
+		if err := spec.Check(ctx, pool); err != nil {
 			_ = lock.Release(ctx)
 			return err
 		}
 	}
-	run, err := startOn(ctx, pool, conn, spec)
+	run, err := startOn(ctx, pool, lock, spec)
 	if err != nil {
 		_ = lock.Release(ctx)
 		return err
 	}
-	return do(ctx, lock, run, fn)
+	return do(ctx, run, fn)
 }
 
 // do runs fn in a started run and finishes it.
-func do(ctx context.Context, lock *db.Lock, run *Run, fn func(ctx context.Context, run *Run) (any, error)) error {
+func do(ctx context.Context, run *Run, fn func(ctx context.Context, run *Run) (any, error)) error {
 	defer func() {
 		// A panic (River recovers them in workers) must not keep the
-		// connection, and with it the locks, forever.
+		// connection, and with it the lease, forever.
 		if p := recover(); p != nil {
-			_ = run.finish(ctx, lock, db.RunFailed, nil, fmt.Errorf("panic: %v", p))
+			_ = run.finish(ctx, db.RunFailed, nil, fmt.Errorf("panic: %v", p))
 			panic(p)
 		}
 	}()
-	counts, err := fn(ctx, run)
+	fctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lost := run.lock.Lost()
+	stop := context.AfterFunc(lost, func() {
+		if errors.Is(context.Cause(lost), db.ErrLockLost) {
+			cancel(db.ErrLockLost)
+		}
+	})
+	defer stop()
+	counts, err := fn(fctx, run)
+	if err == nil && errors.Is(context.Cause(fctx), db.ErrLockLost) {
+		err = db.ErrLockLost
+	}
 	status := run.status
 	if status == "" {
-		status = Status(ctx, err)
+		status = Status(fctx, err)
 	}
-	if ferr := run.finish(ctx, lock, status, counts, err); ferr != nil && err == nil {
+	if ferr := run.finish(ctx, status, counts, err); ferr != nil && err == nil {
 		return ferr
 	}
 	return err
@@ -149,66 +150,29 @@ func Status(ctx context.Context, err error) string {
 	return db.RunFailed
 }
 
-func start(ctx context.Context, pool *pgxpool.Pool, spec Spec) (*Run, error) {
-	return startOn(ctx, pool, nil, spec)
-}
-
-// startOn inserts the running row and takes its run lock in one statement,
-// so the row is never visible without its lock.
-func startOn(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, spec Spec) (*Run, error) {
+// startOn inserts the running row and its lease (RunLock, under lock's
+// token) in one statement, so the row is never visible without its lease,
+// and starts the lease's heartbeat.
+func startOn(ctx context.Context, pool *pgxpool.Pool, lock *db.Lock, spec Spec) (*Run, error) {
 	p, err := json.Marshal(spec.Params)
 	if err != nil {
 		return nil, err
-	}
-	own := conn == nil
-	if own {
-		if conn, err = pool.Acquire(ctx); err != nil {
-			return nil, err
-		}
-	}
-	r := &Run{Conn: conn}
-	err = conn.QueryRow(ctx, `WITH r AS (INSERT INTO job_runs (job, params, started_at, status) VALUES ($1, $2, $3, 'running') RETURNING id)
-		SELECT id, pg_advisory_lock($4::int, (id % 2147483648)::int) FROM r`, spec.Job, p, spec.Now(), runLockClass).Scan(&r.ID, nil)
-	if err != nil {
-		if own {
-			conn.Release()
-		}
-		return nil, err
-	}
-	return r, nil
-}
-
-// lockAndStart tries spec.Lock and, only when it got it, inserts the running
-// row and takes its run lock, all in one statement on one connection.
-func lockAndStart(ctx context.Context, pool *pgxpool.Pool, spec Spec) (*db.Lock, *Run, error) {
-	p, err := json.Marshal(spec.Params)
-	if err != nil {
-		return nil, nil, err
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var got bool
-	var id *int64
-	err = conn.QueryRow(ctx, `WITH l AS MATERIALIZED (
-			SELECT pg_try_advisory_lock($1) AS got FROM (SELECT set_config('application_name', $2, false)) s),
-		r AS (INSERT INTO job_runs (job, params, started_at, status) SELECT $3, $4, $5, 'running' FROM l WHERE l.got RETURNING id)
-		SELECT l.got, r.id, (SELECT pg_advisory_lock($6::int, (r.id % 2147483648)::int)) FROM l LEFT JOIN r ON true`,
-		db.LockKey(spec.Lock), db.SessionName(spec.Lock), spec.Job, p, spec.Now(), runLockClass).Scan(&got, &id, nil)
-	switch {
-	case err != nil:
+	r := &Run{Conn: conn, lock: lock}
+	args := append([]any{spec.Job, p, spec.Now()}, lock.AddArgs()...)
+	err = conn.QueryRow(ctx, `WITH r AS (INSERT INTO job_runs (job, params, started_at, status) VALUES ($1, $2, $3, 'running') RETURNING id),
+		l AS (`+fmt.Sprintf(db.AddSQL, `'job-run:' || r.id`, 4, 5, 6)+` FROM r)
+		SELECT id FROM r`, args...).Scan(&r.ID)
+	if err != nil {
 		conn.Release()
-		return nil, nil, err
-	case !got:
-		conn.Release()
-		return nil, nil, db.Held(ctx, pool, spec.Lock)
-	case id == nil:
-		lock := db.HeldLock(conn, spec.Lock)
-		_ = lock.Release(ctx)
-		return nil, nil, errors.New("jobrun: no job_runs row inserted")
+		return nil, err
 	}
-	return db.HeldLock(conn, spec.Lock), &Run{ID: *id, Conn: conn}, nil
+	lock.Start(1)
+	return r, nil
 }
 
 // OKTx records the run as ok inside tx, the transaction that commits the
@@ -223,12 +187,12 @@ func (r *Run) OKTx(ctx context.Context, tx db.Querier, counts any) error {
 	return err
 }
 
-// finish records the outcome and gives the run lock back, and lock (if
-// any) after it, in one round trip; then the run's connection goes back to
-// the pool. The error is stored with every known secret masked (package
+// finish records the outcome and gives the run's lease back (its record
+// and its job lock) in one round trip; then the run's connection goes back
+// to the pool. The error is stored with every known secret masked (package
 // redact), whatever produced it. It runs even when ctx was cancelled, so an
 // interrupted job is marked as such.
-func (r *Run) finish(ctx context.Context, lock *db.Lock, status string, counts any, jobErr error) error {
+func (r *Run) finish(ctx context.Context, status string, counts any, jobErr error) error {
 	ctx = context.WithoutCancel(ctx)
 	c, err := json.Marshal(counts)
 	if err != nil {
@@ -239,40 +203,22 @@ func (r *Run) finish(ctx context.Context, lock *db.Lock, status string, counts a
 		s := redact.String(jobErr.Error())
 		msg = &s
 	}
+	r.Conn.Release()
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4 WHERE id = $1`, r.ID, status, c, msg)
-	b.Queue(`SELECT pg_advisory_unlock($1::int, ($2 % 2147483648)::int)`, runLockClass, r.ID)
-	if lock != nil {
-		if ferr := lock.ReleaseWith(ctx, b); ferr != nil {
-			return errors.Join(err, ferr)
-		}
-		return err
-	}
-	br := r.Conn.SendBatch(ctx, b)
-	_, uerr := br.Exec()
-	_, lerr := br.Exec()
-	if cerr := br.Close(); lerr == nil {
-		lerr = cerr
-	}
-	if uerr != nil || lerr != nil {
-		// The session may be broken; closing it frees the run lock for certain.
-		_ = r.Conn.Conn().Close(ctx)
-	}
-	r.Conn.Release()
-	return errors.Join(err, uerr)
+	return errors.Join(err, r.lock.ReleaseWith(ctx, b))
 }
 
-// Reap marks 'interrupted' every job_runs row left 'running' whose run lock
-// no session holds: the process that ran it was killed (or predates the lock).
-// It returns how many rows it closed.
+// Reap marks 'interrupted' every job_runs row left 'running' whose lease
+// (RunLock) expired: the process that ran it was killed (or predates
+// leases). Expired leases of dead runs are deleted. It returns how many rows it closed.
 func Reap(ctx context.Context, q db.Querier) (int64, error) {
-	tag, err := q.Exec(ctx, `UPDATE job_runs r SET status = 'interrupted', finished_at = clock_timestamp(),
+	tag, err := q.Exec(ctx, `WITH gone AS (
+			DELETE FROM helix_locks WHERE name LIKE 'job-run:%' AND expires_at < clock_timestamp() RETURNING name)
+		UPDATE job_runs r SET status = 'interrupted', finished_at = clock_timestamp(),
 			error = coalesce(r.error, 'the process running this job ended without recording how it finished')
 		WHERE r.status = 'running' AND NOT EXISTS (
-			SELECT 1 FROM pg_locks l
-			WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-			  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			  AND l.classid = $1::int::oid AND l.objid = (r.id % 2147483648)::int::oid)`, runLockClass)
+			SELECT 1 FROM helix_locks l WHERE l.name = 'job-run:' || r.id AND l.expires_at >= clock_timestamp())`)
 	if err != nil {
 		return 0, err
 	}

@@ -3,7 +3,9 @@ package jobrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
@@ -19,9 +21,9 @@ func status(t *testing.T, q db.Querier, id int64) string {
 	return s
 }
 
-// TestReap: a live run is left alone; a run whose session died (its backend
-// terminated, as when the process is SIGKILLed) and a legacy row with no
-// lock at all are closed as interrupted.
+// TestReap: a live run is left alone; a run whose lease expired (its
+// process was killed: nothing renews it) and a legacy row with no lease at
+// all are closed as interrupted, and the dead lease is deleted.
 func TestReap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -33,30 +35,29 @@ func TestReap(t *testing.T) {
 	var live, killed int64
 	err := Do(ctx, pool, Spec{Job: "live", Lock: "live"}, func(ctx context.Context, run *Run) (any, error) {
 		live = run.ID
-		// A second run whose connection is terminated mid-run.
-		err := Do(ctx, pool, Spec{Job: "killed", NoReap: true}, func(ctx context.Context, k *Run) (any, error) {
-			killed = k.ID
-			var pid int
-			if err := k.Conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-				return nil, err
-			}
-			if _, err := pool.Exec(ctx, `SELECT pg_terminate_backend($1::int, 10000)`, pid); err != nil {
-				return nil, err
-			}
-			n, err := Reap(ctx, pool)
-			if err != nil {
-				return nil, err
-			}
-			if n != 1 { // the legacy row went when the outer run started
-				t.Errorf("reaped %d rows, want 1 (the killed run)", n)
-			}
-			return nil, nil
-		})
-		if err == nil {
-			t.Error("finishing a run on a terminated connection reported no error")
+		// A run whose process died: its lease is past its expiry.
+		if err := pool.QueryRow(ctx, `WITH r AS (INSERT INTO job_runs (job, status) VALUES ('killed', 'running') RETURNING id),
+			l AS (INSERT INTO helix_locks (name, token, holder, acquired_at, expires_at)
+				SELECT 'job-run:' || id, 'dead', 'helix-killed host=h pid=1', now() - interval '1 minute', now() - interval '1 second' FROM r)
+			SELECT id FROM r`).Scan(&killed); err != nil {
+			return nil, err
+		}
+		if got := RunLock(killed); got != fmt.Sprintf("job-run:%d", killed) {
+			t.Errorf("RunLock = %s", got)
+		}
+		n, err := Reap(ctx, pool)
+		if err != nil {
+			return nil, err
+		}
+		if n != 1 { // the legacy row went when the outer run started
+			t.Errorf("reaped %d rows, want 1 (the killed run)", n)
 		}
 		if s := status(t, pool, live); s != db.RunRunning {
 			t.Errorf("live run reaped: %s", s)
+		}
+		var dead int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM helix_locks WHERE token = 'dead'`).Scan(&dead); err != nil || dead != 0 {
+			t.Errorf("%d dead leases left (%v)", dead, err)
 		}
 		return map[string]int{"n": 1}, nil
 	})
@@ -67,6 +68,16 @@ func TestReap(t *testing.T) {
 		if s := status(t, pool, id); s != want {
 			t.Errorf("run %d: %s, want %s", id, s, want)
 		}
+	}
+	noLocks(t, pool)
+}
+
+// noLocks fails t when any helix lock is still held.
+func noLocks(t *testing.T, q db.Querier) {
+	t.Helper()
+	held, err := db.HeldLocks(context.Background(), q)
+	if err != nil || len(held) > 0 {
+		t.Errorf("helix locks still held (%v): %v", err, held)
 	}
 }
 
@@ -115,9 +126,9 @@ func TestLockHeldRecordsSkipped(t *testing.T) {
 	}
 }
 
-// TestLockAndStart: the worker's one-round-trip path takes the lock and the
-// running row together; with the lock held elsewhere it writes no row and
-// says who holds it; afterwards both locks are free.
+// TestLockAndStart: the worker's path takes the lock and the running row;
+// with the lock held elsewhere it writes no row and says who holds it;
+// afterwards both leases are gone.
 func TestLockAndStart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -153,8 +164,42 @@ func TestLockAndStart(t *testing.T) {
 	if s := status(t, pool, id); s != db.RunOK {
 		t.Errorf("status %s", s)
 	}
-	var locks int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&locks); err != nil || locks != 0 {
-		t.Errorf("%d advisory locks left (%v)", locks, err)
+	noLocks(t, pool)
+}
+
+// TestLeaseLostCancelsTheRun: a run whose lease another holder took (it had
+// expired, say while the database was unreachable) has its context
+// cancelled with db.ErrLockLost and is recorded interrupted, not ok.
+func TestLeaseLostCancelsTheRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, pgtest.URL(t), db.Options{LockTTL: db.MinLockTTL})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer pool.Close()
+	var id int64
+	err = Do(ctx, pool, Spec{Job: "stolen", Lock: "stolen"}, func(ctx context.Context, run *Run) (any, error) {
+		id = run.ID
+		if _, err := pool.Exec(ctx, `UPDATE helix_locks SET token = 'other' WHERE name = 'stolen'`); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2 * db.MinLockTTL):
+			t.Error("the run went on with its lease lost")
+			return nil, nil
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want the run cancelled", err)
+	}
+	if s := status(t, pool, id); s != db.RunInterrupted {
+		t.Errorf("status %s, want interrupted", s)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM helix_locks WHERE token = 'other'`); err != nil {
+		t.Fatal(err)
+	}
+	noLocks(t, pool)
 }

@@ -15,14 +15,16 @@ import (
 	"github.com/helixhq/helix/internal/db"
 )
 
-// A helix worker holds a session advisory lock, keyed on its River client
-// id, for its whole life ('hxwk', hashtext(id)): the database frees it the
-// moment the worker's connection closes, however the worker died. A running
-// job whose client holds no such lock belongs to a dead worker, and any live
-// helix process may give it back at once instead of waiting for River's
-// rescuer (--rescue-after). Clients of older helix versions, which hold no
-// lock, are recognised by their id (no clientPrefix) and left to River.
-const aliveLockClass = 0x6878776b
+// A helix worker holds a lease (helix_locks, name "worker:" + its River
+// client id) for its whole life, renewed by its heartbeat: a worker that
+// dies, however, stops renewing it, and it expires within db.lock-ttl. A
+// running job whose client holds no such lease belongs to a dead worker, and
+// any live helix process may give it back then instead of waiting for
+// River's rescuer (--rescue-after). A lease, not a session advisory lock:
+// behind a transaction pooler a session lock outlives its worker on the
+// pooled server connection. Clients of older helix versions, which hold no
+// lease, are recognised by their id (no clientPrefix) and left to River.
+const aliveLockPrefix = "worker:"
 
 // clientPrefix starts the River client id of every worker that holds its lock.
 const clientPrefix = "helix_"
@@ -44,59 +46,48 @@ func NewClientID(now time.Time) string {
 }
 
 // aliveSQL is true when the client whose id is the expression %[1]s holds
-// its lock (or is no helix worker that holds one). The subquery is not
-// correlated: PostgreSQL reads pg_locks once per statement (a hashed
+// its lease (or is no helix worker that holds one). The subquery is not
+// correlated: PostgreSQL reads helix_locks once per statement (a hashed
 // subplan), however many jobs it checks.
-const aliveSQL = `(NOT starts_with(%[1]s, 'helix_') OR (hashtext(%[1]s) & 2147483647)::oid IN (SELECT l.objid FROM pg_locks l
-	WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-	  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-	  AND l.classid = %[2]d::oid))`
+const aliveSQL = `(NOT starts_with(%[1]s, 'helix_') OR '%[2]s' || %[1]s IN (SELECT name FROM helix_locks
+	WHERE starts_with(name, '%[2]s') AND expires_at >= clock_timestamp()))`
 
-func alive(expr string) string { return fmt.Sprintf(aliveSQL, expr, aliveLockClass) }
+func alive(expr string) string { return fmt.Sprintf(aliveSQL, expr, aliveLockPrefix) }
 
-// Alive holds id's lock on a connection of its own until ctx ends (then it
-// closes the connection, which frees the lock). A lost connection is opened
-// again and the lock taken again; meanwhile other workers may give the
-// worker's jobs back (at worst a job runs twice, which every job survives).
+// Alive holds id's lease until ctx ends (then it releases it). A lease the
+// heartbeat could not keep (the database unreachable for a TTL) is taken
+// again; meanwhile other workers may give the worker's jobs back (at worst a
+// job runs twice, which every job survives).
 func Alive(ctx context.Context, pool *pgxpool.Pool, id string, log *slog.Logger) error {
-	conn, err := holdAlive(ctx, pool, id)
+	name := aliveLockPrefix + id
+	l, err := db.TryLock(ctx, pool, name)
 	if err != nil {
-		return fmt.Errorf("worker: take its liveness lock: %w", err)
+		return fmt.Errorf("worker: take its liveness lease: %w", err)
 	}
 	go func() {
-		t := time.NewTicker(10 * time.Second)
-		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
-				_ = conn.Close(context.Background())
+				_ = l.Release(context.WithoutCancel(ctx))
 				return
-			case <-t.C:
+			case <-l.Lost().Done():
 			}
-			if conn != nil && conn.Ping(ctx) == nil {
-				continue
+			for {
+				if l, err = db.TryLock(ctx, pool, name); err == nil || ctx.Err() != nil {
+					break
+				}
+				log.Warn("worker liveness lease lost: taking it again", "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
 			}
-			if conn != nil {
-				_ = conn.Close(context.Background())
-			}
-			if conn, err = holdAlive(ctx, pool, id); err != nil && ctx.Err() == nil {
-				log.Warn("worker liveness lock lost: taking it again", "error", err)
+			if err != nil {
+				return
 			}
 		}
 	}()
 	return nil
-}
-
-func holdAlive(ctx context.Context, pool *pgxpool.Pool, id string) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1::int, hashtext($2) & 2147483647)`, aliveLockClass, id); err != nil {
-		_ = conn.Close(context.Background())
-		return nil, err
-	}
-	return conn, nil
 }
 
 // Orphan is a running job whose worker died.

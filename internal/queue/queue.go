@@ -73,7 +73,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 		now = time.Now
 	}
 	params := map[string]any{"user_id": a.UserID, "params": a.Params, "river_job_id": job.ID, "attempt": job.Attempt}
-	err := jobrun.Do(ctx, w.Pool, jobrun.Spec{Job: "synthesize", Params: params, Lock: synthesis.UserLock(a.UserID), NoReap: true, Now: now},
+	err := jobrun.Do(ctx, w.Pool, jobrun.Spec{Job: "synthesize", Params: params, NoReap: true, Now: now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			counts := map[string]int{"users": 1, "done": 1}
 			write := &synthesis.Write{RunID: &run.ID, Now: now(), Complete: func(ctx context.Context, tx pgx.Tx) error {

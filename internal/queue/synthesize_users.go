@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -46,9 +45,6 @@ type SynthesizeUsersWorker struct {
 	Now  func() time.Time
 }
 
-// errUserHeld rolls back a user's write when another run holds the user.
-var errUserHeld = errors.New("user held by another run")
-
 // Work synthesizes the job's users.
 func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[SynthesizeUsersArgs]) error {
 	a := job.Args
@@ -85,21 +81,12 @@ func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[Synthes
 			var failed []string
 			synthesis.Each(ctx, w.Pool, todo, synthesis.StateOf(states), filter, 1, func(i int, read *synthesis.Read) {
 				u := todo[i]
-				write := &synthesis.Write{RunID: &run.ID, Now: now(), Complete: func(ctx context.Context, tx pgx.Tx) error {
-					var got bool
-					if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, db.LockKey(synthesis.UserLock(u))).Scan(&got); err != nil {
-						return err
-					}
-					if !got {
-						return errUserHeld
-					}
-					return nil
-				}}
+				write := &synthesis.Write{RunID: &run.ID, Now: now()}
 				nm, ps, err := synthesis.User(ctx, run.Conn, u, filter, a.Params, write, read)
 				counts["memories"] += nm
 				counts["patterns"] += len(ps)
 				switch {
-				case errors.Is(err, errUserHeld):
+				case db.IsLockHeld(err):
 					counts["skipped"]++
 				case err != nil:
 					if ctx.Err() != nil || db.IsUnavailable(err) {

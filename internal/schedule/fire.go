@@ -128,8 +128,8 @@ func (w *FireWorker) Timeout(*river.Job[FireArgs]) time.Duration {
 // errInterrupted makes River retry a fire whose job was stopped before it finished.
 var errInterrupted = errors.New("interrupted")
 
-// Work runs one fire. The fire's advisory lock, held for the whole run on a
-// connection of its own, tells a rescued copy of this job (River rescues
+// Work runs one fire. The fire's lock (a lease, renewed while the fire
+// runs), tells a rescued copy of this job (River rescues
 // jobs running longer than --rescue-after) that the first one still runs:
 // it snoozes. Once the fire is finished its job never runs again, whoever
 // retries or rescues it.
@@ -144,7 +144,11 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 		return err
 	}
 	defer func() { _ = lock.Release(ctx) }()
-	conn := lock.Conn()
+	conn, err := c.Pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
 	var (
 		name  string
 		argv  []string

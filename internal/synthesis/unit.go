@@ -20,6 +20,9 @@ type Write struct {
 	// patterns: a River worker marks its job completed there (JobCompleteTx),
 	// so "written" and "done" commit together or not at all.
 	Complete func(ctx context.Context, tx pgx.Tx) error
+	// LockWait is how long the write waits for the user's lock (UserLock),
+	// which another run writing the same user holds.
+	LockWait time.Duration
 }
 
 // Read is a user's memories read ahead of User (by Stream, for a whole
@@ -62,6 +65,9 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 		return len(ms), ps, nil
 	}
 	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if err := db.TryXactLock(ctx, tx, UserLock(user), w.LockWait); err != nil {
+			return err
+		}
 		if err := Replace(ctx, tx, user, w.RunID, w.Now, ps); err != nil {
 			return err
 		}
@@ -81,8 +87,9 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 	return len(ms), ps, nil
 }
 
-// UserLock names the advisory lock one user's synthesis holds: a run for
-// user U (desktop, nightly or a worker's job) never overlaps another for U.
+// UserLock names the lock one user's synthesis write holds (a transaction
+// lock, db.TryXactLock): a run for user U (desktop, nightly or a worker's
+// job) never writes U while another does; the loser skips U (exit 5 alone).
 func UserLock(user uuid.UUID) string { return "synthesize:" + user.String() }
 
 // StateOf looks states up in a map taken whole before the stream starts.

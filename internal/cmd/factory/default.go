@@ -121,6 +121,8 @@ func OpenDB(ctx context.Context, c *config.Config, command string) (*pgxpool.Poo
 		IdleInTransactionTimeout: duration(c, "db.idle-in-transaction-timeout"),
 		ConnectTimeout:           duration(c, "db.connect-timeout"),
 		MaxConns:                 int32(c.Int("db.max-conns")),
+		PoolMode:                 c.String("db.pool-mode"),
+		LockTTL:                  duration(c, "db.lock-ttl"),
 	}
 	pool, err := db.Open(ctx, url, opts)
 	if err != nil {

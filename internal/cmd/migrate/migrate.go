@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +20,9 @@ func NewCmdMigrate(f *cmdutil.Factory) *cobra.Command {
 		Use:   "migrate <command>",
 		Short: "Apply, roll back and inspect the database schema",
 		Long: `Apply, roll back and inspect helix's embedded SQL migrations.
-Migrations run under a PostgreSQL advisory lock, so concurrent helix
-processes never migrate at once.`,
+Migrations run under helix's migration lock (a lease in helix_locks, safe
+through any connection pooler), so concurrent helix processes never migrate
+at once: the second waits up to --lock-wait, then exits 5 naming the holder.`,
 		// migrate works on a database at any schema, none included
 		Annotations: map[string]string{cmdutil.AnnotationSchemaOptional: "true"},
 	}
@@ -43,8 +45,9 @@ func withMigrator(f *cmdutil.Factory, ctx context.Context, fn func(m *db.Migrato
 	return fn(m)
 }
 
-func runApply(f *cmdutil.Factory, cmd *cobra.Command, verb string, apply migrateFunc) error {
+func runApply(f *cmdutil.Factory, cmd *cobra.Command, verb string, wait time.Duration, apply migrateFunc) error {
 	return withMigrator(f, cmd.Context(), func(m *db.Migrator) error {
+		m.LockWait = wait
 		applied, err := apply(cmd.Context(), m)
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", verb, err)
@@ -68,6 +71,7 @@ func runApply(f *cmdutil.Factory, cmd *cobra.Command, verb string, apply migrate
 
 func newCmdUp(f *cmdutil.Factory) *cobra.Command {
 	var dryRun bool
+	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Apply every pending migration",
@@ -92,13 +96,14 @@ EXAMPLES
 			if dryRun {
 				return withMigrator(f, cmd.Context(), func(m *db.Migrator) error { return printPlan(f, cmd.Context(), m) })
 			}
-			if err := runApply(f, cmd, "up", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) }); err != nil {
+			if err := runApply(f, cmd, "up", wait, func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Up(ctx) }); err != nil {
 				return err
 			}
 			return warnOpenTables(f, cmd.Context())
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the SQL of every pending migration instead of running it")
+	lockWaitFlag(cmd, &wait)
 	return cmd
 }
 
@@ -213,6 +218,7 @@ func printPlan(f *cmdutil.Factory, ctx context.Context, m *db.Migrator) error {
 func newCmdDown(f *cmdutil.Factory) *cobra.Command {
 	var to int64
 	var all, yes bool
+	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "down --yes",
 		Short: "Roll back the latest migration (or down to --to VERSION, or --all-migrations)",
@@ -246,7 +252,7 @@ EXAMPLES
 			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate down drops helix's tables and the data in them"); err != nil {
 				return err
 			}
-			return runApply(f, cmd, "down", func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Down(ctx, to) })
+			return runApply(f, cmd, "down", wait, func(ctx context.Context, m *db.Migrator) ([]int64, error) { return m.Down(ctx, to) })
 		},
 	}
 	cmd.Flags().Int64Var(&to, "to", -1, "roll back every migration above this version")
@@ -254,6 +260,7 @@ EXAMPLES
 	cmdutil.Alias(cmd.Flags(), "all-migrations", "all")
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm dropping helix's tables and their data")
 	cmd.MarkFlagsMutuallyExclusive("to", "all-migrations")
+	lockWaitFlag(cmd, &wait)
 	return cmd
 }
 
@@ -293,6 +300,10 @@ func sayRowsRemoved(f *cmdutil.Factory, ctx context.Context, to int64) error {
 		cmdutil.Fprintf(f.IOStreams.ErrOut, "%s\n", msg)
 	}
 	return nil
+}
+
+func lockWaitFlag(cmd *cobra.Command, wait *time.Duration) {
+	cmd.Flags().DurationVar(wait, "lock-wait", db.MigrateLockWait, "wait this long for another helix migrating this database, then exit 5")
 }
 
 // StatusOptions are the inputs of `migrate status`.

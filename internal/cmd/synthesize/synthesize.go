@@ -288,12 +288,12 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers, "full": opts.Full,
 		"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
 	// --all-users holds the job's lock (one nightly run at a time) and each
-	// user's lock as it goes; --user-id holds only its user's, waiting up to
-	// --lock-wait for a nightly run that has that user in hand.
+	// user's lock as it writes the user; --user-id holds only its user's,
+	// waiting up to --lock-wait for a nightly run that is writing that user.
 	spec := jobrun.Spec{Job: "synthesize", Params: jobParams, Lock: "synthesize", RecordSkipped: true, Now: f.Now}
 	if !opts.AllUsers {
 		jobParams["user_id"] = opts.UserID.String()
-		spec.Lock, spec.LockWait = UserLock(opts.user), opts.LockWait
+		spec.Lock = ""
 	}
 	return jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		rep.RunID = &run.ID
@@ -301,7 +301,11 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 		if opts.AllUsers {
 			results = work(ctx, pool, opts, users, states, run)
 		} else {
-			results = []UserResult{one(ctx, run.Conn, opts, opts.user, run, nil)}
+			r := one(ctx, run.Conn, opts, opts.user, run, nil)
+			if db.IsLockHeld(r.err) {
+				return map[string]int{"users": 1, "skipped": 1}, r.err
+			}
+			results = []UserResult{r}
 		}
 		err := report(ctx, opts, rep, users, unchanged, results)
 		return rep.Counts, err
@@ -446,15 +450,16 @@ func lockedOne(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid
 		defer conn.Release()
 		return one(ctx, conn, opts, user, nil, read)
 	}
-	lock, err := db.TryLock(ctx, pool, UserLock(user))
-	if db.IsLockHeld(err) {
-		return UserResult{UserID: user, skipped: true}
-	}
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
 	}
-	defer func() { _ = lock.Release(ctx) }()
-	return one(ctx, lock.Conn(), opts, user, run, read)
+	defer conn.Release()
+	r := one(ctx, conn, opts, user, run, read)
+	if db.IsLockHeld(r.err) {
+		return UserResult{UserID: user, skipped: true}
+	}
+	return r
 }
 
 // one synthesizes one user; read carries the memories the stream read, if it did.
@@ -463,6 +468,9 @@ func one(ctx context.Context, q db.Querier, opts *Options, user uuid.UUID, run *
 	var w *synthesis.Write
 	if run != nil {
 		w = &synthesis.Write{RunID: &run.ID, Now: opts.F.Now()}
+		if !opts.AllUsers {
+			w.LockWait = opts.LockWait
+		}
 	}
 	n, ps, err := synthesis.User(ctx, q, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit}, opts.params(), w, read)
 	r.Memories = n

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,13 +309,12 @@ func TestUserRunWhileAllUsersHoldsOthers(t *testing.T) {
 	t.Parallel()
 	pool := demoDB(t)
 	ctx := context.Background()
-	for _, name := range []string{"synthesize", UserLock(uuid.MustParse(ben))} {
-		l, err := db.TryLock(ctx, pool, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = l.Release(ctx) }()
+	l, err := db.TryLock(ctx, pool, "synthesize")
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer func() { _ = l.Release(ctx) }()
+	defer holdUser(t, pool, ben)()
 	if _, _, err := run(t, pool, false, true, "--user-id "+ana); err != nil {
 		t.Fatalf("--user-id during --all-users: %v, want success", err)
 	}
@@ -326,18 +326,32 @@ func TestUserRunWhileAllUsersHoldsOthers(t *testing.T) {
 	}
 }
 
+// holdUser holds user's synthesis lock (a transaction lock, as a run
+// writing the user does) until the returned func is called.
+func holdUser(t *testing.T, pool *pgxpool.Pool, user string) func() {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.TryXactLock(ctx, tx, UserLock(uuid.MustParse(user)), 0); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { _ = tx.Rollback(ctx) }) }
+	t.Cleanup(release)
+	return release
+}
+
 // TestAllUsersSkipsLockedUser: a user whose lock another run holds is
 // skipped and reported as skipped, not failed; the run exits 0.
 func TestAllUsersSkipsLockedUser(t *testing.T) {
 	t.Parallel()
 	pool := demoDB(t)
-	ctx := context.Background()
-	l, err := db.TryLock(ctx, pool, UserLock(uuid.MustParse(ana)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	release := holdUser(t, pool, ana)
 	out, errOut, err := run(t, pool, false, true, "--all-users")
-	_ = l.Release(ctx)
+	release()
 	if err != nil {
 		t.Fatalf("--all-users with one user locked: %v, want success\n%s", err, errOut)
 	}
@@ -361,15 +375,11 @@ func TestAllUsersSkipsLockedUser(t *testing.T) {
 func TestUserRunWaitsForLock(t *testing.T) {
 	t.Parallel()
 	pool := demoDB(t)
-	ctx := context.Background()
-	l, err := db.TryLock(ctx, pool, UserLock(uuid.MustParse(ana)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	release := holdUser(t, pool, ana)
 	if _, _, err := run(t, pool, false, false, "--user-id "+ana+" --lock-wait 0"); !db.IsLockHeld(err) {
 		t.Fatalf("--lock-wait 0 on a held user: %v, want skipped", err)
 	}
-	time.AfterFunc(300*time.Millisecond, func() { _ = l.Release(ctx) })
+	time.AfterFunc(300*time.Millisecond, release)
 	if _, _, err := run(t, pool, false, false, "--user-id "+ana+" --lock-wait 30s"); err != nil {
 		t.Fatalf("--lock-wait 30s: %v, want success once the lock is released", err)
 	}

@@ -25,6 +25,7 @@ import (
 	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/llmsynth"
@@ -98,7 +99,11 @@ arrives) and /metrics (Prometheus) on loopback (PORT) or HOST:PORT; see
 --once works until the queues are empty, then exits (tests, cron-only setups).
 --concurrency is per queue. db.max-conns must leave room: each running job
 holds one connection (a synthesize_users job two: one streams its users'
-memories), River a few more.
+memories), River 3 more; the worker says at startup how many it needs.
+Through a session pooler each of these is one of the pooler's server
+connections: the pooler's pool size must cover db.max-conns of every worker
+plus whatever else uses it. Through a transaction pooler River polls
+(--poll-interval) instead of LISTEN.
 
 EXAMPLES
   helix worker
@@ -193,6 +198,19 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if err := addSchedules(ws, opts, pool, log, obs); err != nil {
 		return err
 	}
+	// Through a transaction pooler LISTEN is lost with the transaction that
+	// ran it: River polls instead (said once, here).
+	pollOnly := db.PathOf(pool) == db.PathTransaction
+	if pollOnly {
+		log.Info("transaction pooler: River polls for jobs every --poll-interval instead of LISTEN/NOTIFY", "poll_interval", opts.PollInterval.String())
+	}
+	need := ConnsNeeded(opts.Queues, opts.Concurrency)
+	if max := pool.Config().MaxConns; int(max) < need {
+		log.Warn("worker connection budget: db.max-conns is below what this worker needs, jobs will wait for connections",
+			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d (and leave the session pooler's pool_size room for it)", need))
+	} else {
+		log.Info("worker connection budget", "needs", need, "max_conns", max, "path", db.PathOf(pool).String())
+	}
 	id := queue.NewClientID(time.Now())
 	aliveCtx, dead := context.WithCancel(context.WithoutCancel(ctx))
 	defer dead()
@@ -201,6 +219,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	cfg := &river.Config{
 		ID:                   id,
+		PollOnly:             pollOnly,
 		Queues:               queues,
 		Workers:              ws,
 		JobTimeout:           opts.JobTimeout,
@@ -268,6 +287,29 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	log.Info("worker stopped")
 	return nil
+}
+
+// riverConns are the connections River's own services hold at once at most
+// (leader election, fetching, completing, the maintenance services).
+const riverConns = 3
+
+// ConnsNeeded is how many pooled connections a worker with these queues and
+// --concurrency uses at most: one per running job (two for the synthesize
+// queue, whose synthesize_users jobs stream memories beside their writes),
+// plus River's own.
+func ConnsNeeded(queues []string, concurrency int) int {
+	n := riverConns
+	for _, q := range queues {
+		switch q {
+		case queue.QueueScheduleTick: // one small tick pass at a time
+			n++
+		case queue.QueueSynthesize:
+			n += 2 * concurrency
+		default:
+			n += concurrency
+		}
+	}
+	return n
 }
 
 // workers registers every job kind; providers and limits come from this

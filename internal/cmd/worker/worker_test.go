@@ -92,3 +92,19 @@ func TestEnqueueFlagErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestConnsNeeded(t *testing.T) {
+	for _, tt := range []struct {
+		queues []string
+		conc   int
+		want   int
+	}{
+		{[]string{"embed"}, 4, 3 + 4},
+		{[]string{"synthesize"}, 4, 3 + 8},
+		{[]string{"schedule_tick", "schedule"}, 3, 3 + 1 + 3},
+	} {
+		if got := ConnsNeeded(tt.queues, tt.conc); got != tt.want {
+			t.Errorf("ConnsNeeded(%v, %d) = %d, want %d", tt.queues, tt.conc, got, tt.want)
+		}
+	}
+}
