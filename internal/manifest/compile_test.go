@@ -52,8 +52,8 @@ func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
 	got := make([]error, len(schemas))
 	sc := newSchemaChecker()
 	first := len(l.Candidates)
-	inParallel(first, func(i int) { got[i] = sc.check(schemas[i]) })
-	inParallel(len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
+	_ = inParallel(context.Background(), first, func(i int) { got[i] = sc.check(schemas[i]) })
+	_ = inParallel(context.Background(), len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
 	var bad int
 	for i, s := range schemas {
 		want := CompileSchema(jsonValue(s))

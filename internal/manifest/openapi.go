@@ -32,6 +32,51 @@ type OpenAPIOptions struct {
 	// Budget bounds the schema values all the document's tools may expand
 	// to ($refs inlined); 0 is DefaultBudget(size of the document).
 	Budget int
+
+	onPhase func(phase string) // tests: called as each phase of an import starts
+}
+
+// Phases of an import, in order ("validate" runs beside "build" and "compile").
+const (
+	phaseDecode   = "decode"
+	phaseRefs     = "refs"
+	phaseConvert  = "convert"
+	phaseValidate = "validate"
+	phaseBuild    = "build"
+	phaseCompile  = "compile"
+)
+
+// enter starts a phase: it tells a test, then says whether ctx has ended.
+func (o OpenAPIOptions) enter(ctx context.Context, source, phase string) error {
+	if o.onPhase != nil {
+		o.onPhase(phase)
+	}
+	if ctx.Err() != nil {
+		return deadlineError(source, ctx)
+	}
+	return nil
+}
+
+// interruptible runs f, but returns ctx's error as soon as ctx ends: the
+// steps that cannot look at ctx themselves (decoding, converting a Swagger
+// document) then finish unobserved, and the process need not wait for them.
+func interruptible[T any](ctx context.Context, source string, f func() (T, error)) (T, error) {
+	type out struct {
+		v   T
+		err error
+	}
+	c := make(chan out, 1)
+	go func() {
+		v, err := f()
+		c <- out{v, err}
+	}()
+	select {
+	case o := <-c:
+		return o.v, o.err
+	case <-ctx.Done():
+		var zero T
+		return zero, deadlineError(source, ctx)
+	}
 }
 
 // NoNamespace is the OpenAPIOptions.Namespace that keeps bare operationIds.
@@ -82,13 +127,19 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 // validation findings that leave a tool buildable are warnings.
 func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIResult, error) {
 	root := d.Tree.(map[string]any)
-	if err := checkRefs(d); err != nil {
+	if err := o.enter(ctx, d.Source, phaseRefs); err != nil {
+		return nil, err
+	}
+	if _, err := interruptible(ctx, d.Source, func() (struct{}, error) { return struct{}{}, checkRefs(d) }); err != nil {
 		return nil, err
 	}
 	res := &OpenAPIResult{}
 	if v, ok := root["swagger"]; ok {
 		res.OpenAPI = fmt.Sprint(v)
-		conv, err := convertV2(d)
+		if err := o.enter(ctx, d.Source, phaseConvert); err != nil {
+			return nil, err
+		}
+		conv, err := interruptible(ctx, d.Source, func() (*Document, error) { return convertV2(d) })
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +156,9 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 		err error
 	}
 	kinc := make(chan kinOut, 1)
+	if err := o.enter(ctx, d.Source, phaseValidate); err != nil {
+		return nil, err
+	}
 	go func() {
 		ws, err := kinValidate(ctx, root)
 		kinc <- kinOut{ws, err}
@@ -123,7 +177,7 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 	select {
 	case k = <-kinc:
 	case <-ctx.Done():
-		return nil, deadlineError(d, ctx)
+		return nil, deadlineError(d.Source, ctx)
 	}
 	if k.err != nil {
 		return nil, &Error{Source: d.Source, Msg: k.err.Error()}
@@ -522,9 +576,9 @@ type builder struct {
 }
 
 // deadlineError says the import ran out of time, or was interrupted.
-func deadlineError(d *Document, ctx context.Context) error {
+func deadlineError(source string, ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Source: d.Source, Msg: "import deadline reached: the document is too large or too intricate to convert in time " +
+		return &Error{Source: source, Msg: "import deadline reached: the document is too large or too intricate to convert in time " +
 			"(import fewer operations with --include/--exclude, or raise --deadline)"}
 	}
 	return ctx.Err()
@@ -541,6 +595,9 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 		return nil, nil
 	}
 	b.res = res
+	if err := b.o.enter(b.ctx, b.d.Source, phaseBuild); err != nil {
+		return nil, err
+	}
 	version := b.version(res)
 	info, _ := b.root["info"].(map[string]any)
 	ns := b.o.Namespace
@@ -578,7 +635,7 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				continue
 			}
 			if err := b.ctx.Err(); err != nil {
-				return nil, deadlineError(b.d, b.ctx)
+				return nil, deadlineError(b.d.Source, b.ctx)
 			}
 			name := toolName(opID, method, p)
 			if ns != "" {
@@ -607,7 +664,14 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 			out = append(out, m)
 		}
 	}
-	return compile(out, res, b.sh), nil
+	if err := b.o.enter(b.ctx, b.d.Source, phaseCompile); err != nil {
+		return nil, err
+	}
+	out, err := compile(b.ctx, out, res, b.sh)
+	if err != nil {
+		return nil, deadlineError(b.d.Source, b.ctx)
+	}
+	return out, nil
 }
 
 // namespaceOf makes an API title a tool-name prefix: "Swagger Petstore" →
@@ -722,7 +786,17 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	} else {
 		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
 	}
-	m.Returns = b.returns(op, in)
+	// The response schema is only checked against, never shown to a model:
+	// its references are expanded to a fixed depth, so that the expansions
+	// are shared by every tool. Expanded like the parameters, the response
+	// objects of a large API (stripe's expandable fields) were millions of
+	// values that no two tools shared.
+	rin := &inliner{b: b, maxDepth: returnsDepth}
+	m.Returns = b.returns(op, rin)
+	m.Notes = append(m.Notes, rin.notes...)
+	if in.err != nil || rin.err != nil {
+		return nil, deadlineError(b.d.Source, b.ctx)
+	}
 	m.Permissions.Timeout = b.o.Timeout
 	m.Credentials = b.credentials(op)
 	return m, nil
@@ -964,20 +1038,40 @@ func pickMedia(c map[string]any) (string, map[string]any) {
 // inliner copies schemas with every local $ref replaced by its target. A
 // reference to a schema that is already being expanded (recursion) is cut:
 // it becomes an open schema with a $comment, and the tool gets a note.
+//
+// With maxDepth, references nested deeper than maxDepth are not expanded
+// (they accept any value) and recursion needs no cut: the expansion of a
+// reference then depends only on the depth left, and is shared at any place.
 type inliner struct {
-	b     *builder
-	stack []string
-	notes []string
-	size  int // values in the expansion so far
-	cut   bool
+	b        *builder
+	stack    []string
+	notes    []string
+	size     int // values in the expansion so far
+	cut      bool
+	maxDepth int   // 0: expand to any depth, cutting recursion
+	err      error // the import's context ended
 }
 
 // maxExpanded bounds one tool's expanded schema: references shared along
 // many paths (A uses B twice, B uses C twice...) grow exponentially.
 const maxExpanded = 50_000
 
+// returnsDepth is how many references deep a response schema is expanded.
+const returnsDepth = 1
+
+// ctxEvery is how many values the inliner expands between looks at the context.
+const ctxEvery = 1 << 12
+
 func (in *inliner) schema(v any) any {
+	if in.err != nil {
+		return map[string]any{}
+	}
 	in.size++
+	if in.size%ctxEvery == 0 {
+		if in.err = in.b.ctx.Err(); in.err != nil {
+			return map[string]any{}
+		}
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if r, ok := x["$ref"].(string); ok {
@@ -1013,11 +1107,21 @@ func (in *inliner) schema(v any) any {
 }
 
 func (in *inliner) ref(r string, obj map[string]any) any {
-	for _, s := range in.stack {
-		if s == r {
-			in.cut = true
-			in.notes = appendOnce(in.notes, "recursive reference "+r+" cut: its inner occurrence accepts any value")
-			return map[string]any{"$comment": "recursive reference " + r + " cut"}
+	key := r
+	if in.maxDepth > 0 {
+		left := in.maxDepth - len(in.stack)
+		if left <= 0 {
+			in.notes = appendOnce(in.notes, fmt.Sprintf("response schema checked to %d levels of references: deeper ones accept any value", in.maxDepth))
+			return map[string]any{"$comment": "reference " + r + " not expanded"}
+		}
+		key = r + "\x00" + strconv.Itoa(left)
+	} else {
+		for _, s := range in.stack {
+			if s == r {
+				in.cut = true
+				in.notes = appendOnce(in.notes, "recursive reference "+r+" cut: its inner occurrence accepts any value")
+				return map[string]any{"$comment": "recursive reference " + r + " cut"}
+			}
 		}
 	}
 	if in.size > maxExpanded {
@@ -1025,9 +1129,9 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		in.notes = appendOnce(in.notes, fmt.Sprintf("schema expansion stopped after %d values: deeper references accept any value", maxExpanded))
 		return map[string]any{"$comment": "expansion limit reached at " + r}
 	}
-	v, ok := in.b.done[r]
+	v, ok := in.b.done[key]
 	if ok {
-		in.size += in.b.sizes[r]
+		in.size += in.b.sizes[key]
 	} else {
 		t, ok := Resolve(in.b.root, r)
 		if !ok {
@@ -1037,11 +1141,11 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		outerCut, start := in.cut, in.size
 		in.cut = false
 		v = in.schema(t)
-		if !in.cut {
+		if !in.cut && in.err == nil {
 			if in.b.done == nil {
 				in.b.done, in.b.sizes = map[string]any{}, map[string]int{}
 			}
-			in.b.done[r], in.b.sizes[r] = v, in.size-start
+			in.b.done[key], in.b.sizes[key] = v, in.size-start
 			in.b.sh.add(v)
 		}
 		in.cut = in.cut || outerCut
