@@ -197,3 +197,45 @@ func TestSharedEncodingIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// RFC 6901 §6: a pointer is percent-decoded in every segment, whatever
+// follows, and may lead into a response's content (and through the
+// properties beside a $ref), which kin-openapi's copy must keep.
+func TestRefsIntoContent(t *testing.T) {
+	l, tools := importerTools(t, "refs-into-content.yaml", OpenAPIOptions{})
+	put, post := tools["refs_into_content.putItem"], tools["refs_into_content.postLogo"]
+	if put == nil || post == nil || len(tools) != 4 {
+		t.Fatalf("tools %v, warnings %+v", tools, l.Warnings)
+	}
+	// kin-openapi cannot follow postLogo's pointer through the properties
+	// beside a $ref (it drops them): that document goes unvalidated by it,
+	// with a warning, but the responses' content was there for putItem's.
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0].Message, `not validated by kin-openapi, which cannot load it: failed to resolve "logo"`) {
+		t.Errorf("warnings %+v", l.Warnings)
+	}
+	if err := validates(t, put.Parameters, `{"id": 3, "body": {"name": "short"}}`); err != nil {
+		t.Errorf("valid input refused: %v", err)
+	}
+	for _, bad := range []string{`{"id": 3, "body": {}}`, `{"id": 3, "body": {"name": "much too long"}}`, `{"id": 0, "body": {"name": "a"}}`} {
+		if err := validates(t, put.Parameters, bad); err == nil {
+			t.Errorf("%s accepted: the referenced schemas were not applied", bad)
+		}
+	}
+	if err := validates(t, post.Parameters, `{"body": 12}`); err == nil {
+		t.Error("a number accepted for the logo: the reference did not reach properties/logo/properties/full")
+	}
+	d, err := Decode("x", readTestdata(t, "importer/refs-into-content.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// %2F is a separator once decoded, %7E1 an escaped slash: both as RFC 6901 reads them.
+	for ref, want := range map[string]any{
+		"#/paths/~1logos/post/requestBody/content/application~1json/schema/$ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+		"#/paths/~1logos/post/requestBody/content/application%7E1json/schema/$ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+		"#/paths/~1logos/post/requestBody/content/application~1json%2Fschema%2F%24ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+	} {
+		if got, ok := Resolve(d.Tree, ref); !ok || got != want {
+			t.Errorf("Resolve(%s) = %v, %v", ref, got, ok)
+		}
+	}
+}

@@ -351,7 +351,11 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 	l.Context = ctx
 	doc, err := l.LoadFromData(b)
 	if err != nil {
-		return nil, fmt.Errorf("load OpenAPI document: %w", err)
+		// The document's syntax and references have been checked already;
+		// what kin-openapi cannot load (a pointer through a $ref'd schema's
+		// properties, a discriminator mapping into another file) it cannot
+		// validate either, and the tools are built without it.
+		return []Warning{{Message: "not validated by kin-openapi, which cannot load it: " + err.Error()}}, nil
 	}
 	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.SetRegexCompiler(kinRegexp))
@@ -398,11 +402,17 @@ func kinRegexp(expr string) (openapi3.RegexMatcher, error) {
 // extensions of the document, path items and operations: it only checks
 // their names start with x-) before kin-openapi loads the document: its
 // loader is the slowest step on large documents.
+//
+// A response whose content another part of the document refers to
+// (digitalocean's request bodies reuse response schemas by pointer,
+// "#/paths/~1v2~1account~1keys/get/responses/200/content/application~1json/…")
+// keeps its content.
 func pruneForKin(root map[string]any) map[string]any {
 	out := dropExtensions(clone(root))
-	strip := func(v any) any {
+	used := usedResponseContent(root)
+	strip := func(at string, v any) any {
 		r, ok := v.(map[string]any)
-		if !ok || r["content"] == nil {
+		if !ok || r["content"] == nil || used[at] {
 			return v
 		}
 		r = clone(r)
@@ -427,7 +437,7 @@ func pruneForKin(root map[string]any) map[string]any {
 				if rs, ok := op["responses"].(map[string]any); ok {
 					nr := make(map[string]any, len(rs))
 					for c, r := range rs {
-						nr[c] = strip(r)
+						nr[c] = strip("/paths/"+Escape(p)+"/"+m+"/responses/"+Escape(c), r)
 					}
 					op["responses"] = nr
 				}
@@ -446,7 +456,7 @@ func pruneForKin(root map[string]any) map[string]any {
 	if rs, ok := comps["responses"].(map[string]any); ok {
 		nr := make(map[string]any, len(rs))
 		for c, r := range rs {
-			nr[c] = strip(r)
+			nr[c] = strip("/components/responses/"+Escape(c), r)
 		}
 		comps["responses"] = nr
 	}
@@ -482,6 +492,26 @@ func pruneForKin(root map[string]any) map[string]any {
 	return out
 }
 
+// usedResponseContent returns the pointers of the responses (in paths or
+// components) whose content some $ref points into.
+func usedResponseContent(root map[string]any) map[string]bool {
+	used := map[string]bool{}
+	walkRefs(root, func(ref string) bool {
+		toks, ok := refTokens(ref)
+		if !ok {
+			return true
+		}
+		switch {
+		case len(toks) > 5 && toks[0] == "paths" && toks[3] == "responses" && toks[5] == "content":
+			used["/paths/"+Escape(toks[1])+"/"+toks[2]+"/responses/"+Escape(toks[4])] = true
+		case len(toks) > 3 && toks[0] == "components" && toks[1] == "responses" && toks[3] == "content":
+			used["/components/responses/"+Escape(toks[2])] = true
+		}
+		return true
+	})
+	return used
+}
+
 // appendKinJSON appends v as JSON, as encoding/json would, but with every
 // non-empty "description" string written as ".": kin-openapi never reads a
 // description beyond telling an empty one from none, and decoding them was
@@ -501,9 +531,13 @@ func appendKinJSON(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(appendJSONString(b, k), ':')
-			if s, ok := x[k].(string); ok && k == "description" && s != "" {
+			e := x[k]
+			if k == "discriminator" {
+				e = localMapping(e)
+			}
+			if s, ok := e.(string); ok && k == "description" && s != "" {
 				b = append(b, `"."`...)
-			} else if b, err = appendKinJSON(b, x[k]); err != nil {
+			} else if b, err = appendKinJSON(b, e); err != nil {
 				return nil, err
 			}
 		}
@@ -531,6 +565,33 @@ func appendKinJSON(b []byte, v any) ([]byte, error) {
 	// Floats (and whatever else): encoding/json's spelling, and its error for NaN and ±Inf.
 	js, err := json.Marshal(v)
 	return append(b, js...), err
+}
+
+// localMapping drops from a discriminator the mapping entries that name
+// another file ("models/types.yml#/a"), which kin-openapi would try to load:
+// helix ignores the mapping, and the document's own references are local.
+func localMapping(v any) any {
+	d, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	mp, ok := d["mapping"].(map[string]any)
+	if !ok {
+		return v
+	}
+	local := make(map[string]any, len(mp))
+	for k, e := range mp {
+		if s, ok := e.(string); ok && !strings.HasPrefix(s, "#") && strings.ContainsAny(s, "/#") {
+			continue
+		}
+		local[k] = e
+	}
+	if len(local) == len(mp) {
+		return v
+	}
+	d = clone(d)
+	d["mapping"] = local
+	return d
 }
 
 // appendJSONString appends s quoted as a JSON string.
