@@ -230,8 +230,8 @@ func TestRefsIntoContent(t *testing.T) {
 	}
 	// %2F is a separator once decoded, %7E1 an escaped slash: both as RFC 6901 reads them.
 	for ref, want := range map[string]any{
-		"#/paths/~1logos/post/requestBody/content/application~1json/schema/$ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
-		"#/paths/~1logos/post/requestBody/content/application%7E1json/schema/$ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+		"#/paths/~1logos/post/requestBody/content/application~1json/schema/$ref":       "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+		"#/paths/~1logos/post/requestBody/content/application%7E1json/schema/$ref":     "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
 		"#/paths/~1logos/post/requestBody/content/application~1json%2Fschema%2F%24ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
 	} {
 		if got, ok := Resolve(d.Tree, ref); !ok || got != want {
