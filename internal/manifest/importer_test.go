@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,6 +237,47 @@ func TestRefsIntoContent(t *testing.T) {
 	} {
 		if got, ok := Resolve(d.Tree, ref); !ok || got != want {
 			t.Errorf("Resolve(%s) = %v, %v", ref, got, ok)
+		}
+	}
+}
+
+// Every ECMA-262 pattern compiles, \p{ASCII} included; a Java or POSIX
+// pattern drops only its own keyword, with a warning naming it.
+func TestDialectPatterns(t *testing.T) {
+	l, tools := importerTools(t, "dialect-patterns.yaml", OpenAPIOptions{})
+	create := tools["dialect_patterns.createNote"]
+	if create == nil {
+		t.Fatalf("operation dropped: warnings %+v", l.Warnings)
+	}
+	var dropped []string
+	for _, w := range l.Warnings {
+		if !strings.Contains(w.Message, "left out, values are not checked against it") || w.Pointer != "/paths/~1notes/post" {
+			t.Errorf("warning %+v", w)
+		}
+		dropped = append(dropped, w.Message)
+	}
+	for _, p := range []string{`\\A[0-9]{3}\\z`, `^\\p{Alnum}+$`, `^[a-z&&[^aeiou]]+$`, `^[[:digit:]]+$`} {
+		if !slices.ContainsFunc(dropped, func(m string) bool { return strings.Contains(m, `pattern "`+p+`"`) }) {
+			t.Errorf("no warning names %s: %q", p, dropped)
+		}
+	}
+	if len(dropped) != 4 {
+		t.Errorf("%d patterns dropped: %q", len(dropped), dropped)
+	}
+	ok := `{"code": "x", "body": {"title": "Hello, world", "greek": "Καλή μέρα", "notAscii": "ζωή", "word": "Zoë", "handle": "a_b!", "consonants": "aaa", "digits": "ab"}}`
+	if err := validates(t, create.Parameters, ok); err != nil {
+		t.Errorf("valid input refused: %v", err)
+	}
+	for _, bad := range []string{
+		`{"code": "1", "body": {"title": "Héllo"}}`,
+		`{"code": "1", "body": {"title": "` + strings.Repeat("a", 21) + `"}}`,
+		`{"code": "1", "body": {"greek": "Hello"}}`,
+		`{"code": "1", "body": {"notAscii": "abc"}}`,
+		`{"code": "1", "body": {"word": "abc1"}}`,
+		`{"code": "1", "body": {"digits": "12345"}}`, // the rest of a schema stays
+	} {
+		if err := validates(t, create.Parameters, bad); err == nil {
+			t.Errorf("%s accepted", bad)
 		}
 	}
 }

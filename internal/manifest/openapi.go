@@ -388,14 +388,20 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 	return ws, nil
 }
 
-// kinRegexp gives kin-openapi the ECMA-262 engine the tools' schemas are compiled with.
+// kinRegexp gives kin-openapi the ECMA-262 engine the tools' schemas are
+// compiled with. A pattern it refuses is not kin-openapi's finding to report:
+// the builder leaves it out, with its own warning (checkPatterns).
 func kinRegexp(expr string) (openapi3.RegexMatcher, error) {
 	re, err := ecmaRegexp(expr)
 	if err != nil {
-		return nil, err
+		return anyString{}, nil
 	}
 	return re.(ecmaRE), nil
 }
+
+type anyString struct{}
+
+func (anyString) MatchString(string) bool { return true }
 
 // pruneForKin drops what tools are not built from (response bodies, and the
 // component schemas only they use) and what kin-openapi never validates (the
@@ -634,6 +640,43 @@ type builder struct {
 	done  map[string]any
 	sizes map[string]int // values in each expansion in done
 	sh    *shared        // the maps of done, with their encodings and hashes
+
+	patterns map[string]bool // regular expressions met, and whether they compile
+	opPtr    string          // the operation being built, for warnings
+}
+
+// checkPatterns drops from the schema s a pattern (and a patternProperties
+// entry) that is not an ECMA-262 regular expression, with a warning naming
+// it: the operation stays, only that check goes.
+func (b *builder) checkPatterns(s map[string]any) {
+	if p, ok := s["pattern"].(string); ok && !b.goodPattern(p) {
+		delete(s, "pattern")
+	}
+	if pp, ok := s["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if !b.goodPattern(p) {
+				delete(pp, p) // a fresh map: the inliner made it
+			}
+		}
+	}
+}
+
+// goodPattern compiles p once per document, and warns the first time it does not.
+func (b *builder) goodPattern(p string) bool {
+	if b.patterns == nil {
+		b.patterns = map[string]bool{}
+	}
+	good, seen := b.patterns[p]
+	if !seen {
+		_, err := ecmaRegexp(p)
+		good = err == nil
+		b.patterns[p] = good
+		if !good && b.res != nil {
+			b.res.Warnings = append(b.res.Warnings, Warning{Pointer: b.opPtr,
+				Message: fmt.Sprintf("pattern %q left out, values are not checked against it: %v", p, err)})
+		}
+	}
+	return good
 }
 
 // deadlineError says the import ran out of time, or was interrupted.
@@ -714,6 +757,7 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				name += "_" + strconv.Itoa(n)
 			}
 			names[name] = ptr
+			b.opPtr = ptr
 			m, err := b.operation(ptr, p, method, item, op)
 			if err != nil {
 				return nil, err
@@ -1156,6 +1200,7 @@ func (in *inliner) schema(v any) any {
 			}
 			out[k] = in.schema(e)
 		}
+		in.b.checkPatterns(out)
 		return normalize30(out)
 	case []any:
 		out := make([]any, len(x))
