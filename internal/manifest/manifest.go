@@ -32,6 +32,7 @@ var SchemaJSON []byte
 type Manifest struct {
 	Name        string         `json:"name"`
 	Version     string         `json:"version"`
+	Namespace   string         `json:"namespace,omitempty"` // the name's prefix shared by one API's tools
 	Description string         `json:"description,omitempty"`
 	Entrypoint  Entrypoint     `json:"entrypoint"`
 	Parameters  any            `json:"parameters"`

@@ -765,7 +765,7 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 			if b.left < 0 {
 				return nil, &BudgetError{Source: b.d.Source, Budget: b.budget, Tools: len(out)}
 			}
-			m.Name, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, version, author, tags, ptr, b.sh
+			m.Name, m.Namespace, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, ns, version, author, tags, ptr, b.sh
 			out = append(out, m)
 		}
 	}
@@ -960,6 +960,9 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 		}
 		if ex, ok := p["explode"].(bool); ok {
 			sm["x-helix-explode"] = ex
+		}
+		if ae, _ := p["allowEmptyValue"].(bool); ae && where == "query" {
+			sm["x-helix-allow-empty"] = true
 		}
 		prop := name
 		if _, clash := props[prop]; clash || prop == "body" {

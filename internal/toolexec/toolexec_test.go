@@ -405,7 +405,7 @@ func FuzzBuildRequest(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			req, _, err := buildRequest(context.Background(), m.Entrypoint.HTTP, m.Parameters, in)
+			req, _, err := buildRequest(context.Background(), m.Entrypoint.HTTP, m.Parameters, in, bodyFiles{max: 1 << 20})
 			if err == nil && req.URL.Host != "petstore.swagger.io" {
 				t.Fatalf("%s: input %q moved the request to %s", m.Name, input, req.URL)
 			}
