@@ -19,7 +19,7 @@ DEMO_DB     := helix_demo
 FUZZTIME    ?= 30s
 FUZZFLAGS   ?=
 
-.PHONY: build demo test pg-down lint units fmt-check vet staticcheck release-check bench fuzz clean
+.PHONY: build demo test pg-down lint units fmt-check vet staticcheck prism release-check bench fuzz clean
 
 build: ## static binary in bin/helix
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/helix
@@ -34,13 +34,16 @@ demo: build ## PostgreSQL up, migrate, import the demo data, run synthesis over 
 	echo "== helix synthesize --all-users" >&2; $(BIN) synthesize --all-users; \
 	echo "== helix doctor" >&2; $(BIN) doctor
 
-test: fmt-check vet staticcheck units ## every check and every test, against a real PostgreSQL
+test: fmt-check vet staticcheck units prism ## every check and every test, against a real PostgreSQL
 	@url=$$(scripts/pg-up.sh); echo "testing against $$url" >&2; \
 	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 25m ./...; \
 	echo "again without -race: the 2,000-history sync properties and the full models.dev snapshots" >&2; \
 	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -timeout 10m ./internal/syncer/ ./internal/catalog/ ./internal/cmd/catalog/
 
 lint: fmt-check vet staticcheck
+
+prism: ## Stoplight Prism under .helix/prism, for the tool exec requests test (npm)
+	scripts/install-prism.sh
 
 units: build ## systemd-analyze verify the units in scripts/systemd (when systemd-analyze is installed)
 	scripts/check-units.sh
