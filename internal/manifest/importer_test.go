@@ -281,3 +281,28 @@ func TestDialectPatterns(t *testing.T) {
 		}
 	}
 }
+
+// A server URL that is no URL (a placeholder, a host without a scheme) keeps
+// the operations, waiting for --server like a relative one.
+func TestPlaceholderServer(t *testing.T) {
+	for _, server := range []string{"Your API URL", "api.example.com/v1", ","} {
+		doc := `{"openapi": "3.0.3", "info": {"title": "p", "version": "1.0.0"}, "servers": [{"url": "` + server + `"}],
+		  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`
+		l, err := Parse(context.Background(), "p.json", []byte(doc), LoadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", server, err)
+		}
+		if len(l.Candidates) != 1 {
+			t.Fatalf("%s: %d tools", server, len(l.Candidates))
+		}
+		m := l.Candidates[0].Manifest
+		if m.Entrypoint.HTTP.URL != "/v1/items" || len(m.Permissions.Network) != 0 || !strings.Contains(strings.Join(m.Notes, " "), "--server") {
+			t.Errorf("%s: url %s, network %v, notes %q", server, m.Entrypoint.HTTP.URL, m.Permissions.Network, m.Notes)
+		}
+	}
+	l, err := Parse(context.Background(), "p.json", []byte(`{"openapi": "3.0.3", "info": {"title": "p", "version": "1.0.0"}, "servers": [{"url": "Your API URL"}],
+	  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`), LoadOptions{OpenAPI: OpenAPIOptions{Server: "https://api.example.com"}})
+	if err != nil || l.Candidates[0].Manifest.Entrypoint.HTTP.URL != "https://api.example.com/v1/items" {
+		t.Errorf("with --server: %v, %+v", err, l)
+	}
+}

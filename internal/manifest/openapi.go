@@ -904,10 +904,17 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	m.Notes = append(m.Notes, notes...)
 	server := b.server(op, item)
 	m.Entrypoint.HTTP = &HTTPCall{Method: strings.ToUpper(method), URL: strings.TrimSuffix(server, "/") + path, BodyContentType: ct}
-	if u, err := url.Parse(server); err == nil && u.Host != "" {
+	u, err := url.Parse(server)
+	switch {
+	case err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https"):
 		m.Permissions.Network = Network{u.Host}
-	} else {
+	case err == nil && u.Host == "" && u.Scheme == "" && (server == "" || strings.HasPrefix(server, "/")):
 		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
+	default:
+		// Placeholders ("Your API URL"), a host without a scheme: the
+		// operation is kept, waiting for a server like a relative one.
+		m.Entrypoint.HTTP.URL = path
+		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not an http(s) URL and was left out: network is none until imported with --server", server))
 	}
 	// The response schema is only checked against, never shown to a model:
 	// its references are expanded to a fixed depth, so that the expansions

