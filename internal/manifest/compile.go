@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -39,12 +41,80 @@ func compile(ctx context.Context, tools []*Manifest, res *OpenAPIResult, sh *sha
 			m.Notes = append(m.Notes, "response schema left out: it does not compile as JSON Schema: "+firstLine(rerrs[i].Error()))
 		}
 		if errs[i] != nil {
-			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
-			continue
+			if fixed, dropped, ok := repairSchema(m.Parameters, errs[i]); ok {
+				m.Parameters = fixed
+				for _, d := range dropped {
+					res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "parameters schema keyword left out, values are not checked against it: " + d})
+				}
+			} else {
+				res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+				continue
+			}
 		}
 		kept = append(kept, m)
 	}
 	return kept, nil
+}
+
+// maxRepairs bounds the keywords one schema may lose in repairSchema.
+const maxRepairs = 8
+
+// repairSchema makes a schema that does not compile compile by leaving out
+// the keywords the compiler names, one at a time (a "pattern": 12, a "type":
+// "file" of Swagger 2.0): a document's mistake in one keyword need not cost
+// the whole operation. It works on a copy (the schema's parts are shared
+// with other tools) and gives up after maxRepairs keywords or when the error
+// names no keyword inside the schema.
+func repairSchema(s any, err error) (any, []string, bool) {
+	fixed := deepClone(s)
+	var dropped []string
+	for len(dropped) < maxRepairs {
+		rest, ok := strings.CutPrefix(firstLine(err.Error()), "at /")
+		if !ok {
+			return nil, nil, false
+		}
+		ptr, why, _ := strings.Cut(rest, ": ")
+		toks := strings.Split(ptr, "/")
+		for i, t := range toks {
+			toks[i] = unescape(t)
+		}
+		parent, ok := valueAt(fixed, toks[:len(toks)-1]).(map[string]any)
+		last := toks[len(toks)-1]
+		if _, has := parent[last]; !ok || !has {
+			return nil, nil, false
+		}
+		if len(toks) >= 2 && keyword(toks[len(toks)-2]) == mapSchemas {
+			if len(toks) == 2 {
+				return nil, nil, false // a parameter itself, with where it goes
+			}
+			parent[last] = true // a named subschema: it accepts anything
+		} else {
+			delete(parent, last)
+		}
+		dropped = append(dropped, fmt.Sprintf("/%s (%s)", ptr, why))
+		if err = CompileSchema(jsonValue(fixed)); err == nil {
+			return fixed, dropped, true
+		}
+	}
+	return nil, nil, false
+}
+
+func deepClone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepClone(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepClone(e)
+		}
+		return out
+	}
+	return v
 }
 
 // inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for
