@@ -118,7 +118,10 @@ func deepClone(v any) any {
 }
 
 // inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for
-// them. Once ctx ends it starts no more calls, and returns ctx's error.
+// them. Once ctx ends it starts no more calls and returns ctx's error at
+// once, leaving the calls under way to finish unobserved (one schema's
+// compile can take seconds: quicksight's): the caller must then not read
+// what they write.
 func inParallel(ctx context.Context, n int, f func(i int)) error {
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -131,18 +134,17 @@ func inParallel(ctx context.Context, n int, f func(i int)) error {
 			}
 		}()
 	}
-	defer func() {
-		close(next)
-		wg.Wait()
-	}()
 	for i := 0; i < n; i++ {
 		select {
 		case next <- i:
 		case <-ctx.Done():
+			close(next)
 			return ctx.Err()
 		}
 	}
-	return nil
+	close(next)
+	wg.Wait()
+	return ctx.Err()
 }
 
 // schemaChecker tells whether schemas compile as JSON Schema 2020-12, as
