@@ -19,7 +19,7 @@ DEMO_DB     := helix_demo
 FUZZTIME    ?= 30s
 FUZZFLAGS   ?=
 
-.PHONY: test-deps build demo test pg-down lint units fmt-check vet staticcheck release-check bench fuzz clean mcp-npm
+.PHONY: test-deps build demo test pg-down lint units fmt-check vet staticcheck prism release-check bench fuzz clean mcp-npm
 
 build: ## static binary in bin/helix
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/helix
@@ -43,7 +43,7 @@ demo: ## PostgreSQL up, migrate, import the demo data, run synthesis over every 
 	  "  $(BIN) synthesize --user-id 11111111-1111-4111-8111-111111111111 --dry-run -o json" \
 	  "  $(BIN) decay run"
 
-test: fmt-check vet staticcheck units test-deps mcp-npm ## every check and every test, against a real PostgreSQL
+test: fmt-check vet staticcheck units test-deps mcp-npm prism ## every check and every test, against a real PostgreSQL
 	@url=$$(scripts/pg-up.sh); echo "testing against $$url" >&2; \
 	HELIX_MCP_NPM_REQUIRED=1 HELIX_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -timeout 25m ./...; \
 	echo "again without -race: the 2,000-history sync properties and the full models.dev snapshots" >&2; \
@@ -65,6 +65,9 @@ test-deps: ## Debian packages the tests need (prometheus), installed when missin
 
 mcp-npm: ## MCP Inspector, conformance suite, server-everything and Node 22 for the MCP tests (npm, under .helix/npm)
 	scripts/mcp-npm.sh $(CURDIR)/.helix/npm
+
+prism: ## Stoplight Prism under .helix/prism, for the tool exec requests test (npm)
+	scripts/install-prism.sh
 
 units: build ## systemd-analyze verify the units in scripts/systemd (when systemd-analyze is installed)
 	scripts/check-units.sh

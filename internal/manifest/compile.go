@@ -1,31 +1,38 @@
 package manifest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
 // compile keeps the tools whose parameters compile as JSON Schema 2020-12.
 // Compiling is most of an import's own work: the tools compile in parallel,
 // and through one schemaChecker, which compiles each distinct schema once and
-// skips the subschemas it has already seen compile.
-func compile(tools []*Manifest, res *OpenAPIResult, sh *shared) []*Manifest {
+// skips the subschemas it has already seen compile. It stops, with ctx's
+// error, when ctx ends: one schema compiles in well under a second.
+func compile(ctx context.Context, tools []*Manifest, res *OpenAPIResult, sh *shared) ([]*Manifest, error) {
 	errs := make([]error, len(tools))
 	sc := newSchemaChecker()
 	sc.sh = sh
 	rerrs := make([]error, len(tools))
-	inParallel(len(tools), func(i int) {
+	err := inParallel(ctx, len(tools), func(i int) {
 		errs[i] = sc.check(tools[i].Parameters)
 		if tools[i].Returns != nil {
 			rerrs[i] = sc.check(tools[i].Returns)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	kept := tools[:0]
 	for i, m := range tools {
 		if rerrs[i] != nil {
@@ -34,16 +41,88 @@ func compile(tools []*Manifest, res *OpenAPIResult, sh *shared) []*Manifest {
 			m.Notes = append(m.Notes, "response schema left out: it does not compile as JSON Schema: "+firstLine(rerrs[i].Error()))
 		}
 		if errs[i] != nil {
-			res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
-			continue
+			if fixed, dropped, ok := repairSchema(m.Parameters, errs[i]); ok {
+				m.Parameters = fixed
+				for _, d := range dropped {
+					res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "parameters schema keyword left out, values are not checked against it: " + d})
+				}
+			} else {
+				res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+				continue
+			}
 		}
 		kept = append(kept, m)
 	}
-	return kept
+	return kept, nil
 }
 
-// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for them.
-func inParallel(n int, f func(i int)) {
+// maxRepairs bounds the keywords one schema may lose in repairSchema.
+const maxRepairs = 8
+
+// repairSchema makes a schema that does not compile compile by leaving out
+// the keywords the compiler names, one at a time (a "pattern": 12, a "type":
+// "file" of Swagger 2.0): a document's mistake in one keyword need not cost
+// the whole operation. It works on a copy (the schema's parts are shared
+// with other tools) and gives up after maxRepairs keywords or when the error
+// names no keyword inside the schema.
+func repairSchema(s any, err error) (any, []string, bool) {
+	fixed := deepClone(s)
+	var dropped []string
+	for len(dropped) < maxRepairs {
+		rest, ok := strings.CutPrefix(firstLine(err.Error()), "at /")
+		if !ok {
+			return nil, nil, false
+		}
+		ptr, why, _ := strings.Cut(rest, ": ")
+		toks := strings.Split(ptr, "/")
+		for i, t := range toks {
+			toks[i] = unescape(t)
+		}
+		parent, ok := valueAt(fixed, toks[:len(toks)-1]).(map[string]any)
+		last := toks[len(toks)-1]
+		if _, has := parent[last]; !ok || !has {
+			return nil, nil, false
+		}
+		if len(toks) >= 2 && keyword(toks[len(toks)-2]) == mapSchemas {
+			if len(toks) == 2 {
+				return nil, nil, false // a parameter itself, with where it goes
+			}
+			parent[last] = true // a named subschema: it accepts anything
+		} else {
+			delete(parent, last)
+		}
+		dropped = append(dropped, fmt.Sprintf("/%s (%s)", ptr, why))
+		if err = CompileSchema(jsonValue(fixed)); err == nil {
+			return fixed, dropped, true
+		}
+	}
+	return nil, nil, false
+}
+
+func deepClone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepClone(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepClone(e)
+		}
+		return out
+	}
+	return v
+}
+
+// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for
+// them. Once ctx ends it starts no more calls and returns ctx's error at
+// once, leaving the calls under way to finish unobserved (one schema's
+// compile can take seconds: quicksight's): the caller must then not read
+// what they write.
+func inParallel(ctx context.Context, n int, f func(i int)) error {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -56,10 +135,16 @@ func inParallel(n int, f func(i int)) {
 		}()
 	}
 	for i := 0; i < n; i++ {
-		next <- i
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			close(next)
+			return ctx.Err()
+		}
 	}
 	close(next)
 	wg.Wait()
+	return ctx.Err()
 }
 
 // schemaChecker tells whether schemas compile as JSON Schema 2020-12, as

@@ -52,8 +52,8 @@ func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
 	got := make([]error, len(schemas))
 	sc := newSchemaChecker()
 	first := len(l.Candidates)
-	inParallel(first, func(i int) { got[i] = sc.check(schemas[i]) })
-	inParallel(len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
+	_ = inParallel(context.Background(), first, func(i int) { got[i] = sc.check(schemas[i]) })
+	_ = inParallel(context.Background(), len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
 	var bad int
 	for i, s := range schemas {
 		want := CompileSchema(jsonValue(s))
@@ -69,17 +69,19 @@ func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
 	}
 }
 
-// A tool whose parameters do not compile is left out with a warning; the
-// tools sharing its valid parts are kept.
+// A tool whose parameters do not compile loses the keywords that do not, with
+// a warning each; one whose parameter itself is no schema is left out with a
+// warning. The tools sharing their valid parts are kept.
 func TestToolsThatDoNotCompileAreLeftOut(t *testing.T) {
 	doc := `{"openapi": "3.1.0", "info": {"title": "t", "version": "1.0.0"},
 	  "paths": {
 	    "/a": {"post": {"operationId": "a", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}}}},
 	    "/b": {"post": {"operationId": "b", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"ok": {"$ref": "#/components/schemas/Ok"}, "bad": {"$ref": "#/components/schemas/Bad"}}}}}}}},
-	    "/c": {"post": {"operationId": "c", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"ok": {"$ref": "#/components/schemas/Ok"}}}}}}}}},
+	    "/c": {"post": {"operationId": "c", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"ok": {"$ref": "#/components/schemas/Ok"}}}}}}}},
+	    "/d": {"get": {"operationId": "d", "parameters": [{"name": "q", "in": "query", "schema": 5}]}}},
 	  "components": {"schemas": {
 	    "Ok": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}, "s": {"type": "string", "pattern": "^[a-z]+$"}}},
-	    "Bad": {"type": "string", "pattern": "(unclosed"}}}}`
+	    "Bad": {"type": "string", "minLength": -1}}}}`
 	l, err := Parse(context.Background(), "t.json", []byte(doc), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,17 +90,32 @@ func TestToolsThatDoNotCompileAreLeftOut(t *testing.T) {
 	for _, c := range l.Candidates {
 		names = append(names, c.Manifest.Name)
 	}
-	if strings.Join(names, " ") != "t.a t.c" {
-		t.Errorf("tools %v, want t.a t.c", names)
+	if strings.Join(names, " ") != "t.a t.b t.c" {
+		t.Errorf("tools %v, want t.a t.b t.c", names)
 	}
-	var left *Warning
-	for i, w := range l.Warnings {
+	var left, repaired []string
+	for _, w := range l.Warnings {
 		if strings.HasPrefix(w.Message, "left out") {
-			left = &l.Warnings[i]
+			left = append(left, w.Pointer)
+		}
+		if strings.HasPrefix(w.Message, "parameters schema keyword left out") && strings.Contains(w.Message, "/properties/body/properties/bad/minLength") {
+			repaired = append(repaired, w.Pointer)
 		}
 	}
-	if left == nil || left.Pointer != "/paths/~1b/post" {
-		t.Errorf("want b left out, located: %+v", l.Warnings)
+	if len(left) != 1 || left[0] != "/paths/~1d/get" || len(repaired) != 1 || repaired[0] != "/paths/~1b/post" {
+		t.Errorf("want d left out and b's minLength dropped, located: %+v", l.Warnings)
+	}
+	for _, c := range l.Candidates {
+		if c.Manifest.Name != "t.b" {
+			continue
+		}
+		if err := validates(t, c.Manifest.Parameters, `{"body": {"ok": {"n": 0}}}`); err == nil {
+			t.Error("b's other keywords went too: n: 0 accepted")
+		}
+	}
+	// Ok's schema, shared with a and c, keeps its bounds.
+	if err := validates(t, l.Candidates[0].Manifest.Parameters, `{"body": {"n": 0}}`); err == nil {
+		t.Error("a's minimum went with b's repair")
 	}
 }
 

@@ -300,6 +300,35 @@ func normalizeJSON(v any) any {
 	return v
 }
 
+// refTokens splits a local reference ("#/a/b~1c") into the reference
+// tokens of its JSON pointer (a, b/c). RFC 6901 §6: a pointer in a URI
+// fragment is percent-encoded ("#/components/schemas/%7Bid%7D"), and is
+// decoded before it is split.
+func refTokens(ref string) ([]string, bool) {
+	p, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil, false
+	}
+	if strings.Contains(p, "%") {
+		dec, err := url.PathUnescape(p)
+		if err != nil {
+			return nil, false
+		}
+		p = dec
+	}
+	if p == "" {
+		return nil, true
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil, false
+	}
+	toks := strings.Split(p[1:], "/")
+	for i, t := range toks {
+		toks[i] = unescape(t)
+	}
+	return toks, true
+}
+
 // Resolve follows a local JSON pointer ("#/a/b") inside tree.
 func Resolve(tree any, ref string) (any, bool) {
 	p, ok := strings.CutPrefix(ref, "#")
@@ -310,20 +339,11 @@ func Resolve(tree any, ref string) (any, bool) {
 	if p == "" {
 		return cur, true
 	}
-	// RFC 6901 §6: a pointer in a URI fragment is percent-encoded
-	// ("#/components/schemas/%7Bid%7D"); decode it before splitting.
-	if strings.Contains(p, "%") {
-		dec, err := url.PathUnescape(p)
-		if err != nil {
-			return nil, false
-		}
-		p = dec
-	}
-	if !strings.HasPrefix(p, "/") {
+	toks, ok := refTokens(ref)
+	if !ok {
 		return nil, false
 	}
-	for _, tok := range strings.Split(p[1:], "/") {
-		tok = unescape(tok)
+	for _, tok := range toks {
 		switch x := cur.(type) {
 		case map[string]any:
 			v, ok := x[tok]

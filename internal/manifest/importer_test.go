@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,113 @@ func TestSharedEncodingIsJSONMarshal(t *testing.T) {
 				t.Fatalf("%s: encodings differ:\n%.300s\n%.300s", c.Manifest.Name, got, want)
 			}
 		}
+	}
+}
+
+// RFC 6901 §6: a pointer is percent-decoded in every segment, whatever
+// follows, and may lead into a response's content (and through the
+// properties beside a $ref), which kin-openapi's copy must keep.
+func TestRefsIntoContent(t *testing.T) {
+	l, tools := importerTools(t, "refs-into-content.yaml", OpenAPIOptions{})
+	put, post := tools["refs_into_content.putItem"], tools["refs_into_content.postLogo"]
+	if put == nil || post == nil || len(tools) != 4 {
+		t.Fatalf("tools %v, warnings %+v", tools, l.Warnings)
+	}
+	// kin-openapi cannot follow postLogo's pointer through the properties
+	// beside a $ref (it drops them): that document goes unvalidated by it,
+	// with a warning, but the responses' content was there for putItem's.
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0].Message, `not validated by kin-openapi, which cannot load it: failed to resolve "logo"`) {
+		t.Errorf("warnings %+v", l.Warnings)
+	}
+	if err := validates(t, put.Parameters, `{"id": 3, "body": {"name": "short"}}`); err != nil {
+		t.Errorf("valid input refused: %v", err)
+	}
+	for _, bad := range []string{`{"id": 3, "body": {}}`, `{"id": 3, "body": {"name": "much too long"}}`, `{"id": 0, "body": {"name": "a"}}`} {
+		if err := validates(t, put.Parameters, bad); err == nil {
+			t.Errorf("%s accepted: the referenced schemas were not applied", bad)
+		}
+	}
+	if err := validates(t, post.Parameters, `{"body": 12}`); err == nil {
+		t.Error("a number accepted for the logo: the reference did not reach properties/logo/properties/full")
+	}
+	d, err := Decode("x", readTestdata(t, "importer/refs-into-content.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// %2F is a separator once decoded, %7E1 an escaped slash: both as RFC 6901 reads them.
+	for ref, want := range map[string]any{
+		"#/paths/~1logos/post/requestBody/content/application~1json/schema/$ref":       "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+		"#/paths/~1logos/post/requestBody/content/application%7E1json/schema/$ref":     "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+		"#/paths/~1logos/post/requestBody/content/application~1json%2Fschema%2F%24ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
+	} {
+		if got, ok := Resolve(d.Tree, ref); !ok || got != want {
+			t.Errorf("Resolve(%s) = %v, %v", ref, got, ok)
+		}
+	}
+}
+
+// Every ECMA-262 pattern compiles, \p{ASCII} included; a Java or POSIX
+// pattern drops only its own keyword, with a warning naming it.
+func TestDialectPatterns(t *testing.T) {
+	l, tools := importerTools(t, "dialect-patterns.yaml", OpenAPIOptions{})
+	create := tools["dialect_patterns.createNote"]
+	if create == nil {
+		t.Fatalf("operation dropped: warnings %+v", l.Warnings)
+	}
+	var dropped []string
+	for _, w := range l.Warnings {
+		if !strings.Contains(w.Message, "left out, values are not checked against it") || w.Pointer != "/paths/~1notes/post" {
+			t.Errorf("warning %+v", w)
+		}
+		dropped = append(dropped, w.Message)
+	}
+	for _, p := range []string{`\\A[0-9]{3}\\z`, `^\\p{Alnum}+$`, `^[a-z&&[^aeiou]]+$`, `^[[:digit:]]+$`} {
+		if !slices.ContainsFunc(dropped, func(m string) bool { return strings.Contains(m, `pattern "`+p+`"`) }) {
+			t.Errorf("no warning names %s: %q", p, dropped)
+		}
+	}
+	if len(dropped) != 4 {
+		t.Errorf("%d patterns dropped: %q", len(dropped), dropped)
+	}
+	ok := `{"code": "x", "body": {"title": "Hello, world", "greek": "Καλή μέρα", "notAscii": "ζωή", "word": "Zoë", "handle": "a_b!", "consonants": "aaa", "digits": "ab"}}`
+	if err := validates(t, create.Parameters, ok); err != nil {
+		t.Errorf("valid input refused: %v", err)
+	}
+	for _, bad := range []string{
+		`{"code": "1", "body": {"title": "Héllo"}}`,
+		`{"code": "1", "body": {"title": "` + strings.Repeat("a", 21) + `"}}`,
+		`{"code": "1", "body": {"greek": "Hello"}}`,
+		`{"code": "1", "body": {"notAscii": "abc"}}`,
+		`{"code": "1", "body": {"word": "abc1"}}`,
+		`{"code": "1", "body": {"digits": "12345"}}`, // the rest of a schema stays
+	} {
+		if err := validates(t, create.Parameters, bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// A server URL that is no URL (a placeholder, a host without a scheme) keeps
+// the operations, waiting for --server like a relative one.
+func TestPlaceholderServer(t *testing.T) {
+	for _, server := range []string{"Your API URL", "api.example.com/v1", ","} {
+		doc := `{"openapi": "3.0.3", "info": {"title": "p", "version": "1.0.0"}, "servers": [{"url": "` + server + `"}],
+		  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`
+		l, err := Parse(context.Background(), "p.json", []byte(doc), LoadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", server, err)
+		}
+		if len(l.Candidates) != 1 {
+			t.Fatalf("%s: %d tools", server, len(l.Candidates))
+		}
+		m := l.Candidates[0].Manifest
+		if m.Entrypoint.HTTP.URL != "/v1/items" || len(m.Permissions.Network) != 0 || !strings.Contains(strings.Join(m.Notes, " "), "--server") {
+			t.Errorf("%s: url %s, network %v, notes %q", server, m.Entrypoint.HTTP.URL, m.Permissions.Network, m.Notes)
+		}
+	}
+	l, err := Parse(context.Background(), "p.json", []byte(`{"openapi": "3.0.3", "info": {"title": "p", "version": "1.0.0"}, "servers": [{"url": "Your API URL"}],
+	  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`), LoadOptions{OpenAPI: OpenAPIOptions{Server: "https://api.example.com"}})
+	if err != nil || l.Candidates[0].Manifest.Entrypoint.HTTP.URL != "https://api.example.com/v1/items" {
+		t.Errorf("with --server: %v, %+v", err, l)
 	}
 }

@@ -66,7 +66,10 @@ func Read(ctx context.Context, target string, stdin io.Reader, client *http.Clie
 // Parse turns one document into candidates: an OpenAPI document yields one
 // tool per operation, anything else is read as a tool manifest.
 func Parse(ctx context.Context, source string, data []byte, o LoadOptions) (*Loaded, error) {
-	d, err := Decode(source, data)
+	if err := o.OpenAPI.enter(ctx, source, phaseDecode); err != nil {
+		return nil, err
+	}
+	d, err := interruptible(ctx, source, func() (*Document, error) { return Decode(source, data) })
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ var SchemaJSON []byte
 type Manifest struct {
 	Name        string         `json:"name"`
 	Version     string         `json:"version"`
+	Namespace   string         `json:"namespace,omitempty"` // the name's prefix shared by one API's tools
 	Description string         `json:"description,omitempty"`
 	Entrypoint  Entrypoint     `json:"entrypoint"`
 	Parameters  any            `json:"parameters"`
@@ -274,18 +275,27 @@ func NewCompiler() *jsonschema.Compiler {
 
 // ecmaRegexp compiles an ECMA-262 pattern with regexp2, whose backtracking is
 // bounded per match so that a pathological pattern cannot stall validation.
+// The pattern is ECMA-262's with the u flag (ecmaTranslate), as JSON
+// Schema 2020-12 validators read it.
 func ecmaRegexp(s string) (jsonschema.Regexp, error) {
-	re, err := regexp2.Compile(s, regexp2.ECMAScript|regexp2.Unicode)
+	t, err := ecmaTranslate(s)
+	if err != nil {
+		return nil, err
+	}
+	re, err := regexp2.Compile(t, regexp2.ECMAScript|regexp2.Unicode)
 	if err != nil {
 		return nil, err
 	}
 	re.MatchTimeout = time.Second
-	return ecmaRE{re}, nil
+	return ecmaRE{re, s}, nil
 }
 
-type ecmaRE struct{ re *regexp2.Regexp }
+type ecmaRE struct {
+	re  *regexp2.Regexp
+	src string // the pattern as written, before ecmaTranslate
+}
 
-func (r ecmaRE) String() string { return r.re.String() }
+func (r ecmaRE) String() string { return r.src }
 
 // MatchString reports a match; a match that times out counts as none.
 func (r ecmaRE) MatchString(s string) bool {

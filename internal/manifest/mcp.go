@@ -103,7 +103,7 @@ func mcpManifest(t *mcp.Tool, ns, version string, o MCPOptions, hosts Network, c
 		return nil, left("/inputSchema", err)
 	}
 	m := &Manifest{
-		Name: full, Version: version, Description: t.Description,
+		Name: full, Namespace: ns, Version: version, Description: t.Description,
 		Entrypoint:  Entrypoint{MCP: &MCPCall{Command: o.Command, URL: o.URL, Tool: t.Name}},
 		Parameters:  params,
 		Permissions: Permissions{Network: hosts, Timeout: o.Timeout},

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/Masterminds/semver/v3"
@@ -32,6 +33,51 @@ type OpenAPIOptions struct {
 	// Budget bounds the schema values all the document's tools may expand
 	// to ($refs inlined); 0 is DefaultBudget(size of the document).
 	Budget int
+
+	onPhase func(phase string) // tests: called as each phase of an import starts
+}
+
+// Phases of an import, in order ("validate" runs beside "build" and "compile").
+const (
+	phaseDecode   = "decode"
+	phaseRefs     = "refs"
+	phaseConvert  = "convert"
+	phaseValidate = "validate"
+	phaseBuild    = "build"
+	phaseCompile  = "compile"
+)
+
+// enter starts a phase: it tells a test, then says whether ctx has ended.
+func (o OpenAPIOptions) enter(ctx context.Context, source, phase string) error {
+	if o.onPhase != nil {
+		o.onPhase(phase)
+	}
+	if ctx.Err() != nil {
+		return deadlineError(source, ctx)
+	}
+	return nil
+}
+
+// interruptible runs f, but returns ctx's error as soon as ctx ends: the
+// steps that cannot look at ctx themselves (decoding, converting a Swagger
+// document) then finish unobserved, and the process need not wait for them.
+func interruptible[T any](ctx context.Context, source string, f func() (T, error)) (T, error) {
+	type out struct {
+		v   T
+		err error
+	}
+	c := make(chan out, 1)
+	go func() {
+		v, err := f()
+		c <- out{v, err}
+	}()
+	select {
+	case o := <-c:
+		return o.v, o.err
+	case <-ctx.Done():
+		var zero T
+		return zero, deadlineError(source, ctx)
+	}
 }
 
 // NoNamespace is the OpenAPIOptions.Namespace that keeps bare operationIds.
@@ -82,13 +128,19 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 // validation findings that leave a tool buildable are warnings.
 func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIResult, error) {
 	root := d.Tree.(map[string]any)
-	if err := checkRefs(d); err != nil {
+	if err := o.enter(ctx, d.Source, phaseRefs); err != nil {
+		return nil, err
+	}
+	if _, err := interruptible(ctx, d.Source, func() (struct{}, error) { return struct{}{}, checkRefs(d) }); err != nil {
 		return nil, err
 	}
 	res := &OpenAPIResult{}
 	if v, ok := root["swagger"]; ok {
 		res.OpenAPI = fmt.Sprint(v)
-		conv, err := convertV2(d)
+		if err := o.enter(ctx, d.Source, phaseConvert); err != nil {
+			return nil, err
+		}
+		conv, err := interruptible(ctx, d.Source, func() (*Document, error) { return convertV2(d) })
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +157,9 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 		err error
 	}
 	kinc := make(chan kinOut, 1)
+	if err := o.enter(ctx, d.Source, phaseValidate); err != nil {
+		return nil, err
+	}
 	go func() {
 		ws, err := kinValidate(ctx, root)
 		kinc <- kinOut{ws, err}
@@ -123,7 +178,7 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 	select {
 	case k = <-kinc:
 	case <-ctx.Done():
-		return nil, deadlineError(d, ctx)
+		return nil, deadlineError(d.Source, ctx)
 	}
 	if k.err != nil {
 		return nil, &Error{Source: d.Source, Msg: k.err.Error()}
@@ -297,10 +352,14 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 	l.Context = ctx
 	doc, err := l.LoadFromData(b)
 	if err != nil {
-		return nil, fmt.Errorf("load OpenAPI document: %w", err)
+		// The document's syntax and references have been checked already;
+		// what kin-openapi cannot load (a pointer through a $ref'd schema's
+		// properties, a discriminator mapping into another file) it cannot
+		// validate either, and the tools are built without it.
+		return []Warning{{Message: "not validated by kin-openapi, which cannot load it: " + err.Error()}}, nil
 	}
 	verr := doc.Validate(ctx, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
-		openapi3.SetRegexCompiler(kinRegexp))
+		openapi3.SetRegexCompiler(kinRegexps()))
 	if verr == nil {
 		return nil, nil
 	}
@@ -330,25 +389,54 @@ func kinValidate(ctx context.Context, root map[string]any) ([]Warning, error) {
 	return ws, nil
 }
 
-// kinRegexp gives kin-openapi the ECMA-262 engine the tools' schemas are compiled with.
+// kinRegexp gives kin-openapi the ECMA-262 engine the tools' schemas are
+// compiled with. A pattern it refuses is not kin-openapi's finding to report:
+// the builder leaves it out, with its own warning (checkPatterns).
 func kinRegexp(expr string) (openapi3.RegexMatcher, error) {
 	re, err := ecmaRegexp(expr)
 	if err != nil {
-		return nil, err
+		return anyString{}, nil
 	}
 	return re.(ecmaRE), nil
 }
+
+// kinRegexps is kinRegexp compiling each distinct pattern once: a large
+// document repeats its patterns in every operation (graph.json: 2 of its 19
+// CPU-s went to compiling them again).
+func kinRegexps() func(string) (openapi3.RegexMatcher, error) {
+	var cache sync.Map
+	return func(expr string) (openapi3.RegexMatcher, error) {
+		if re, ok := cache.Load(expr); ok {
+			return re.(openapi3.RegexMatcher), nil
+		}
+		re, err := kinRegexp(expr)
+		if err == nil {
+			cache.Store(expr, re)
+		}
+		return re, err
+	}
+}
+
+type anyString struct{}
+
+func (anyString) MatchString(string) bool { return true }
 
 // pruneForKin drops what tools are not built from (response bodies, and the
 // component schemas only they use) and what kin-openapi never validates (the
 // extensions of the document, path items and operations: it only checks
 // their names start with x-) before kin-openapi loads the document: its
 // loader is the slowest step on large documents.
+//
+// A response whose content another part of the document refers to
+// (digitalocean's request bodies reuse response schemas by pointer,
+// "#/paths/~1v2~1account~1keys/get/responses/200/content/application~1json/…")
+// keeps its content.
 func pruneForKin(root map[string]any) map[string]any {
 	out := dropExtensions(clone(root))
-	strip := func(v any) any {
+	used := usedResponseContent(root)
+	strip := func(at string, v any) any {
 		r, ok := v.(map[string]any)
-		if !ok || r["content"] == nil {
+		if !ok || r["content"] == nil || used[at] {
 			return v
 		}
 		r = clone(r)
@@ -373,7 +461,7 @@ func pruneForKin(root map[string]any) map[string]any {
 				if rs, ok := op["responses"].(map[string]any); ok {
 					nr := make(map[string]any, len(rs))
 					for c, r := range rs {
-						nr[c] = strip(r)
+						nr[c] = strip("/paths/"+Escape(p)+"/"+m+"/responses/"+Escape(c), r)
 					}
 					op["responses"] = nr
 				}
@@ -392,7 +480,7 @@ func pruneForKin(root map[string]any) map[string]any {
 	if rs, ok := comps["responses"].(map[string]any); ok {
 		nr := make(map[string]any, len(rs))
 		for c, r := range rs {
-			nr[c] = strip(r)
+			nr[c] = strip("/components/responses/"+Escape(c), r)
 		}
 		comps["responses"] = nr
 	}
@@ -428,6 +516,26 @@ func pruneForKin(root map[string]any) map[string]any {
 	return out
 }
 
+// usedResponseContent returns the pointers of the responses (in paths or
+// components) whose content some $ref points into.
+func usedResponseContent(root map[string]any) map[string]bool {
+	used := map[string]bool{}
+	walkRefs(root, func(ref string) bool {
+		toks, ok := refTokens(ref)
+		if !ok {
+			return true
+		}
+		switch {
+		case len(toks) > 5 && toks[0] == "paths" && toks[3] == "responses" && toks[5] == "content":
+			used["/paths/"+Escape(toks[1])+"/"+toks[2]+"/responses/"+Escape(toks[4])] = true
+		case len(toks) > 3 && toks[0] == "components" && toks[1] == "responses" && toks[3] == "content":
+			used["/components/responses/"+Escape(toks[2])] = true
+		}
+		return true
+	})
+	return used
+}
+
 // appendKinJSON appends v as JSON, as encoding/json would, but with every
 // non-empty "description" string written as ".": kin-openapi never reads a
 // description beyond telling an empty one from none, and decoding them was
@@ -447,9 +555,13 @@ func appendKinJSON(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(appendJSONString(b, k), ':')
-			if s, ok := x[k].(string); ok && k == "description" && s != "" {
+			e := x[k]
+			if k == "discriminator" {
+				e = localMapping(e)
+			}
+			if s, ok := e.(string); ok && k == "description" && s != "" {
 				b = append(b, `"."`...)
-			} else if b, err = appendKinJSON(b, x[k]); err != nil {
+			} else if b, err = appendKinJSON(b, e); err != nil {
 				return nil, err
 			}
 		}
@@ -477,6 +589,33 @@ func appendKinJSON(b []byte, v any) ([]byte, error) {
 	// Floats (and whatever else): encoding/json's spelling, and its error for NaN and ±Inf.
 	js, err := json.Marshal(v)
 	return append(b, js...), err
+}
+
+// localMapping drops from a discriminator the mapping entries that name
+// another file ("models/types.yml#/a"), which kin-openapi would try to load:
+// helix ignores the mapping, and the document's own references are local.
+func localMapping(v any) any {
+	d, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	mp, ok := d["mapping"].(map[string]any)
+	if !ok {
+		return v
+	}
+	local := make(map[string]any, len(mp))
+	for k, e := range mp {
+		if s, ok := e.(string); ok && !strings.HasPrefix(s, "#") && strings.ContainsAny(s, "/#") {
+			continue
+		}
+		local[k] = e
+	}
+	if len(local) == len(mp) {
+		return v
+	}
+	d = clone(d)
+	d["mapping"] = local
+	return d
 }
 
 // appendJSONString appends s quoted as a JSON string.
@@ -519,12 +658,49 @@ type builder struct {
 	done  map[string]any
 	sizes map[string]int // values in each expansion in done
 	sh    *shared        // the maps of done, with their encodings and hashes
+
+	patterns map[string]bool // regular expressions met, and whether they compile
+	opPtr    string          // the operation being built, for warnings
+}
+
+// checkPatterns drops from the schema s a pattern (and a patternProperties
+// entry) that is not an ECMA-262 regular expression, with a warning naming
+// it: the operation stays, only that check goes.
+func (b *builder) checkPatterns(s map[string]any) {
+	if p, ok := s["pattern"].(string); ok && !b.goodPattern(p) {
+		delete(s, "pattern")
+	}
+	if pp, ok := s["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if !b.goodPattern(p) {
+				delete(pp, p) // a fresh map: the inliner made it
+			}
+		}
+	}
+}
+
+// goodPattern compiles p once per document, and warns the first time it does not.
+func (b *builder) goodPattern(p string) bool {
+	if b.patterns == nil {
+		b.patterns = map[string]bool{}
+	}
+	good, seen := b.patterns[p]
+	if !seen {
+		_, err := ecmaRegexp(p)
+		good = err == nil
+		b.patterns[p] = good
+		if !good && b.res != nil {
+			b.res.Warnings = append(b.res.Warnings, Warning{Pointer: b.opPtr,
+				Message: fmt.Sprintf("pattern %q left out, values are not checked against it: %v", p, err)})
+		}
+	}
+	return good
 }
 
 // deadlineError says the import ran out of time, or was interrupted.
-func deadlineError(d *Document, ctx context.Context) error {
+func deadlineError(source string, ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Source: d.Source, Msg: "import deadline reached: the document is too large or too intricate to convert in time " +
+		return &Error{Source: source, Msg: "import deadline reached: the document is too large or too intricate to convert in time " +
 			"(import fewer operations with --include/--exclude, or raise --deadline)"}
 	}
 	return ctx.Err()
@@ -541,6 +717,9 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 		return nil, nil
 	}
 	b.res = res
+	if err := b.o.enter(b.ctx, b.d.Source, phaseBuild); err != nil {
+		return nil, err
+	}
 	version := b.version(res)
 	info, _ := b.root["info"].(map[string]any)
 	ns := b.o.Namespace
@@ -578,7 +757,7 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				continue
 			}
 			if err := b.ctx.Err(); err != nil {
-				return nil, deadlineError(b.d, b.ctx)
+				return nil, deadlineError(b.d.Source, b.ctx)
 			}
 			name := toolName(opID, method, p)
 			if ns != "" {
@@ -596,6 +775,7 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				name += "_" + strconv.Itoa(n)
 			}
 			names[name] = ptr
+			b.opPtr = ptr
 			m, err := b.operation(ptr, p, method, item, op)
 			if err != nil {
 				return nil, err
@@ -603,11 +783,18 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 			if b.left < 0 {
 				return nil, &BudgetError{Source: b.d.Source, Budget: b.budget, Tools: len(out)}
 			}
-			m.Name, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, version, author, tags, ptr, b.sh
+			m.Name, m.Namespace, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, ns, version, author, tags, ptr, b.sh
 			out = append(out, m)
 		}
 	}
-	return compile(out, res, b.sh), nil
+	if err := b.o.enter(b.ctx, b.d.Source, phaseCompile); err != nil {
+		return nil, err
+	}
+	out, err := compile(b.ctx, out, res, b.sh)
+	if err != nil {
+		return nil, deadlineError(b.d.Source, b.ctx)
+	}
+	return out, nil
 }
 
 // namespaceOf makes an API title a tool-name prefix: "Swagger Petstore" →
@@ -717,12 +904,29 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	m.Notes = append(m.Notes, notes...)
 	server := b.server(op, item)
 	m.Entrypoint.HTTP = &HTTPCall{Method: strings.ToUpper(method), URL: strings.TrimSuffix(server, "/") + path, BodyContentType: ct}
-	if u, err := url.Parse(server); err == nil && u.Host != "" {
+	u, err := url.Parse(server)
+	switch {
+	case err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https"):
 		m.Permissions.Network = Network{u.Host}
-	} else {
+	case err == nil && u.Host == "" && u.Scheme == "" && (server == "" || strings.HasPrefix(server, "/")):
 		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not absolute: network is none until imported with --server", server))
+	default:
+		// Placeholders ("Your API URL"), a host without a scheme: the
+		// operation is kept, waiting for a server like a relative one.
+		m.Entrypoint.HTTP.URL = path
+		m.Notes = append(m.Notes, fmt.Sprintf("server URL %q is not an http(s) URL and was left out: network is none until imported with --server", server))
 	}
-	m.Returns = b.returns(op, in)
+	// The response schema is only checked against, never shown to a model:
+	// its references are expanded to a fixed depth, so that the expansions
+	// are shared by every tool. Expanded like the parameters, the response
+	// objects of a large API (stripe's expandable fields) were millions of
+	// values that no two tools shared.
+	rin := &inliner{b: b, maxDepth: returnsDepth}
+	m.Returns = b.returns(op, rin)
+	m.Notes = append(m.Notes, rin.notes...)
+	if in.err != nil || rin.err != nil {
+		return nil, deadlineError(b.d.Source, b.ctx)
+	}
 	m.Permissions.Timeout = b.o.Timeout
 	m.Credentials = b.credentials(op)
 	return m, nil
@@ -781,6 +985,9 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 		}
 		if ex, ok := p["explode"].(bool); ok {
 			sm["x-helix-explode"] = ex
+		}
+		if ae, _ := p["allowEmptyValue"].(bool); ae && where == "query" {
+			sm["x-helix-allow-empty"] = true
 		}
 		prop := name
 		if _, clash := props[prop]; clash || prop == "body" {
@@ -964,20 +1171,40 @@ func pickMedia(c map[string]any) (string, map[string]any) {
 // inliner copies schemas with every local $ref replaced by its target. A
 // reference to a schema that is already being expanded (recursion) is cut:
 // it becomes an open schema with a $comment, and the tool gets a note.
+//
+// With maxDepth, references nested deeper than maxDepth are not expanded
+// (they accept any value) and recursion needs no cut: the expansion of a
+// reference then depends only on the depth left, and is shared at any place.
 type inliner struct {
-	b     *builder
-	stack []string
-	notes []string
-	size  int // values in the expansion so far
-	cut   bool
+	b        *builder
+	stack    []string
+	notes    []string
+	size     int // values in the expansion so far
+	cut      bool
+	maxDepth int   // 0: expand to any depth, cutting recursion
+	err      error // the import's context ended
 }
 
 // maxExpanded bounds one tool's expanded schema: references shared along
 // many paths (A uses B twice, B uses C twice...) grow exponentially.
 const maxExpanded = 50_000
 
+// returnsDepth is how many references deep a response schema is expanded.
+const returnsDepth = 1
+
+// ctxEvery is how many values the inliner expands between looks at the context.
+const ctxEvery = 1 << 12
+
 func (in *inliner) schema(v any) any {
+	if in.err != nil {
+		return map[string]any{}
+	}
 	in.size++
+	if in.size%ctxEvery == 0 {
+		if in.err = in.b.ctx.Err(); in.err != nil {
+			return map[string]any{}
+		}
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if r, ok := x["$ref"].(string); ok {
@@ -1001,6 +1228,7 @@ func (in *inliner) schema(v any) any {
 			}
 			out[k] = in.schema(e)
 		}
+		in.b.checkPatterns(out)
 		return normalize30(out)
 	case []any:
 		out := make([]any, len(x))
@@ -1013,11 +1241,21 @@ func (in *inliner) schema(v any) any {
 }
 
 func (in *inliner) ref(r string, obj map[string]any) any {
-	for _, s := range in.stack {
-		if s == r {
-			in.cut = true
-			in.notes = appendOnce(in.notes, "recursive reference "+r+" cut: its inner occurrence accepts any value")
-			return map[string]any{"$comment": "recursive reference " + r + " cut"}
+	key := r
+	if in.maxDepth > 0 {
+		left := in.maxDepth - len(in.stack)
+		if left <= 0 {
+			in.notes = appendOnce(in.notes, fmt.Sprintf("response schema checked to %d levels of references: deeper ones accept any value", in.maxDepth))
+			return map[string]any{"$comment": "reference " + r + " not expanded"}
+		}
+		key = r + "\x00" + strconv.Itoa(left)
+	} else {
+		for _, s := range in.stack {
+			if s == r {
+				in.cut = true
+				in.notes = appendOnce(in.notes, "recursive reference "+r+" cut: its inner occurrence accepts any value")
+				return map[string]any{"$comment": "recursive reference " + r + " cut"}
+			}
 		}
 	}
 	if in.size > maxExpanded {
@@ -1025,9 +1263,9 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		in.notes = appendOnce(in.notes, fmt.Sprintf("schema expansion stopped after %d values: deeper references accept any value", maxExpanded))
 		return map[string]any{"$comment": "expansion limit reached at " + r}
 	}
-	v, ok := in.b.done[r]
+	v, ok := in.b.done[key]
 	if ok {
-		in.size += in.b.sizes[r]
+		in.size += in.b.sizes[key]
 	} else {
 		t, ok := Resolve(in.b.root, r)
 		if !ok {
@@ -1037,11 +1275,11 @@ func (in *inliner) ref(r string, obj map[string]any) any {
 		outerCut, start := in.cut, in.size
 		in.cut = false
 		v = in.schema(t)
-		if !in.cut {
+		if !in.cut && in.err == nil {
 			if in.b.done == nil {
 				in.b.done, in.b.sizes = map[string]any{}, map[string]int{}
 			}
-			in.b.done[r], in.b.sizes[r] = v, in.size-start
+			in.b.done[key], in.b.sizes[key] = v, in.size-start
 			in.b.sh.add(v)
 		}
 		in.cut = in.cut || outerCut

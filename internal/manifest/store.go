@@ -102,9 +102,9 @@ type digested struct {
 
 // digestAll runs Digest over the candidates on every core: the canonical
 // JSON of a large document's expanded schemas is most of Record's own work.
-func digestAll(cands []Candidate) []digested {
+func digestAll(ctx context.Context, cands []Candidate) ([]digested, error) {
 	out := make([]digested, len(cands))
-	inParallel(len(cands), func(i int) {
+	err := inParallel(ctx, len(cands), func(i int) {
 		d := &out[i]
 		d.sha, d.doc, d.err = Digest(cands[i].Manifest)
 		if cands[i].Manifest.sh != nil {
@@ -113,7 +113,7 @@ func digestAll(cands []Candidate) []digested {
 			d.doc = nil
 		}
 	})
-	return out
+	return out, err
 }
 
 type existing struct {
@@ -132,8 +132,11 @@ var lockKey = db.LockKey("tool-manifests")
 // name@version with other content fails the whole import.
 func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOptions) ([]Change, error) {
 	changes := make([]Change, 0, len(cands))
-	digests := digestAll(cands) // before the transaction: nothing is locked meanwhile
-	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
+	digests, err := digestAll(ctx, cands) // before the transaction: nothing is locked meanwhile
+	if err != nil {
+		return nil, err
+	}
+	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 			return err
 		}
@@ -221,6 +224,9 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			if next == len(rows) {
 				return nil, nil
 			}
+			if err := ctx.Err(); err != nil {
+				return nil, err // the transaction rolls back: nothing is written
+			}
 			r := rows[next]
 			m := r.c.Manifest
 			doc := r.doc
@@ -265,6 +271,9 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		return complete(ctx, tx, o)
 	})
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr // the server's own words for it (COPY failed) hide what happened
+		}
 		return nil, err
 	}
 	return changes, nil

@@ -38,6 +38,13 @@ type HTTPRunner struct {
 	AllowPrivate bool
 	// MaxResponse caps the response body in bytes.
 	MaxResponse int64
+	// MaxRequest caps a request body (a multipart upload's files) in bytes;
+	// 0 is 10 MiB.
+	MaxRequest int64
+	// FilesDir is where multipart file fields given as "@PATH" are read
+	// from; "" refuses them (the input may come from a model, and must not
+	// send the host's files anywhere it names).
+	FilesDir string
 	// Secrets looks credentials up; nil finds none.
 	Secrets *Secrets
 }
@@ -46,19 +53,32 @@ type HTTPRunner struct {
 // HELIX_TOOL_<NAME>_<SCHEME> (the whole tool name, then its namespace), then
 // in the config file's tool-credentials map (tool-credentials.<name or
 // namespace>.<scheme>). Names are upper-cased with anything but letters and
-// digits turned into '_', and matched without regard to case.
+// digits turned into '_', and matched without regard to case. The namespace
+// is the one the manifest records, not a split of the name: an operation
+// part may keep a dot of its own (ns.get_articlesearch.json).
 type Secrets struct {
 	Env  func(string) (string, bool) // os.LookupEnv when nil
 	File map[string]any              // the config file's tool-credentials
 }
 
 // EnvNames lists the variables tried for a tool's scheme, in order.
-func EnvNames(tool, scheme string) []string {
+func EnvNames(tool, namespace, scheme string) []string {
 	out := []string{"HELIX_TOOL_" + envPart(tool) + "_" + envPart(scheme)}
-	if i := strings.LastIndex(tool, "."); i > 0 {
-		out = append(out, "HELIX_TOOL_"+envPart(tool[:i])+"_"+envPart(scheme))
+	if namespace != "" && namespace != tool {
+		out = append(out, "HELIX_TOOL_"+envPart(namespace)+"_"+envPart(scheme))
 	}
 	return out
+}
+
+// Namespace is the namespace of m's tools: the recorded one, else (a tool
+// recorded before namespaces were) its name up to the first dot, which a
+// namespace never contains.
+func Namespace(m *manifest.Manifest) string {
+	if m.Namespace != "" {
+		return m.Namespace
+	}
+	ns, _, _ := strings.Cut(m.Name, ".")
+	return ns
 }
 
 func envPart(s string) string {
@@ -71,7 +91,7 @@ func envPart(s string) string {
 	return string(b)
 }
 
-func (s *Secrets) lookup(tool, scheme string) (string, bool) {
+func (s *Secrets) lookup(tool, namespace, scheme string) (string, bool) {
 	if s == nil {
 		return "", false
 	}
@@ -79,14 +99,14 @@ func (s *Secrets) lookup(tool, scheme string) (string, bool) {
 	if env == nil {
 		env = os.LookupEnv
 	}
-	for _, n := range EnvNames(tool, scheme) {
+	for _, n := range EnvNames(tool, namespace, scheme) {
 		if v, ok := env(n); ok && v != "" {
 			return v, true
 		}
 	}
 	names := []string{tool}
-	if i := strings.LastIndex(tool, "."); i > 0 {
-		names = append(names, tool[:i])
+	if namespace != "" && namespace != tool {
+		names = append(names, namespace)
 	}
 	for _, n := range names {
 		for k, v := range s.File {
@@ -135,12 +155,12 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 		}
 		return errors.New(res.Error)
 	}
-	req, sent, err := buildRequest(ctx, call, m.Parameters, input)
+	req, sent, err := buildRequest(ctx, call, m.Parameters, input, h.bodyFiles())
 	if err != nil {
 		res.Status, res.Error = StatusInvalidInput, err.Error()
 		return &InputError{Msg: fmt.Sprintf("input to %s@%s: %v", t.Name, t.Version, err)}
 	}
-	set, err := h.credentials(t.Name, m.Credentials)
+	set, err := h.credentials(t.Name, Namespace(m), m.Credentials)
 	if err != nil {
 		return err
 	}
@@ -326,7 +346,7 @@ type credential struct {
 }
 
 // credentials picks the first alternative whose every secret is configured.
-func (h *HTTPRunner) credentials(tool string, alts [][]manifest.Credential) ([]credential, error) {
+func (h *HTTPRunner) credentials(tool, namespace string, alts [][]manifest.Credential) ([]credential, error) {
 	if len(alts) == 0 {
 		return nil, nil
 	}
@@ -335,10 +355,10 @@ func (h *HTTPRunner) credentials(tool string, alts [][]manifest.Credential) ([]c
 		var got []credential
 		ok := true
 		for _, c := range set {
-			v, found := h.Secrets.lookup(tool, c.Scheme)
+			v, found := h.Secrets.lookup(tool, namespace, c.Scheme)
 			if !found {
 				ok = false
-				missing = append(missing, EnvNames(tool, c.Scheme)...)
+				missing = append(missing, EnvNames(tool, namespace, c.Scheme)...)
 				break
 			}
 			got = append(got, credential{Credential: c, value: v})
@@ -426,12 +446,19 @@ func hostList(hs []string) string {
 type param struct {
 	prop, name, in, style string
 	explode               bool
+	required, allowEmpty  bool
 }
 
 // params reads the x-helix-in/style/explode annotations of the parameters schema.
 func params(schema any) []param {
 	s, _ := schema.(map[string]any)
 	props, _ := s["properties"].(map[string]any)
+	required := map[string]bool{}
+	for _, r := range anys(s["required"]) {
+		if name, ok := r.(string); ok {
+			required[name] = true
+		}
+	}
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)
@@ -458,6 +485,8 @@ func params(schema any) []param {
 			ex = pp.style == "form"
 		}
 		pp.explode = ex
+		pp.required = required[k] || in == "path"
+		pp.allowEmpty, _ = p["x-helix-allow-empty"].(bool)
 		out = append(out, pp)
 	}
 	return out
@@ -465,7 +494,7 @@ func params(schema any) []param {
 
 // buildRequest turns the validated input into the request, returning the
 // bytes of its body.
-func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, input map[string]any) (*http.Request, int64, error) {
+func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, input map[string]any, files bodyFiles) (*http.Request, int64, error) {
 	rawURL := call.URL
 	var rawQuery []string // deepObject and delimited styles are written as they are
 	header := http.Header{}
@@ -476,6 +505,11 @@ func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, inpu
 				return nil, 0, fmt.Errorf("path parameter %s is missing", p.name)
 			}
 			continue
+		}
+		if p.required && !p.allowEmpty && empty(v) {
+			// An empty path segment is another route (/members//tokens); an
+			// empty query or header value, one the operation did not allow.
+			return nil, 0, fmt.Errorf("%s parameter %s is empty: the operation requires a value", p.in, p.name)
 		}
 		switch p.in {
 		case "path":
@@ -518,7 +552,13 @@ func buildRequest(ctx context.Context, call *manifest.HTTPCall, schema any, inpu
 	var n int64
 	ct := call.BodyContentType
 	if b, ok := input["body"]; ok && b != nil {
-		data, err := encodeBody(ct, b)
+		var data []byte
+		var err error
+		if strings.HasPrefix(ct, "multipart/form-data") {
+			data, ct, err = encodeMultipart(b, bodySchema(schema), files)
+		} else {
+			data, err = encodeBody(ct, b)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -576,6 +616,24 @@ func encodeBody(ct string, b any) ([]byte, error) {
 		return []byte(s), nil
 	}
 	return nil, fmt.Errorf("request bodies of type %s are not supported yet", ct)
+}
+
+// empty reports a value that serializes to nothing: "", [] or {}.
+func empty(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+func anys(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 // scalar renders a primitive as OpenAPI serializes it.

@@ -105,7 +105,7 @@ func (c credentialsTransport) RoundTrip(r *http.Request) (*http.Response, error)
 func (r *MCPRunner) run(ctx context.Context, t *manifest.Tool, input map[string]any, res *Result) error {
 	m := t.Manifest
 	call := m.Entrypoint.MCP
-	set, err := (&HTTPRunner{Secrets: r.Secrets}).credentials(t.Name, m.Credentials)
+	set, err := (&HTTPRunner{Secrets: r.Secrets}).credentials(t.Name, Namespace(m), m.Credentials)
 	if err != nil {
 		return err
 	}

@@ -408,7 +408,7 @@ func FuzzBuildRequest(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			req, _, err := buildRequest(context.Background(), m.Entrypoint.HTTP, m.Parameters, in)
+			req, _, err := buildRequest(context.Background(), m.Entrypoint.HTTP, m.Parameters, in, bodyFiles{max: 1 << 20})
 			if err != nil {
 				continue
 			}

@@ -35,6 +35,7 @@ type ExecOptions struct {
 	UserID       cmdutil.UserID
 	AllowPrivate bool
 	MaxResponse  string
+	FilesDir     string
 }
 
 // NewCmdExec runs an approved tool.
@@ -48,8 +49,13 @@ proposed, revoked or superseded version does not run (exit 2) and nothing is
 sent. The input is validated against the tool's parameters schema first.
 
 HTTP tools: the request is built from the input (path, query with the
-operation's style/explode, headers, and "body" as JSON or a form) against the
-recorded server URL. It may only reach the tool's allowed hosts, checked on
+operation's style/explode, headers, and "body" as JSON, a form or
+multipart/form-data) against the recorded server URL. An empty value of a
+required path, query or header parameter is refused (exit 2) unless the
+operation allows empty values. A multipart file field (format: binary) is
+given as @PATH, read from the --files directory only, or as base64; a field
+with contentEncoding: base64 is sent as base64 (@PATH is read and encoded).
+Request bodies are capped at --max-bytes too. It may only reach the tool's allowed hosts, checked on
 every redirect too, never a private or loopback address (unless
 --allow-private), within the tool's timeout (30s when it sets none), and the
 response is capped at --max-bytes. The result is the status, the headers
@@ -57,8 +63,9 @@ that matter and the JSON or text body; a declared response schema is checked
 and mismatches are reported (stderr, and response_schema_errors).
 
 Credentials of the tool's security schemes come from the environment,
-HELIX_TOOL_<NAME>_<SCHEME> (the tool's whole name, then its namespace:
-HELIX_TOOL_SWAGGER_PETSTORE_API_KEY serves every swagger_petstore tool), or
+HELIX_TOOL_<NAME>_<SCHEME> (the tool's whole name, then the namespace it was
+imported under: HELIX_TOOL_SWAGGER_PETSTORE_API_KEY serves every
+swagger_petstore tool, ns.get_articlesearch.json included), or
 the config file's tool-credentials map; never from the command line. They are
 never printed, logged or stored.
 
@@ -103,6 +110,7 @@ EXAMPLES
 	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let HTTP tools reach private and loopback addresses")
 	fl.StringVar(&opts.MaxResponse, "max-bytes", "10MiB", "largest response body accepted")
 	cmdutil.Alias(fl, "max-bytes", "max-response")
+	fl.StringVar(&opts.FilesDir, "files", "", "directory that multipart file fields given as @PATH are read from (none: only base64)")
 	return cmd
 }
 
@@ -129,7 +137,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	}
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
 	env := &toolcfg.Env{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
-		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp}
+		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp, FilesDir: opts.FilesDir}
 	r, closeRunner, err := env.Runner(ctx, toolexec.Kind(t.Manifest))
 	if err != nil {
 		return err

@@ -23,7 +23,10 @@ type Env struct {
 	FindRuntime  func(context.Context) (*toolexec.ContainerRunner, error)
 	Now          func() time.Time
 	AllowPrivate bool
-	MaxResponse  int64
+	MaxResponse  int64 // also the cap of a request body
+	// FilesDir is where multipart file fields given as @PATH are read
+	// from ("": none, only base64).
+	FilesDir string
 }
 
 // Runner is the runner for a tool of kind (toolexec.Kind): credentials from
@@ -33,9 +36,10 @@ func (e *Env) Runner(ctx context.Context, kind string) (r *toolexec.Runner, clos
 	file, _ := e.Config.Get("tool-credentials").(map[string]any)
 	secrets := &toolexec.Secrets{Env: e.LookupEnv, File: file}
 	r = &toolexec.Runner{
-		HTTP: &toolexec.HTTPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
-		MCP:  &toolexec.MCPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
-		Now:  e.Now,
+		HTTP: &toolexec.HTTPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, MaxRequest: e.MaxResponse,
+			FilesDir: e.FilesDir, Secrets: secrets},
+		MCP: &toolexec.MCPRunner{AllowPrivate: e.AllowPrivate, MaxResponse: e.MaxResponse, Secrets: secrets},
+		Now: e.Now,
 	}
 	close = func() {}
 	switch kind {

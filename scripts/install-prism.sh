@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install Stoplight Prism (npm @stoplight/prism-cli) under .helix/prism for the
+# tests that check every request `helix tool exec` sends against real OpenAPI
+# documents (internal/toolexec: TestPrismAcceptsRequests). Idempotent, quick
+# when present; installs Node.js from Debian first when npm is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=.helix/prism
+VERSION=${PRISM_VERSION:-5.14.2}
+if [[ -x $DIR/node_modules/.bin/prism ]] && grep -q "\"version\": \"$VERSION\"" "$DIR/node_modules/@stoplight/prism-cli/package.json" 2>/dev/null; then
+	exit 0
+fi
+if ! command -v npm >/dev/null; then
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >&2
+fi
+mkdir -p "$DIR"
+[[ -f $DIR/package.json ]] || echo '{"private": true}' >"$DIR/package.json"
+echo "installing @stoplight/prism-cli@$VERSION under $DIR..." >&2
+npm install --prefix "$DIR" --no-audit --no-fund "@stoplight/prism-cli@$VERSION" >&2
