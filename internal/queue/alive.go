@@ -54,40 +54,50 @@ const aliveSQL = `(NOT starts_with(%[1]s, 'helix_') OR '%[2]s' || %[1]s IN (SELE
 
 func alive(expr string) string { return fmt.Sprintf(aliveSQL, expr, aliveLockPrefix) }
 
-// Alive holds id's lease until ctx ends (then it releases it). A lease the
-// heartbeat could not keep (the database unreachable for a TTL) is taken
-// again; meanwhile other workers may give the worker's jobs back (at worst a
-// job runs twice, which every job survives).
-func Alive(ctx context.Context, pool *pgxpool.Pool, id string, log *slog.Logger) error {
+// Alive holds id's lease until release is called (it gives the lease back
+// at once, so a worker that stops leaves none behind). A lease the heartbeat
+// could not keep (the database unreachable for a TTL) is taken again;
+// meanwhile other workers may give the worker's jobs back (at worst a job
+// runs twice, which every job survives).
+func Alive(ctx context.Context, pool *pgxpool.Pool, id string, log *slog.Logger) (release func(), err error) {
 	name := aliveLockPrefix + id
 	l, err := db.TryLock(ctx, pool, name)
 	if err != nil {
-		return fmt.Errorf("worker: take its liveness lease: %w", err)
+		return nil, fmt.Errorf("worker: take its liveness lease: %w", err)
 	}
+	ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for {
 			select {
 			case <-ctx.Done():
-				_ = l.Release(context.WithoutCancel(ctx))
 				return
 			case <-l.Lost().Done():
 			}
 			for {
-				if l, err = db.TryLock(ctx, pool, name); err == nil || ctx.Err() != nil {
+				nl, err := db.TryLock(ctx, pool, name)
+				if err == nil {
+					l = nl
 					break
+				}
+				if ctx.Err() != nil {
+					return
 				}
 				log.Warn("worker liveness lease lost: taking it again", "err", err)
 				select {
 				case <-ctx.Done():
+					return
 				case <-time.After(time.Second):
 				}
 			}
-			if err != nil {
-				return
-			}
 		}
 	}()
-	return nil
+	return func() {
+		stop()
+		<-done
+		_ = l.Release(context.Background())
+	}, nil
 }
 
 // Orphan is a running job whose worker died.

@@ -42,7 +42,7 @@ func stateOf(t *testing.T, pool *pgxpool.Pool, id int64) string {
 }
 
 // TestRescueOrphans: the running jobs of a worker that holds no liveness
-// lock are given back (a tick pass discarded, a fire only after its
+// lease are given back (a tick pass discarded, a fire only after its
 // grace), a live worker's and an old-style client's are left alone; a dead
 // leader is forgotten; helix jobs cancel finalizes a dead worker's job.
 func TestRescueOrphans(t *testing.T) {
@@ -57,11 +57,11 @@ func TestRescueOrphans(t *testing.T) {
 	if !strings.HasPrefix(dead, clientPrefix) || len(dead) > 100 {
 		t.Fatalf("client id %q", dead)
 	}
-	aliveCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := Alive(aliveCtx, pool, live, slog.New(slog.DiscardHandler)); err != nil {
+	release, err := Alive(ctx, pool, live, slog.New(slog.DiscardHandler))
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer release()
 	synth := func() SynthesizeArgs { return SynthesizeArgs{UserID: uuid.New(), Params: synthesis.DefaultParams()} }
 	deadJob := running(t, pool, c, synth(), dead, time.Second)
 	deadTick := running(t, pool, c, schedule.TickArgs{}, dead, time.Second)
@@ -137,8 +137,8 @@ func TestRescueOrphans(t *testing.T) {
 			t.Errorf("leader %s: forgotten %v (%v), want %v", c.leader, gone, err, c.gone)
 		}
 	}
-	// The live worker dies: its lock goes with its connection.
-	cancel()
+	// The live worker stops: its lease goes with it.
+	release()
 	time.Sleep(100 * time.Millisecond)
 	var n int
 	for deadline := time.Now().Add(10 * time.Second); n == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -37,13 +37,15 @@ type TickArgs struct{}
 // Kind names the job in river_job.kind.
 func (TickArgs) Kind() string { return "schedule_tick" }
 
-// InsertOpts keeps one tick pass queued or running at a time (River's
-// uniqueness always covers running); a failed pass is not retried, the next
-// one comes a second later. A pass whose worker died is discarded by the
-// next live worker's maintenance (queue.RescueOrphans) within seconds, so it
-// blocks its successors no longer than that.
+// InsertOpts keeps one tick pass a TickInterval: River's uniqueness always
+// covers running jobs, so it is by period as well as by state, and a pass
+// whose worker died blocks only its own second, not its successors (a pass
+// is safe beside another: schedules are taken FOR UPDATE SKIP LOCKED and
+// fires inserted ON CONFLICT DO NOTHING). A failed pass is not retried, the
+// next one comes a second later; a dead worker's pass is discarded by a live
+// worker's maintenance (queue.RescueOrphans) once its lease expires.
 func (TickArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueTick, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
+	return river.InsertOpts{Queue: QueueTick, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByPeriod: TickInterval, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled,
 	}}}
 }
@@ -56,7 +58,7 @@ type Inserter interface {
 // Ticker enqueues a tick pass every TickInterval until ctx ends. Every worker
 // that works the tick queue runs it, not only River's elected leader: a
 // killed leader's term (up to 15 s) then delays no schedule. Uniqueness
-// makes the workers' inserts one queued pass.
+// makes the workers' inserts one pass a TickInterval.
 func Ticker(ctx context.Context, ins Inserter, log *slog.Logger) {
 	t := time.NewTicker(TickInterval)
 	defer t.Stop()

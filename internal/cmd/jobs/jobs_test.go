@@ -102,11 +102,11 @@ func TestCancelOrphanedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead, live := queue.NewClientID(time.Now()), queue.NewClientID(time.Now().Add(time.Second))
-	aliveCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	if err := queue.Alive(aliveCtx, pool, live, slog.New(slog.DiscardHandler)); err != nil {
+	release, err := queue.Alive(ctx, pool, live, slog.New(slog.DiscardHandler))
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer release()
 	ids := map[string]int64{}
 	for _, w := range []string{dead, live} {
 		r, err := c.Insert(ctx, queue.SynthesizeArgs{UserID: uuid.New(), Params: synthesis.DefaultParams()}, nil)

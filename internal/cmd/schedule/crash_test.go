@@ -42,7 +42,7 @@ func startVictim(t *testing.T, url string) *victim {
 	t.Helper()
 	v := &victim{done: make(chan struct{})}
 	v.cmd = exec.Command(testbin.Helix(t), workerArgs...)
-	v.cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=8")
+	v.cmd.Env = append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=8", "HELIX_DB_LOCK_TTL=3s")
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ import (
 
 func start(t *testing.T, url string, args ...string) *testbin.Proc {
 	t.Helper()
-	return testbin.Start(t, append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=8"), args...)
+	return testbin.Start(t, append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=8", "HELIX_DB_LOCK_TTL=3s"), args...)
 }
 
 // helix runs one helix command to its end and returns stdout and the exit status.

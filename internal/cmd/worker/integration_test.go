@@ -34,7 +34,7 @@ func seed(t *testing.T, pool *pgxpool.Pool, n, k int) {
 
 func start(t *testing.T, url string, args ...string) *testbin.Proc {
 	t.Helper()
-	return testbin.Start(t, append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=12"), args...)
+	return testbin.Start(t, append(os.Environ(), "DATABASE_URL="+url, "HELIX_DB_MAX_CONNS=12", "HELIX_DB_LOCK_TTL=3s"), args...)
 }
 
 var clientID = regexp.MustCompile(`River client started.*client_id=(\S+)`)

@@ -212,11 +212,11 @@ func workerRun(ctx context.Context, opts *Options) error {
 		log.Info("worker connection budget", "needs", need, "max_conns", max, "path", db.PathOf(pool).String())
 	}
 	id := queue.NewClientID(time.Now())
-	aliveCtx, dead := context.WithCancel(context.WithoutCancel(ctx))
-	defer dead()
-	if err := queue.Alive(aliveCtx, pool, id, log); err != nil {
+	release, err := queue.Alive(ctx, pool, id, log)
+	if err != nil {
 		return err
 	}
+	defer release()
 	cfg := &river.Config{
 		ID:                   id,
 		PollOnly:             pollOnly,
