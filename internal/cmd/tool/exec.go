@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
@@ -132,7 +132,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	}
 	switch toolexec.Kind(t.Manifest) {
 	case "skill":
-		eo, err := skillcfg.ExecutorOptions(cfg)
+		eo, err := shared.SkillExecutorOptions(cfg)
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	embedcmd "github.com/helixhq/helix/internal/cmd/embed"
-	"github.com/helixhq/helix/internal/cmd/schedule/shared"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	synccmd "github.com/helixhq/helix/internal/cmd/sync"
 	"github.com/helixhq/helix/internal/cmd/synthesize"
 	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
