@@ -18,7 +18,6 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
-	embedcmd "github.com/helixhq/helix/internal/cmd/embed"
 	"github.com/helixhq/helix/internal/cmd/shared"
 	synccmd "github.com/helixhq/helix/internal/cmd/sync"
 	"github.com/helixhq/helix/internal/cmd/synthesize"
@@ -283,9 +282,9 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			c := embedcmd.NewClient(cfg, hc, model)
+			c := shared.EmbedClient(cfg, hc, model)
 			if c == nil {
-				return nil, embedcmd.ErrNoProvider
+				return nil, shared.ErrNoEmbedProvider
 			}
 			return c, nil
 		},
