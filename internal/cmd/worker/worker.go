@@ -20,7 +20,6 @@ import (
 
 	"github.com/helixhq/helix/internal/cmd/shared"
 	synccmd "github.com/helixhq/helix/internal/cmd/sync"
-	"github.com/helixhq/helix/internal/cmd/synthesize"
 	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
@@ -293,7 +292,7 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			s, _, _, err := synthesize.NewSynthesizer(ctx, cfg, pool, synthesize.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
+			s, _, _, err := shared.NewSynthesizer(ctx, cfg, pool, shared.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
 				Types: a.Types, Params: a.Params, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit}}, hc, f.Now,
 				func(msg string) { log.Debug(msg) })
 			return s, err
