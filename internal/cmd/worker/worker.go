@@ -20,7 +20,6 @@ import (
 
 	"github.com/helixhq/helix/internal/cmd/shared"
 	synccmd "github.com/helixhq/helix/internal/cmd/sync"
-	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/embed"
@@ -302,7 +301,7 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			return voicecmd.NewProvider(cfg, hc, provider)
+			return shared.STTProvider(cfg, hc, provider)
 		},
 		Strategies: func() (map[string]syncer.Strategy, error) {
 			cfg, err := f.Config()
