@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmd/shared"
-	synccmd "github.com/helixhq/helix/internal/cmd/sync"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/embed"
@@ -308,7 +307,7 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			return synccmd.Strategies(cfg)
+			return shared.SyncStrategies(cfg)
 		},
 		ManifestMaxima: func() (manifest.Maxima, error) {
 			cfg, err := f.Config()
