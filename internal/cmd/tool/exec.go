@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
@@ -113,7 +112,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	}
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return manifestCmd.OpenError(err)
+		return shared.OpenError(err)
 	}
 	t, err := toolexec.Load(ctx, pool, opts.Name, opts.Version)
 	if err != nil {
