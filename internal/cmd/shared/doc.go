@@ -1,5 +1,3 @@
-// Package shared holds what more than one command group needs: settings
-// turned into clients (embeddings, LLM, speech-to-text, sync strategies, the
-// skill sandbox), the open-error rule and the check of a scheduled job line.
-// Commands import it, never each other.
+// Package shared is what several command groups need: settings turned into
+// clients, the open-error rule, the job-line check. Commands never import each other.
 package shared
