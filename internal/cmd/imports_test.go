@@ -23,8 +23,8 @@ type pkgInfo struct {
 }
 
 // TestNoSidewaysImports: a package under internal/cmd imports from
-// internal/cmd only its own group (cmd/skill/composite may use
-// cmd/skill/skillcfg) and internal/cmd/shared; root, which assembles the
+// internal/cmd only its own group (cmd/skill may use cmd/skill/composite)
+// and internal/cmd/shared; root, which assembles the
 // tree, alone imports every group. Test files may build a sibling command
 // to check a contract, so only the package itself counts.
 func TestNoSidewaysImports(t *testing.T) {
