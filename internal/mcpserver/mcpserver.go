@@ -39,7 +39,7 @@ const DefaultPoll = 2 * time.Second
 type Options struct {
 	DB     db.Querier
 	UserID uuid.UUID
-	// Runner builds the runner of a tool of the given kind (toolcfg.Env.Runner).
+	// Runner builds the runner of a tool of the given kind (shared.ToolEnv.Runner in internal/cmd/shared).
 	Runner func(ctx context.Context, kind string) (*toolexec.Runner, func(), error)
 	// Embedder embeds memory_search queries; nil searches text only.
 	Embedder   search.Embedder

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/catalog"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
@@ -123,7 +124,7 @@ the enqueuing host needs none.
 	fl := cmd.Flags()
 	cmdutil.UserIDVar(fl, &opts.UserID, "embed this user's memories (UUID)")
 	fl.BoolVar(&opts.AllUsers, "all-users", false, "embed every user's memories, one user after another")
-	fl.StringVar(&opts.Model, "model", DefaultModel, "embedding model, recorded per row; memory search uses the same key (embed.model)")
+	fl.StringVar(&opts.Model, "model", shared.DefaultEmbedModel, "embedding model, recorded per row; memory search uses the same key (embed.model)")
 	fl.BoolVar(&opts.Reembed, "reembed", false, "also replace embeddings whose model is not recorded")
 	fl.IntVar(&opts.BatchSize, "batch-size", 128, "inputs per request")
 	fl.IntVar(&opts.BatchTokens, "batch-tokens", 100000, "estimated tokens per request")
@@ -152,40 +153,6 @@ func (o *Options) validate() error {
 	}
 	o.user = o.UserID.ID
 	return nil
-}
-
-// ErrNoProvider: nothing to send the text to.
-var ErrNoProvider = errors.New("no embeddings provider configured: set embed.base-url (HELIX_EMBED_BASE_URL, e.g. http://localhost:11434/v1 for Ollama) or embed.api-key (OPENAI_API_KEY) for OpenAI")
-
-// DefaultModel is embed.model's default: OpenAI's 1,536-dimension model, the
-// width of the platform's vector(1536) column.
-const DefaultModel = "text-embedding-3-small"
-
-// Model is the configured embedding model (embed.model, the key of
-// `helix embed --model`), for commands without that flag.
-func Model(cfg *config.Config) string {
-	if m := cfg.String("embed.model"); m != "" {
-		return m
-	}
-	return DefaultModel
-}
-
-// NewClient builds the configured provider's client, or returns nil when
-// neither embed.base-url nor embed.api-key is set. model "" means embed.model.
-func NewClient(cfg *config.Config, hc *http.Client, model string) *embed.Client {
-	base, key := cfg.String("embed.base-url"), cfg.String("embed.api-key")
-	if base == "" && key == "" {
-		return nil
-	}
-	if base == "" {
-		base = "https://api.openai.com/v1"
-	}
-	if model == "" {
-		model = Model(cfg)
-	}
-	timeout, _ := time.ParseDuration(cfg.String("embed.timeout"))
-	return &embed.Client{BaseURL: base, APIKey: key, Model: model, Dimensions: cfg.Int("embed.dimensions"),
-		HTTP: hc, Timeout: timeout, MaxRetries: cfg.Int("embed.retries")}
 }
 
 // Report is the command's JSON document.
@@ -220,9 +187,9 @@ func embedRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	client := NewClient(cfg, hc, opts.Model)
+	client := shared.EmbedClient(cfg, hc, opts.Model)
 	if client == nil {
-		return cmdutil.InputError(ErrNoProvider)
+		return cmdutil.InputError(shared.ErrNoEmbedProvider)
 	}
 	client.Sleep = opts.Sleep
 	pool, err := opts.DB(ctx)

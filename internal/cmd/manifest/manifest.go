@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
@@ -259,7 +260,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if !opts.DryRun && len(cands) > 0 {
 		pool, err := f.DB(ctx)
 		if err != nil {
-			return OpenError(err)
+			return shared.OpenError(err)
 		}
 		params := map[string]any{"targets": opts.Targets, "include": opts.Include, "exclude": opts.Exclude, "by": opts.By, "auto_approve_narrower": opts.AutoApproveNarrower}
 		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "manifest-import", Params: params, Now: f.Now},
@@ -306,7 +307,7 @@ func enqueue(ctx context.Context, opts *ImportOptions) error {
 	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return OpenError(err)
+		return shared.OpenError(err)
 	}
 	args := make([]queue.ManifestImportArgs, len(opts.Targets))
 	for i, t := range opts.Targets {
@@ -343,14 +344,6 @@ func readError(target string, err error) error {
 		return cmdutil.UnavailableError(err)
 	}
 	return cmdutil.InputError(err)
-}
-
-// OpenError maps a failure to open the database to its exit code.
-func OpenError(err error) error {
-	if errors.Is(err, db.ErrNoURL) {
-		return cmdutil.InputError(err)
-	}
-	return cmdutil.UnavailableError(err)
 }
 
 func dbError(err error) error {

@@ -17,8 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/build"
-	embedCmd "github.com/helixhq/helix/internal/cmd/embed"
-	"github.com/helixhq/helix/internal/cmd/tool/toolcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/iostreams"
@@ -157,14 +156,14 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	if c := embedCmd.NewClient(cfg, hc, ""); c != nil {
+	if c := shared.EmbedClient(cfg, hc, ""); c != nil {
 		e = queryEmbedder{c}
 	}
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
-	env := &toolcfg.Env{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
+	env := &shared.ToolEnv{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
 		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp}
 	srv := mcpserver.New(mcpserver.Options{
-		DB: pool, UserID: opts.UserID.ID, Runner: env.Runner, Embedder: e, EmbedModel: embedCmd.Model(cfg),
+		DB: pool, UserID: opts.UserID.ID, Runner: env.Runner, Embedder: e, EmbedModel: shared.EmbedModel(cfg),
 		Version: build.Version, Logger: log,
 	})
 	if err := srv.Sync(ctx); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
-	embedCmd "github.com/helixhq/helix/internal/cmd/embed"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/embed"
@@ -127,7 +127,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		if hc, err = opts.HTTPClient(); err != nil {
 			return err
 		}
-		if c := embedCmd.NewClient(cfg, hc, ""); c == nil && opts.Mode == search.Vector {
+		if c := shared.EmbedClient(cfg, hc, ""); c == nil && opts.Mode == search.Vector {
 			return cmdutil.InputError(search.ErrNoProvider)
 		}
 	}
@@ -143,10 +143,10 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		}
 	}
 	if model == "" {
-		model = embedCmd.Model(cfg)
+		model = shared.EmbedModel(cfg)
 	}
 	if hc != nil {
-		if c := embedCmd.NewClient(cfg, hc, model); c != nil {
+		if c := shared.EmbedClient(cfg, hc, model); c != nil {
 			e = queryEmbedder{c}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -134,7 +134,7 @@ func checkCode(ctx context.Context, f *cmdutil.Factory, s *skill.Skill) error {
 	if err != nil {
 		return err
 	}
-	eo, err := skillcfg.ExecutorOptions(cfg)
+	eo, err := shared.SkillExecutorOptions(cfg)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"io"
 	"os"
 	"strings"
@@ -100,7 +100,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	eo, err := skillcfg.ExecutorOptions(cfg)
+	eo, err := shared.SkillExecutorOptions(cfg)
 	if err != nil {
 		return err
 	}

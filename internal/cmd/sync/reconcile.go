@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
@@ -103,7 +104,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	strats, err := strategies(cfg)
+	strats, err := shared.SyncStrategies(cfg)
 	if err != nil {
 		return cmdutil.InputError(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/syncer"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -47,7 +48,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	strats, err := strategies(cfg)
+	strats, err := shared.SyncStrategies(cfg)
 	if err != nil {
 		return cmdutil.InputError(err)
 	}

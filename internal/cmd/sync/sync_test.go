@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
@@ -106,7 +107,7 @@ func TestStrategiesFromFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := strategies(cfg)
+	s, err := shared.SyncStrategies(cfg)
 	if err != nil || len(s) != 2 || s["skill"] != "manual" || s["setting"] != "lww" {
 		t.Fatalf("%v %v", s, err)
 	}
@@ -116,14 +117,14 @@ func TestStrategiesFromEnv(t *testing.T) {
 	t.Setenv("HELIX_SYNC_STRATEGIES", "skill=manual, setting=lww")
 	f, _ := cmdtest.Factory(t, false)
 	cfg, _ := f.Config()
-	s, err := strategies(cfg)
+	s, err := shared.SyncStrategies(cfg)
 	if err != nil || len(s) != 2 || s["skill"] != "manual" || s["setting"] != "lww" {
 		t.Fatalf("%v %v", s, err)
 	}
 	t.Setenv("HELIX_SYNC_STRATEGIES", "skill=newest")
 	f, _ = cmdtest.Factory(t, false)
 	cfg, _ = f.Config()
-	if _, err := strategies(cfg); err == nil || !strings.Contains(err.Error(), "sync.strategies.skill") {
+	if _, err := shared.SyncStrategies(cfg); err == nil || !strings.Contains(err.Error(), "sync.strategies.skill") {
 		t.Errorf("bad strategy: %v", err)
 	}
 }

@@ -12,8 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
-	"github.com/helixhq/helix/internal/cmd/tool/toolcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
@@ -125,7 +124,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	}
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return manifestCmd.OpenError(err)
+		return shared.OpenError(err)
 	}
 	t, err := toolexec.Load(ctx, pool, opts.Name, opts.Version)
 	if err != nil {
@@ -136,7 +135,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 		return dbError(err)
 	}
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
-	env := &toolcfg.Env{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
+	env := &shared.ToolEnv{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
 		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp, FilesDir: opts.FilesDir}
 	r, closeRunner, err := env.Runner(ctx, toolexec.Kind(t.Manifest))
 	if err != nil {

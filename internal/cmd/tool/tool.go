@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	manifestCmd "github.com/helixhq/helix/internal/cmd/manifest"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
@@ -83,7 +83,7 @@ EXAMPLES
 func listRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return manifestCmd.OpenError(err)
+		return shared.OpenError(err)
 	}
 	tools, err := manifest.List(ctx, pool, opts.State)
 	if err != nil {
@@ -143,7 +143,7 @@ EXAMPLES
 func showRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return manifestCmd.OpenError(err)
+		return shared.OpenError(err)
 	}
 	t, err := manifest.Show(ctx, pool, opts.Name, opts.Version)
 	if err != nil {
@@ -249,7 +249,7 @@ EXAMPLES
 func approveRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return manifestCmd.OpenError(err)
+		return shared.OpenError(err)
 	}
 	t, err := manifest.Approve(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
@@ -304,7 +304,7 @@ EXAMPLES
 func revokeRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return manifestCmd.OpenError(err)
+		return shared.OpenError(err)
 	}
 	changes, err := manifest.Revoke(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
 	if err != nil {

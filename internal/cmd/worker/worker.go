@@ -18,11 +18,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/spf13/cobra"
 
-	embedcmd "github.com/helixhq/helix/internal/cmd/embed"
-	"github.com/helixhq/helix/internal/cmd/schedule/shared"
-	synccmd "github.com/helixhq/helix/internal/cmd/sync"
-	"github.com/helixhq/helix/internal/cmd/synthesize"
-	voicecmd "github.com/helixhq/helix/internal/cmd/voice"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
@@ -325,9 +321,9 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			c := embedcmd.NewClient(cfg, hc, model)
+			c := shared.EmbedClient(cfg, hc, model)
 			if c == nil {
-				return nil, embedcmd.ErrNoProvider
+				return nil, shared.ErrNoEmbedProvider
 			}
 			return c, nil
 		},
@@ -336,7 +332,7 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			s, _, _, err := synthesize.NewSynthesizer(ctx, cfg, pool, synthesize.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
+			s, _, _, err := shared.NewSynthesizer(ctx, cfg, pool, shared.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
 				Types: a.Types, Params: a.Params, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit}}, hc, f.Now,
 				func(msg string) { log.Debug(msg) })
 			return s, err
@@ -346,14 +342,14 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return nil, err
 			}
-			return voicecmd.NewProvider(cfg, hc, provider)
+			return shared.STTProvider(cfg, hc, provider)
 		},
 		Strategies: func() (map[string]syncer.Strategy, error) {
 			cfg, err := f.Config()
 			if err != nil {
 				return nil, err
 			}
-			return synccmd.Strategies(cfg)
+			return shared.SyncStrategies(cfg)
 		},
 		ManifestMaxima: func() (manifest.Maxima, error) {
 			cfg, err := f.Config()

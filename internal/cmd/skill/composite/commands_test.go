@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,7 +135,7 @@ func TestRunHonoursOperatorCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := skillcfg.ExecutorOptions(cfg)
+	o, err := shared.SkillExecutorOptions(cfg)
 	if err != nil || o.Limits.Timeout != 300*time.Millisecond || o.Limits.MemoryBytes != 64<<20 {
 		t.Fatalf("options %+v %v", o, err)
 	}
@@ -157,7 +157,7 @@ func TestRunHonoursOperatorCaps(t *testing.T) {
 	t.Setenv("HELIX_SKILL_TIMEOUT", "soon")
 	e = newEnv(t, pool, false, false)
 	cfg, _ = e.f.Config()
-	if _, err := skillcfg.ExecutorOptions(cfg); exitCode(err) != cmdutil.ExitUsage {
+	if _, err := shared.SkillExecutorOptions(cfg); exitCode(err) != cmdutil.ExitUsage {
 		t.Errorf("bad skill.timeout: %v", err)
 	}
 }

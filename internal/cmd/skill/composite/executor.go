@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/skill"
@@ -66,7 +66,7 @@ func executorFromConfig(f *cmdutil.Factory) func() (*skill.Executor, error) {
 		if err != nil {
 			return nil, cmdutil.InputError(err)
 		}
-		o, err := skillcfg.ExecutorOptions(cfg)
+		o, err := shared.SkillExecutorOptions(cfg)
 		if err != nil {
 			return nil, err
 		}

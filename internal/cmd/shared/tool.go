@@ -1,20 +1,17 @@
-// Package toolcfg builds the runner that executes an approved tool from the
-// settings, for every command that runs tools (tool exec, mcp serve).
-package toolcfg
+package shared
 
 import (
 	"context"
 	"time"
 
-	"github.com/helixhq/helix/internal/cmd/skill/skillcfg"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
-// Env is what a tool run takes from the settings and the machine.
-type Env struct {
+// ToolEnv is what a tool run takes from the settings and the machine.
+type ToolEnv struct {
 	Config *config.Config
 	DB     db.Querier
 	// LookupEnv finds credentials (os.LookupEnv; tests replace it).
@@ -29,10 +26,10 @@ type Env struct {
 	FilesDir string
 }
 
-// Runner is the runner for a tool of kind (toolexec.Kind): credentials from
+// Runner is the runner (for tool exec and mcp serve) for a tool of kind (toolexec.Kind): credentials from
 // the environment and the config file's tool-credentials, the skill sandbox
 // or a container runtime when the kind needs one. close releases the sandbox.
-func (e *Env) Runner(ctx context.Context, kind string) (r *toolexec.Runner, close func(), err error) {
+func (e *ToolEnv) Runner(ctx context.Context, kind string) (r *toolexec.Runner, close func(), err error) {
 	file, _ := e.Config.Get("tool-credentials").(map[string]any)
 	secrets := &toolexec.Secrets{Env: e.LookupEnv, File: file}
 	r = &toolexec.Runner{
@@ -44,7 +41,7 @@ func (e *Env) Runner(ctx context.Context, kind string) (r *toolexec.Runner, clos
 	close = func() {}
 	switch kind {
 	case "skill":
-		eo, err := skillcfg.ExecutorOptions(e.Config)
+		eo, err := SkillExecutorOptions(e.Config)
 		if err != nil {
 			return nil, nil, err
 		}

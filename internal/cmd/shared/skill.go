@@ -1,6 +1,4 @@
-// Package skillcfg reads the skill sandbox's settings from the configuration,
-// shared by the skill commands and the composite-skill commands.
-package skillcfg
+package shared
 
 import (
 	"fmt"
@@ -12,10 +10,10 @@ import (
 	"github.com/helixhq/helix/internal/skill"
 )
 
-// ExecutorOptions reads the operator's caps (skill.timeout, skill.memory,
+// SkillExecutorOptions reads the operator's caps (skill.timeout, skill.memory,
 // skill.output-limit, skill.max-code-size) and the compiled-module cache (skill.cache-dir), for
-// `skill exec` and `skill run` alike.
-func ExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
+// `skill exec`, `skill run` and `tool exec` alike.
+func SkillExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
 	o := skill.ExecutorOptions{CacheDir: cfg.String("skill.cache-dir")}
 	if s := cfg.String("skill.timeout"); s != "" {
 		d, err := time.ParseDuration(s)

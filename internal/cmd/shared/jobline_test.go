@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/helixhq/helix/internal/cmd/root"
-	"github.com/helixhq/helix/internal/cmd/schedule/shared"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdtest"
 )
 

@@ -1,5 +1,3 @@
-// Package shared holds what helix schedule and helix worker both need: the
-// one check of a scheduled job's command line.
 package shared
 
 import (
