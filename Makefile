@@ -49,18 +49,9 @@ test: fmt-check vet staticcheck units test-deps mcp-npm prism ## every check and
 	echo "again without -race: the 2,000-history sync properties and the full models.dev snapshots" >&2; \
 	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -timeout 10m ./internal/syncer/ ./internal/catalog/ ./internal/cmd/catalog/
 
-# PgBouncer 1.18 (Debian's package): internal/pgtest.Bouncer starts it in
-# session and transaction mode in front of the test server.
-test-deps:
-	@if ! command -v pgbouncer >/dev/null && ! test -x /usr/sbin/pgbouncer; then \
-	  echo "installing pgbouncer (Debian package) for the connection-path tests" >&2; \
-	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq pgbouncer >/dev/null; \
-	fi
-
 lint: fmt-check vet staticcheck
 
-test-deps: ## Debian packages the tests need (prometheus), installed when missing
+test-deps: ## Debian packages the tests need (prometheus, pgbouncer), installed when missing
 	scripts/test-deps.sh
 
 mcp-npm: ## MCP Inspector, conformance suite, server-everything and Node 22 for the MCP tests (npm, under .helix/npm)

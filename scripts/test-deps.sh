@@ -6,7 +6,9 @@ set -euo pipefail
 NEEDS=(
   "promtool prometheus"   # worker /metrics: promtool check metrics, a real Prometheus scraping
   "prometheus prometheus"
+  "pgbouncer pgbouncer"   # internal/pgtest.Bouncer: PgBouncer 1.18 in session and transaction mode
 )
+PATH="$PATH:/usr/sbin:/sbin" # pgbouncer lives in /usr/sbin
 missing=()
 for n in "${NEEDS[@]}"; do
   read -r cmd pkg <<<"$n"
