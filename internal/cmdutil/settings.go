@@ -46,6 +46,7 @@ var argumentFlags = set(
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
 	"no-descriptions",                   // cobra's completion SHELL: the script to print
 	"all",                               // issue 30: jobs list --all shows helix's internal jobs too
+	"files",                             // issue 31: tool exec --files, where this run's @PATH uploads are read from
 	"mcp-command", "mcp-url", "mcp-env", // issue 35: manifest import of an MCP server
 )
 

@@ -79,12 +79,15 @@ func info(pool *pgxpool.Pool) poolInfo {
 // Open's probe. A pool Open did not make is taken as direct.
 func PathOf(pool *pgxpool.Pool) Path { return info(pool).path }
 
-// probe finds the path: two connections of the pool run a statement each
-// outside any transaction. Through a transaction pooler the second borrows
-// the server connection the first has just given back (PgBouncer lends its
-// most recently used one first), so both report one backend pid — a thing
-// no session can see. Otherwise a backend whose client address is not this
-// socket's is behind a session pooler (or another proxy, which behaves alike).
+// probe finds the path: two connections of the pool run statements
+// outside any transaction. Through a transaction pooler either the second
+// borrows the server connection the first has just given back (PgBouncer
+// lends its most recently used one first), so both report one backend pid —
+// a thing no session can see — or, when the pooler is busy with other
+// clients, the first's next statement lands on another server connection,
+// which has lost the session setting the first set: each says "transaction".
+// Otherwise a backend whose client address is not this socket's is behind a
+// session pooler (or another proxy, which behaves alike).
 func probe(ctx context.Context, pool *pgxpool.Pool) (Path, error) {
 	a, err := pool.Acquire(ctx)
 	if err != nil {
@@ -98,16 +101,22 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Path, error) {
 	defer b.Release()
 	// The simple protocol: no statement of the probe may be left prepared on
 	// a transaction pooler's server connection.
+	simple := pgx.QueryExecModeSimpleProtocol
 	var clientPort *int32
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 5; i++ {
+		token := newToken()
 		var pa, pb int32
-		if err := a.QueryRow(ctx, `SELECT pg_backend_pid(), inet_client_port()`, pgx.QueryExecModeSimpleProtocol).Scan(&pa, &clientPort); err != nil {
+		var kept *string
+		if err := a.QueryRow(ctx, `SELECT pg_backend_pid(), inet_client_port() FROM (SELECT set_config('helix.probe', $1, false)) s`, simple, token).Scan(&pa, &clientPort); err != nil {
 			return PathUnknown, err
 		}
-		if err := b.QueryRow(ctx, `SELECT pg_backend_pid()`, pgx.QueryExecModeSimpleProtocol).Scan(&pb); err != nil {
+		if err := b.QueryRow(ctx, `SELECT pg_backend_pid()`, simple).Scan(&pb); err != nil {
 			return PathUnknown, err
 		}
-		if pa == pb {
+		if err := a.QueryRow(ctx, `SELECT current_setting('helix.probe', true)`, simple).Scan(&kept); err != nil {
+			return PathUnknown, err
+		}
+		if pa == pb || kept == nil || *kept != token {
 			return PathTransaction, nil
 		}
 	}

@@ -187,17 +187,19 @@ func TestWorkerMetrics(t *testing.T) {
 	}
 
 	// Drain: a job blocked on a table lock is running when SIGTERM comes.
-	seedUser(t, pool, 1000)
-	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
-		t.Fatalf("enqueue: %s", p.Stderr.String())
-	}
+	// The lock is on the table the job writes, taken before the job is
+	// enqueued (enqueuing does not touch it): the job cannot finish first.
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `LOCK TABLE memories IN ACCESS EXCLUSIVE MODE`); err != nil {
+	if _, err := tx.Exec(ctx, `LOCK TABLE memory_synthesis IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
+	}
+	seedUser(t, pool, 1000)
+	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+		t.Fatalf("enqueue: %s", p.Stderr.String())
 	}
 	eventually(t, 30*time.Second, func() string {
 		_, body := get(t, base+"/metrics")
