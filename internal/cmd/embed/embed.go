@@ -192,16 +192,9 @@ func embedRun(ctx context.Context, opts *Options) error {
 		return cmdutil.InputError(shared.ErrNoEmbedProvider)
 	}
 	client.Sleep = opts.Sleep
-	pool, err := opts.DB(ctx)
+	pool, users, err := runUsers(ctx, opts, client.Model)
 	if err != nil {
 		return err
-	}
-
-	users := []uuid.UUID{opts.user}
-	if opts.AllUsers {
-		if users, err = embed.UsersPending(ctx, pool, client.Model, opts.Reembed); err != nil {
-			return err
-		}
 	}
 	total, err := embed.CountPending(ctx, pool, users, client.Model, opts.Reembed)
 	if err != nil {
@@ -278,18 +271,26 @@ func embedRun(ctx context.Context, opts *Options) error {
 	return runErr
 }
 
+// runUsers opens the database and lists the users a run works on:
+// --user-id's, or with --all-users every user with rows to embed for model.
+func runUsers(ctx context.Context, opts *Options, model string) (*pgxpool.Pool, []uuid.UUID, error) {
+	pool, err := opts.DB(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !opts.AllUsers {
+		return pool, []uuid.UUID{opts.user}, nil
+	}
+	users, err := embed.UsersPending(ctx, pool, model, opts.Reembed)
+	return pool, users, err
+}
+
 // enqueue queues one embed job per user with pending rows; a user whose job
 // is still pending or running is not queued twice.
 func enqueue(ctx context.Context, opts *Options) error {
-	pool, err := opts.DB(ctx)
+	pool, users, err := runUsers(ctx, opts, opts.Model)
 	if err != nil {
 		return err
-	}
-	users := []uuid.UUID{opts.user}
-	if opts.AllUsers {
-		if users, err = embed.UsersPending(ctx, pool, opts.Model, opts.Reembed); err != nil {
-			return err
-		}
 	}
 	args := make([]queue.EmbedArgs, len(users))
 	for i, u := range users {
@@ -358,15 +359,9 @@ type DryRunReport struct {
 
 // dryRun counts and prices what a run would embed; it sends nothing.
 func dryRun(ctx context.Context, opts *Options) error {
-	pool, err := opts.DB(ctx)
+	pool, users, err := runUsers(ctx, opts, opts.Model)
 	if err != nil {
 		return err
-	}
-	users := []uuid.UUID{opts.user}
-	if opts.AllUsers {
-		if users, err = embed.UsersPending(ctx, pool, opts.Model, opts.Reembed); err != nil {
-			return err
-		}
 	}
 	rep := DryRunReport{DryRun: true, Model: opts.Model, Users: len(users)}
 	if rep.Rows, rep.Tokens, err = embed.EstimatePending(ctx, pool, users, opts.Model, opts.Reembed, opts.MaxInputTokens); err != nil {
