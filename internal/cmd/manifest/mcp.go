@@ -96,11 +96,20 @@ func mcpCandidates(ctx context.Context, opts *ImportOptions, max manifest.Maxima
 	if err != nil {
 		return nil, cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
 	}
+	asJSON := opts.F.Global.JSON() // stderr carries JSON objects only: log lines
 	for _, w := range warns {
+		if asJSON {
+			opts.F.Logger().Warn(firstLine(w.Message), "source", "MCP server", "pointer", w.Pointer)
+			continue
+		}
 		cmdutil.Fprintf(opts.IO.ErrOut, "warning: MCP server#%s: %s\n", w.Pointer, firstLine(w.Message))
 	}
 	if len(cands) == 0 {
-		cmdutil.Fprintf(opts.IO.ErrOut, "the MCP server lists no tools to import\n")
+		if asJSON {
+			opts.F.Logger().Warn("the MCP server lists no tools to import")
+		} else {
+			cmdutil.Fprintf(opts.IO.ErrOut, "the MCP server lists no tools to import\n")
+		}
 	}
 	return cands, nil
 }
