@@ -75,21 +75,24 @@ func TestLocksThroughEveryPath(t *testing.T) {
 			_ = l3.Release(ctx)
 
 			// Transaction locks.
+			// The subtests share one database: each path's lock has its own name.
+			user := "user:1-" + string(p)
 			txa, err := a.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := db.TryXactLock(ctx, txa, "user:1", 0); err != nil {
+			defer func() { _ = txa.Rollback(ctx) }() // a failed test must not leave a pool waiting for it
+			if err := db.TryXactLock(ctx, txa, user, 0); err != nil {
 				t.Fatal(err)
 			}
-			err = db.InTx(ctx, b, func(tx pgx.Tx) error { return db.TryXactLock(ctx, tx, "user:1", 300*time.Millisecond) })
-			if !errors.As(err, &held) || !strings.HasPrefix(held.Holder, db.SessionName("user:1")) {
-				t.Errorf("second transaction: %v, want held by %s", err, db.SessionName("user:1"))
+			err = db.InTx(ctx, b, func(tx pgx.Tx) error { return db.TryXactLock(ctx, tx, user, 300*time.Millisecond) })
+			if !errors.As(err, &held) || !strings.HasPrefix(held.Holder, db.SessionName(user)) {
+				t.Errorf("second transaction: %v, want held by %s", err, db.SessionName(user))
 			}
 			if err := txa.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.InTx(ctx, b, func(tx pgx.Tx) error { return db.TryXactLock(ctx, tx, "user:1", 0) }); err != nil {
+			if err := db.InTx(ctx, b, func(tx pgx.Tx) error { return db.TryXactLock(ctx, tx, user, 0) }); err != nil {
 				t.Errorf("after commit: %v", err)
 			}
 		})
