@@ -96,7 +96,14 @@ func Alive(ctx context.Context, pool *pgxpool.Pool, id string, log *slog.Logger)
 	return func() {
 		stop()
 		<-done
-		_ = l.Release(context.Background())
+		// Bounded: a starved pool must not keep a stopping worker alive; a
+		// lease not given back expires within its TTL anyway.
+		released := make(chan struct{})
+		go func() { _ = l.Release(context.Background()); close(released) }()
+		select {
+		case <-released:
+		case <-time.After(5 * time.Second):
+		}
 	}, nil
 }
 

@@ -412,33 +412,50 @@ const MaintainEvery = 2 * time.Second
 // maintain runs the worker's housekeeping every MaintainEvery while it
 // runs: workers are where processes get killed, and every live one looks.
 func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger) {
+	// Each pass is bounded, and ends when the client stops: a housekeeping
+	// query blocked (river_job locked by someone, say) must not keep one of
+	// the pool's connections from the jobs and from the shutdown.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stopped:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	t := time.NewTicker(MaintainEvery)
 	defer t.Stop()
 	for {
-		if orphans, err := queue.RescueOrphans(ctx, pool); err != nil {
+		pass, done := context.WithTimeout(ctx, maintainTimeout)
+		if orphans, err := queue.RescueOrphans(pass, pool); err != nil && ctx.Err() == nil {
 			log.Warn("give back dead workers' jobs", "error", err)
 		} else {
 			for _, o := range orphans {
 				log.Info("gave back a dead worker's job", "job", o.ID, "kind", o.Kind, "worker", o.Worker, "state", o.State)
 			}
 		}
-		if gone, err := queue.ForgetDeadLeader(ctx, pool); err != nil {
+		if gone, err := queue.ForgetDeadLeader(pass, pool); err != nil && ctx.Err() == nil {
 			log.Warn("forget a dead leader", "error", err)
 		} else if gone {
 			log.Info("forgot the dead leader: the next election picks a live worker")
 		}
-		if n, err := jobrun.Reap(ctx, pool); err != nil {
+		if n, err := jobrun.Reap(pass, pool); err != nil && ctx.Err() == nil {
 			log.Warn("reap job_runs", "err", err)
 		} else if n > 0 {
 			log.Info("closed job_runs rows of dead processes", "rows", n)
 		}
+		done()
 		select {
-		case <-stopped:
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
 }
+
+// maintainTimeout bounds one housekeeping pass.
+const maintainTimeout = 5 * MaintainEvery
 
 // addSchedules registers helix schedule's workers (issue 16): fires run the
 // job's command line with this binary and environment. A --once worker
