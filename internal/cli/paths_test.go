@@ -122,11 +122,7 @@ func mustRun(t *testing.T, env []string, args ...string) result {
 func dbResult(t *testing.T, url string) string {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, url)
 	var parts []string
 	for _, q := range []string{
 		`SELECT count(*)::text || ' ' || md5(coalesce(string_agg(user_id::text || pattern_type || fingerprint, ',' ORDER BY user_id, pattern_type, fingerprint), '')) FROM memory_synthesis`,

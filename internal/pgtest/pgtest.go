@@ -154,11 +154,18 @@ func drop(t testing.TB, name string) {
 // New returns a pool on a fresh, migrated database, closed and dropped when t ends.
 func New(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), URL(t))
+	return Open(t, URL(t))
+}
+
+// Open returns a pool on the database at url (from URL, Platform…), closed
+// when t ends. Registered after the database's cleanup, its Close runs
+// first: the pool closes before the drop.
+func Open(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	// Registered after URL's cleanup, so it runs first: the pool closes before the drop.
 	t.Cleanup(pool.Close)
 	return pool
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -18,11 +16,7 @@ import (
 func TestOpenPlatformTables(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Platform(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, url)
 	rls := func() map[string]bool {
 		t.Helper()
 		rows, err := pool.Query(ctx, `SELECT relname::text, relrowsecurity FROM pg_class

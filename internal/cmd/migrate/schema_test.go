@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/testbin"
 )
@@ -32,11 +30,7 @@ func runHelix(t *testing.T, url string, args ...string) (int, string, string) {
 func TestSchemaCheck(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Platform(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, url)
 	tables := func() int {
 		var n int
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public'`).Scan(&n); err != nil {

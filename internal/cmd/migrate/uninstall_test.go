@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/helixhq/helix/internal/llmsynth/llmtest"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/testbin"
@@ -23,11 +21,7 @@ import (
 func TestUninstallReinstall(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Platform(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, url)
 	rows := snapshotIDs(t, pool)
 	before := rows.checksums(t, pool)
 	const anthKey = "sk-ant-api03-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789"

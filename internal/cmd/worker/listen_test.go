@@ -129,11 +129,7 @@ func TestWorkerMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dbURL := pgtest.URL(t)
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, dbURL)
 	seed(t, pool, 20, 4)
 	w, base := listenWorker(t, dbURL, "--queues", "synthesize", "--shutdown-timeout", "1m")
 
@@ -330,11 +326,7 @@ func TestPrometheusScrapesWorker(t *testing.T) {
 	}
 	ctx := context.Background()
 	dbURL := pgtest.URL(t)
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, dbURL)
 	const users = 30
 	seed(t, pool, users, 4)
 	w, base := listenWorker(t, dbURL, "--queues", "synthesize", "--concurrency", "2")
@@ -419,11 +411,7 @@ func TestDrainHandsBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dbURL := pgtest.URL(t)
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := pgtest.Open(t, dbURL)
 	seed(t, pool, 1, 4)
 	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: %s", p.Stderr.String())
