@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/jobs"
 )
 
 // Fire statuses (helix_schedule_fires.status).
@@ -225,18 +226,20 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	return nil
 }
 
-// notJobs are helix's commands that are no jobs. schedule add refuses them
-// against the command tree; a row written into helix_schedules by other
-// means is checked again here, so a fire never migrates, configures or
-// starts a worker.
-var notJobs = map[string]bool{"migrate": true, "config": true, "import": true, "doctor": true, "version": true,
-	"completion": true, "help": true, "worker": true, "jobs": true, "schedule": true, "__complete": true}
-
 // refuse says why a fire must not run argv, or "": first the commands that
-// are no jobs, then CheckJob, the very check schedule add made.
+// are no jobs (the job table, internal/jobs), then CheckJob, the very check
+// schedule add made. schedule add refuses them against the command tree; a
+// row written into helix_schedules by other means is checked again here, so
+// a fire never migrates, configures or starts a worker.
 func (c Config) refuse(argv []string) string {
-	if len(argv) == 0 || strings.HasPrefix(argv[0], "-") || notJobs[argv[0]] ||
-		len(argv) > 1 && argv[0] == "decay" && argv[1] == "schedule" {
+	var words []string
+	for _, a := range argv[:min(2, len(argv))] {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		words = append(words, a)
+	}
+	if len(words) == 0 || jobs.NotSchedulable(words...) != "" {
 		return fmt.Sprintf("refused to run %q: not a helix job (helix schedule add checks job lines)", strings.Join(argv, " "))
 	}
 	if c.CheckJob != nil {

@@ -14,13 +14,14 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/jobs"
 )
 
 // Queues. Tick passes get a queue of their own so that long fires (a nightly
 // synthesis holds its slot for an hour) never delay the next tick pass.
 const (
-	QueueTick = "schedule_tick"
-	QueueFire = "schedule"
+	QueueTick = jobs.QueueScheduleTick
+	QueueFire = jobs.QueueSchedule
 )
 
 // TickInterval is how often every worker enqueues a tick pass (see Ticker).
@@ -35,7 +36,7 @@ const TickTimeout = 30 * time.Second
 type TickArgs struct{}
 
 // Kind names the job in river_job.kind.
-func (TickArgs) Kind() string { return "schedule_tick" }
+func (TickArgs) Kind() string { return jobs.KindScheduleTick }
 
 // InsertOpts keeps one tick pass a TickInterval: River's uniqueness always
 // covers running jobs, so it is by period as well as by state, and a pass
@@ -45,7 +46,7 @@ func (TickArgs) Kind() string { return "schedule_tick" }
 // next one comes a second later; a dead worker's pass is discarded by a live
 // worker's maintenance (queue.RescueOrphans) once its lease expires.
 func (TickArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueTick, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByPeriod: TickInterval, ByState: []rivertype.JobState{
+	return river.InsertOpts{Queue: QueueTick, MaxAttempts: jobs.MustLookup(jobs.KindScheduleTick).Attempts, UniqueOpts: river.UniqueOpts{ByPeriod: TickInterval, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled,
 	}}}
 }
@@ -82,12 +83,12 @@ type FireArgs struct {
 }
 
 // Kind names the job in river_job.kind.
-func (FireArgs) Kind() string { return "schedule_fire" }
+func (FireArgs) Kind() string { return jobs.KindScheduleFire }
 
 // InsertOpts makes the job unique per fire (the fire row already is, per
 // schedule and tick). Retries are for fires that were interrupted.
 func (FireArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueFire, MaxAttempts: 10, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: QueueFire, MaxAttempts: jobs.MustLookup(jobs.KindScheduleFire).Attempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // TxInserter is the slice of a River client that enqueues inside a transaction.

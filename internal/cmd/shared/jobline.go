@@ -7,15 +7,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/jobs"
 )
-
-// refused are the commands of the jobs group that are no jobs to schedule.
-var refused = map[string]string{
-	"worker":         "it is the service that runs schedules",
-	"jobs":           "it steers the queue, it is not a job",
-	"schedule":       "it manages schedules, it is not a job",
-	"decay schedule": "it is a long-running service; schedule decay run instead",
-}
 
 // ValidateJob resolves a job's command line against helix's command tree:
 // the command must exist, be a job (not administration, not a service),
@@ -44,10 +37,8 @@ func ValidateJob(root *cobra.Command, argv []string) (string, error) {
 	for top.Parent() != root {
 		top = top.Parent()
 	}
-	if why, ok := refused[path]; ok {
-		return "", cmdutil.FlagErrorf("%s cannot be scheduled: %s", path, why)
-	}
-	if why, ok := refused[top.Name()]; ok {
+	// the commands that are no jobs: the job table's (internal/jobs)
+	if why := jobs.NotSchedulable(strings.Fields(path)...); why != "" {
 		return "", cmdutil.FlagErrorf("%s cannot be scheduled: %s", path, why)
 	}
 	if top.GroupID != "jobs" {
