@@ -187,3 +187,9 @@ func CancelOrphan(ctx context.Context, q db.Querier, id int64) (string, error) {
 	}
 	return worker, err
 }
+
+// MaintainEvery is how often every `helix worker` gives back the jobs of
+// dead workers, forgets a dead leader and closes dead runs' job_runs rows:
+// a crash blocks nothing (a unique tick pass, a fire's schedule) longer
+// than this and a moment, wherever it struck.
+const MaintainEvery = 2 * time.Second

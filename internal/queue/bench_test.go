@@ -78,7 +78,7 @@ func BenchmarkSynthesizeJob(b *testing.B) {
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:        map[string]river.QueueConfig{QueueSynthesize: {MaxWorkers: 1}},
-		Workers:       Workers(pool, time.Now),
+		Workers:       Workers(&Deps{Pool: pool, Now: time.Now}),
 		FetchCooldown: 2 * time.Millisecond, FetchPollInterval: 100 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler),
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/decay"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 )
 
 // DecayArgs is one id range of a full decay run (`decay run --enqueue`):
@@ -24,10 +25,10 @@ type DecayArgs struct {
 }
 
 // Kind names the job in river_job.kind.
-func (DecayArgs) Kind() string { return "decay" }
+func (DecayArgs) Kind() string { return jobs.KindDecay }
 
 // InsertOpts makes the job unique per range while live.
-func (DecayArgs) InsertOpts() river.InsertOpts { return uniqueOpts(QueueDecay, 10) }
+func (a DecayArgs) InsertOpts() river.InsertOpts { return uniqueOpts(a.Kind()) }
 
 // Options are the decay options the range is computed with.
 func (a DecayArgs) Options() decay.Options {
@@ -44,8 +45,7 @@ type DecayWorker struct {
 // Work recomputes one range.
 func (w *DecayWorker) Work(ctx context.Context, job *river.Job[DecayArgs]) error {
 	a := job.Args
-	params := map[string]any{"range": a.Range, "at": a.At.UTC(), "forget_below": a.ForgetBelow, "user_id": a.UserID}
-	return work(ctx, w.d, job, jobrun.Spec{Job: decay.JobName}, params,
+	return work(ctx, w.d, job, jobrun.Spec{Job: jobs.RunDecay},
 		func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error {
 			return db.InTx(ctx, run.Conn, func(tx pgx.Tx) error {
 				c, err := decay.Chunk(ctx, tx, a.Options(), a.Range)

@@ -17,24 +17,23 @@ import (
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/syncer"
 	"github.com/helixhq/helix/internal/voice/stt"
 )
 
-// Queues of the fan-out jobs besides synthesize.
+// Queues of the fan-out jobs besides synthesize (the job table's, internal/jobs).
 const (
-	QueueLLM      = "llm"
-	QueueEmbed    = "embed"
-	QueueDecay    = "decay"
-	QueueVoice    = "voice"
-	QueueSync     = "sync"
-	QueueCatalog  = "catalog"
-	QueueManifest = "manifest"
+	QueueLLM      = jobs.QueueLLM
+	QueueEmbed    = jobs.QueueEmbed
+	QueueDecay    = jobs.QueueDecay
+	QueueVoice    = jobs.QueueVoice
+	QueueSync     = jobs.QueueSync
+	QueueCatalog  = jobs.QueueCatalog
+	QueueManifest = jobs.QueueManifest
 )
-
-var jobQueues = []string{QueueLLM, QueueEmbed, QueueDecay, QueueVoice, QueueSync, QueueCatalog, QueueManifest}
 
 // Deps is what the job kinds need from the worker process. Providers and
 // their keys come from the worker's own settings (config file, HELIX_*
@@ -66,21 +65,31 @@ func (d *Deps) now() func() time.Time {
 	return d.Now
 }
 
-// AddWorkers registers the workers of every job kind besides synthesize.
-func AddWorkers(ws *river.Workers, d *Deps) {
-	river.AddWorker(ws, &DecayWorker{d: d})
-	river.AddWorker(ws, &EmbedWorker{d: d})
-	river.AddWorker(ws, &SynthesizeLLMWorker{d: d})
-	river.AddWorker(ws, &TranscribeWorker{d: d})
-	river.AddWorker(ws, &ReconcileWorker{d: d})
-	river.AddWorker(ws, &CatalogFetchWorker{d: d})
-	river.AddWorker(ws, &ManifestImportWorker{d: d})
+// uniqueOpts puts a kind on its queue with its attempts (the job table's)
+// and makes it unique by its args tagged `river:"unique"` while live.
+func uniqueOpts(kind string) river.InsertOpts {
+	j := jobs.MustLookup(kind)
+	return river.InsertOpts{Queue: j.Queue, MaxAttempts: j.Attempts,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: whileLive}}
 }
 
-// uniqueOpts makes a kind unique by its args tagged `river:"unique"` while live.
-func uniqueOpts(queue string, attempts int) river.InsertOpts {
-	return river.InsertOpts{Queue: queue, MaxAttempts: attempts,
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: whileLive}}
+// RunParams is what job_runs.params holds for a job kind, run in-process
+// or by a worker alike: the job's typed args (a run over many units has
+// its unit fields empty and counts them in Units), and, on a worker, the
+// River job it ran.
+type RunParams struct {
+	Args       any   `json:"args"`
+	Units      int   `json:"units"`
+	RiverJobID int64 `json:"river_job_id,omitempty"`
+	Attempt    int   `json:"attempt,omitempty"`
+	// Options are an in-process run's options that no job carries
+	// (--concurrency, --full); nil on a worker.
+	Options map[string]any `json:"options,omitempty"`
+}
+
+// RunParamsOf is the run record of a worked job: its args, one unit.
+func RunParamsOf[T river.JobArgs](job *river.Job[T], units int) RunParams {
+	return RunParams{Args: job.Args, Units: units, RiverJobID: job.ID, Attempt: job.Attempt}
 }
 
 // completer completes a River job and records its run ok inside the
@@ -94,15 +103,15 @@ type errPermanent struct{ error }
 func (e errPermanent) Unwrap() error { return e.error }
 
 // work runs one job's unit through the jobrun envelope, as the in-process
-// commands do: lock (if any), a job_runs row, the unit, status. fn calls
+// commands do: lock (if any), a job_runs row with the job's typed args
+// (RunParams), the unit, status. fn calls
 // complete inside the transaction that writes the unit's results, where
 // there is one; a unit without one is completed by River after it returns.
 // A held lock snoozes the job; a permanent error (errPermanent, or a
 // provider's permanent answer: httpretry.Permanent) cancels it.
-func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec, params map[string]any,
+func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec,
 	fn func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error) error {
-	params["river_job_id"], params["attempt"] = job.ID, job.Attempt
-	spec.Params, spec.NoReap, spec.Now = params, true, d.now()
+	spec.Params, spec.NoReap, spec.Now = RunParamsOf(job, 1), true, d.now()
 	err := jobrun.Do(ctx, d.Pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		counts := map[string]any{}
 		complete := func(ctx context.Context, tx pgx.Tx) error {

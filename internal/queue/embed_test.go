@@ -41,8 +41,7 @@ func TestEmbedJobPermanentAnswer(t *testing.T) {
 				_, _ = w.Write([]byte(`{"error": {"message": "refused", "type": "invalid_request_error"}}`))
 			}))
 			defer srv.Close()
-			ws := river.NewWorkers()
-			AddWorkers(ws, &Deps{Pool: pool, Embedder: func(model string) (embed.Embedder, error) {
+			ws := Workers(&Deps{Pool: pool, Embedder: func(model string) (embed.Embedder, error) {
 				return &embed.Client{BaseURL: srv.URL, Model: model, HTTP: srv.Client(), MaxRetries: 1,
 					Sleep: func(context.Context, time.Duration) error { return nil }}, nil
 			}})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/syncer"
 )
 
@@ -22,10 +23,10 @@ type ReconcileArgs struct {
 }
 
 // Kind names the job in river_job.kind.
-func (ReconcileArgs) Kind() string { return "sync_reconcile" }
+func (ReconcileArgs) Kind() string { return jobs.KindReconcile }
 
 // InsertOpts makes the job unique per partition (and filter) while live.
-func (ReconcileArgs) InsertOpts() river.InsertOpts { return uniqueOpts(QueueSync, 10) }
+func (a ReconcileArgs) InsertOpts() river.InsertOpts { return uniqueOpts(a.Kind()) }
 
 // ReconcileWorker works ReconcileArgs with syncer.Reconciler.Run over one
 // partition, the loop `sync reconcile` runs over all of them. Each batch
@@ -46,8 +47,7 @@ func (w *ReconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs
 	if err != nil {
 		return err
 	}
-	params := map[string]any{"bucket": a.Bucket, "entity_type": a.EntityType, "user_id": a.UserID, "batch": a.Batch}
-	return work(ctx, w.d, job, jobrun.Spec{Job: "sync reconcile"}, params,
+	return work(ctx, w.d, job, jobrun.Spec{Job: jobs.RunReconcile},
 		func(ctx context.Context, run *jobrun.Run, counts map[string]any, _ completer) error {
 			rec := &syncer.Reconciler{Strategies: strats, Batch: a.Batch, RunID: run.ID, Now: w.d.now()}
 			b := a.Bucket

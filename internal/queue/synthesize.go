@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,47 +15,267 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/synthesis"
 )
 
+// SynthesizeArgs is one user's synthesis.
+type SynthesizeArgs struct {
+	UserID uuid.UUID        `json:"user_id" river:"unique"`
+	Since  time.Time        `json:"since,omitzero"`
+	Limit  int              `json:"limit,omitempty"`
+	Params synthesis.Params `json:"params"`
+}
+
+// Kind names the job in river_job.kind.
+func (SynthesizeArgs) Kind() string { return jobs.KindSynthesize }
+
+// InsertOpts makes the job unique per user while live.
+func (a SynthesizeArgs) InsertOpts() river.InsertOpts { return uniqueOpts(a.Kind()) }
+
 // SynthesizeUsersArgs is the synthesis of several users in one job
-// (`synthesize --all-users --enqueue --users-per-job N`): the queue's cost
-// per job (fetch, envelope, completion) is shared by N users.
+// (`synthesize --all-users --enqueue`): the queue's cost per job (fetch,
+// envelope, completion) is shared by its users. An in-process
+// --all-users run records the same args without the users.
 type SynthesizeUsersArgs struct {
-	UserIDs []uuid.UUID      `json:"user_ids" river:"unique"`
+	UserIDs []uuid.UUID      `json:"user_ids,omitempty" river:"unique"`
 	Since   time.Time        `json:"since,omitzero"`
 	Limit   int              `json:"limit,omitempty"`
 	Params  synthesis.Params `json:"params"`
 }
 
 // Kind names the job in river_job.kind.
-func (SynthesizeUsersArgs) Kind() string { return "synthesize_users" }
+func (SynthesizeUsersArgs) Kind() string { return jobs.KindSynthesizeUsers }
 
 // InsertOpts makes the job unique per list of users while live.
-func (SynthesizeUsersArgs) InsertOpts() river.InsertOpts { return uniqueOpts(QueueSynthesize, 10) }
+func (a SynthesizeUsersArgs) InsertOpts() river.InsertOpts { return uniqueOpts(a.Kind()) }
 
-// SynthesizeUsersWorker works SynthesizeUsersArgs: synthesis.User for each
-// user whose recorded synthesis is not current, each in its own
-// transaction, under one job_runs row. A user's result and its state commit
-// together, so a retried job (a crash, a rescue) skips the users it already
-// did: each change is synthesized once. A user another run holds (its
-// advisory lock, taken inside the write) is left to that run.
+// UserOutcome is what became of one user of a synthesize run.
+type UserOutcome struct {
+	User     uuid.UUID
+	Memories int
+	Patterns []synthesis.Pattern
+	// Err is the user's failure; with Skipped, the lock another run held.
+	Err error
+	// Skipped: another run holds the user's lock; the user is that run's.
+	Skipped bool
+	reached bool
+}
+
+// Reached says the run got to the user (false: it stopped before).
+func (o UserOutcome) Reached() bool { return o.reached }
+
+// Synthesis is one synthesize run over users: `synthesize` in-process
+// (--user-id, --all-users, --dry-run) and every synthesize job on a worker.
+type Synthesis struct {
+	// Pool streams the users' memories (with State) and lends the
+	// connections users are written on unless Conn is set.
+	Pool *pgxpool.Pool
+	// Conn, with Concurrency 1, is the connection users are written on
+	// (a job's run connection): the job then holds two, not three.
+	Conn  db.Querier
+	Users []uuid.UUID
+	// State gives each user's state taken before the stream started
+	// (synthesis.StateOf, Ahead.State): the users' memories are then read
+	// in one stream (synthesis.Each). nil: each user is read on its own,
+	// on the connection it is written on (one user).
+	State       func(context.Context, uuid.UUID) (*synthesis.State, error)
+	Filter      synthesis.Filter
+	Params      synthesis.Params
+	Concurrency int
+	// RunID is the job_runs row the users' synthesis is written under;
+	// nil is a dry run: nothing is written, nothing locked.
+	RunID    *int64
+	Now      func() time.Time
+	LockWait time.Duration
+	// Complete runs inside each user's write (a one-user job completes its
+	// River job there).
+	Complete func(ctx context.Context, tx pgx.Tx) error
+	// Step is called after each user reached, from the goroutine that did it.
+	Step func(UserOutcome)
+}
+
+// SynthesizeUsers is the one unit of work of synthesis, called in-process
+// and by River alike. Its rules:
+//   - lock: each user is written in one transaction that holds the user's
+//     transaction lock (synthesis.UserLock), waited for up to LockWait; a
+//     user another run holds is Skipped: it is that run's to write.
+//   - failure: a user that fails (its memories, its analysis, its write)
+//     is recorded in its outcome and the other users go on; only a
+//     cancelled ctx or an unreachable database stops the run, returned as
+//     the error (users it did not reach have outcomes not Reached).
+//
+// A user's synthesis and its state commit together, so a user done is
+// never done again for the same memories (exactly once per change).
+func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
+	out := make([]UserOutcome, len(s.Users))
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	conn := func() (db.Querier, func(), error) {
+		if s.Conn != nil && s.Concurrency <= 1 {
+			return s.Conn, func() {}, nil
+		}
+		c, err := s.Pool.Acquire(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, c.Release, nil
+	}
+	unit := func(i int, read *synthesis.Read) {
+		u := s.Users[i]
+		o := UserOutcome{User: u, Patterns: []synthesis.Pattern{}}
+		q, release, err := conn()
+		if err == nil {
+			var w *synthesis.Write
+			if s.RunID != nil {
+				w = &synthesis.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
+			}
+			var ps []synthesis.Pattern
+			o.Memories, ps, err = synthesis.User(ctx, q, u, s.Filter, s.Params, w, read)
+			release()
+			if ps != nil { // [] in JSON for a user with nothing to find, never null
+				o.Patterns = ps
+			}
+		}
+		switch {
+		case err == nil:
+		case db.IsLockHeld(err):
+			o.Skipped, o.Err = true, err
+		case ctx.Err() != nil || db.IsUnavailable(err):
+			stop(err)
+			return
+		default:
+			o.Err = err
+		}
+		o.reached = true
+		out[i] = o
+		if s.Step != nil {
+			s.Step(o)
+		}
+	}
+	if s.State == nil {
+		for i := range s.Users {
+			if ctx.Err() != nil {
+				break
+			}
+			unit(i, nil)
+		}
+	} else {
+		synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), unit)
+	}
+	return out, context.Cause(ctx)
+}
+
+// SynthesisCounts tallies outcomes as every synthesize run records them.
+func SynthesisCounts(out []UserOutcome) (counts map[string]int, failed []string, errs []error) {
+	counts = map[string]int{"users": len(out), "done": 0, "failed": 0, "skipped": 0, "memories": 0, "patterns": 0}
+	for _, o := range out {
+		switch {
+		case !o.reached:
+		case o.Skipped:
+			counts["skipped"]++
+		case o.Err != nil:
+			counts["failed"]++
+			failed = append(failed, fmt.Sprintf("%s: %v", o.User, o.Err))
+			errs = append(errs, o.Err)
+		default:
+			counts["done"]++
+			counts["memories"] += o.Memories
+			counts["patterns"] += len(o.Patterns)
+		}
+	}
+	return counts, failed, errs
+}
+
+// PartialError is a run some of whose units failed while the rest were
+// done: its job_runs row is 'partial' (jobrun.Status).
+type PartialError struct {
+	Failed []string // "unit: reason", sorted
+	Total  int
+}
+
+// IsPartial marks the error for jobrun and the exit-code mapping.
+func (e *PartialError) IsPartial() bool { return true }
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%d of %d failed: %s", len(e.Failed), e.Total, strings.Join(e.Failed, "; "))
+}
+
+// SynthesizeWorker works SynthesizeArgs: SynthesizeUsers for its one user,
+// reading the user on the run's connection, and completes the job in the
+// transaction that writes the user. A user another run holds is tried
+// again later (that run may be a desktop --user-id one, not a nightly run
+// that will record it); a user that fails fails the job's run and cancels
+// the job: retrying the same memories fails the same way, and the next
+// `synthesize --all-users` takes the user again (its state is unrecorded).
+// An unreachable database is retried by River.
+type SynthesizeWorker struct {
+	river.WorkerDefaults[SynthesizeArgs]
+	d *Deps
+}
+
+// Work synthesizes one user.
+func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeArgs]) error {
+	a := job.Args
+	var failed error
+	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, 1), NoReap: true, Now: w.d.now()},
+		func(ctx context.Context, run *jobrun.Run) (any, error) {
+			var counts map[string]int
+			s := Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: []uuid.UUID{a.UserID}, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit},
+				Params: a.Params, Concurrency: 1, RunID: &run.ID, Now: w.d.now(),
+				Complete: func(ctx context.Context, tx pgx.Tx) error {
+					if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+						return err
+					}
+					return run.OKTx(ctx, tx, counts)
+				}}
+			// the counts the write records, as they will be if it commits
+			counts = map[string]int{"users": 1, "done": 1, "failed": 0, "skipped": 0, "memories": 0, "patterns": 0}
+			out, err := SynthesizeUsers(ctx, s)
+			counts, _, _ = SynthesisCounts(out)
+			if err == nil {
+				err, failed = out[0].Err, out[0].Err
+				if out[0].Skipped {
+					failed = nil
+				}
+			}
+			return counts, err
+		})
+	switch {
+	case db.IsLockHeld(err):
+		return river.JobSnooze(5 * time.Second)
+	case failed != nil:
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+// SynthesizeUsersWorker works SynthesizeUsersArgs: SynthesizeUsers over the
+// job's users whose recorded synthesis is not current, their memories
+// streamed on a connection of their own while each user is written on the
+// run's, under one job_runs row. Its failure rule is the in-process run's:
+// a user that fails does not fail the others; the run is recorded partial
+// and the job completes (River does not retry it: the users done are done,
+// and the failed users' state is unrecorded, so the next
+// `synthesize --all-users` takes them again, as it does after an
+// in-process run that exited 3). A user another run holds is that run's.
+// An unreachable database or a lost lease fails the job and River retries
+// it: a retried job (or one rescued after a crash) skips the users already
+// current, so each change is synthesized once.
 type SynthesizeUsersWorker struct {
 	river.WorkerDefaults[SynthesizeUsersArgs]
-	Pool *pgxpool.Pool
-	Now  func() time.Time
+	d *Deps
 }
 
 // Work synthesizes the job's users.
 func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[SynthesizeUsersArgs]) error {
 	a := job.Args
-	now := w.Now
-	if now == nil {
-		now = time.Now
-	}
 	filter := synthesis.Filter{Since: a.Since, Limit: a.Limit}
-	params := map[string]any{"users": len(a.UserIDs), "params": a.Params, "river_job_id": job.ID, "attempt": job.Attempt}
-	return jobrun.Do(ctx, w.Pool, jobrun.Spec{Job: "synthesize", Params: params, NoReap: true, Now: now},
+	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, len(a.UserIDs)), NoReap: true, Now: w.d.now()},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			counts := map[string]int{"users": len(a.UserIDs)}
 			states, err := synthesis.Snapshots(ctx, run.Conn, a.UserIDs, filter, a.Params)
@@ -65,52 +286,22 @@ func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[Synthes
 			if err != nil {
 				return counts, err
 			}
-			var todo []uuid.UUID
-			for _, u := range a.UserIDs {
-				if current[u] {
-					counts["unchanged"]++
-				} else {
-					todo = append(todo, u)
-				}
-			}
-			// The in-process run's reading and writing (synthesis.Each at
-			// concurrency 1): the memories stream on a connection of their
-			// own while each user is written on the run's.
-			ctx, stop := context.WithCancelCause(ctx)
-			defer stop(nil)
-			var failed []string
-			synthesis.Each(ctx, w.Pool, todo, synthesis.StateOf(states), filter, 1, func(i int, read *synthesis.Read) {
-				u := todo[i]
-				write := &synthesis.Write{RunID: &run.ID, Now: now()}
-				nm, ps, err := synthesis.User(ctx, run.Conn, u, filter, a.Params, write, read)
-				counts["memories"] += nm
-				counts["patterns"] += len(ps)
-				switch {
-				case db.IsLockHeld(err):
-					counts["skipped"]++
-				case err != nil:
-					if ctx.Err() != nil || db.IsUnavailable(err) {
-						stop(err)
-						return
-					}
-					failed = append(failed, fmt.Sprintf("%s: %v", u, err))
-				default:
-					counts["done"]++
-				}
-			})
-			if err := context.Cause(ctx); err != nil {
+			todo := slices.DeleteFunc(slices.Clone(a.UserIDs), func(u uuid.UUID) bool { return current[u] })
+			out, err := SynthesizeUsers(ctx, Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: todo, State: synthesis.StateOf(states),
+				Filter: filter, Params: a.Params, Concurrency: 1, RunID: &run.ID, Now: w.d.now()})
+			counts, failed, _ := SynthesisCounts(out)
+			counts["users"], counts["unchanged"] = len(a.UserIDs), len(a.UserIDs)-len(todo)
+			if err != nil {
 				return counts, err
 			}
 			if len(failed) > 0 {
-				// River tries the job again; the users done are current by then.
 				slices.Sort(failed)
-				return counts, fmt.Errorf("%d of %d users failed: %s", len(failed), len(a.UserIDs), failed[0])
+				return counts, &PartialError{Failed: failed, Total: len(a.UserIDs)}
 			}
-			return counts, db.InTx(ctx, run.Conn, func(tx pgx.Tx) error {
-				if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
-					return err
-				}
-				return run.OKTx(ctx, tx, counts)
-			})
+			return counts, nil
 		})
+	if _, ok := err.(*PartialError); ok {
+		return nil // recorded partial; River completes the job
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/voice"
 	"github.com/helixhq/helix/internal/voice/stt"
 )
@@ -26,10 +27,10 @@ type TranscribeArgs struct {
 }
 
 // Kind names the job in river_job.kind.
-func (TranscribeArgs) Kind() string { return "voice_transcribe" }
+func (TranscribeArgs) Kind() string { return jobs.KindTranscribe }
 
 // InsertOpts makes the job unique per (user, file) while live.
-func (TranscribeArgs) InsertOpts() river.InsertOpts { return uniqueOpts(QueueVoice, 5) }
+func (a TranscribeArgs) InsertOpts() river.InsertOpts { return uniqueOpts(a.Kind()) }
 
 // TranscribeLock is the advisory lock of a user's transcriptions (the
 // in-process command holds the same one).
@@ -51,8 +52,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[TranscribeAr
 	if err != nil {
 		return err
 	}
-	params := map[string]any{"user_id": a.UserID, "file": a.Path, "provider": prov.Name(), "model": prov.Model(), "force": a.Force}
-	return work(ctx, w.d, job, jobrun.Spec{Job: "voice transcribe", Lock: TranscribeLock(a.UserID)}, params,
+	return work(ctx, w.d, job, jobrun.Spec{Job: jobs.RunTranscribe, Lock: TranscribeLock(a.UserID)},
 		func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error {
 			counts["transcribed"], counts["duplicate"], counts["failed"] = 1, 0, 0
 			r := voice.TranscribeOne(ctx, run.Conn, a.Path, voice.JobOptions{UserID: a.UserID, Provider: prov, STT: a.STT,

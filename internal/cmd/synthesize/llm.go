@@ -16,6 +16,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
@@ -89,8 +90,14 @@ func llmRun(ctx context.Context, opts *Options) error {
 
 	var status string
 	var runErr error
-	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "synthesize-llm", Params: map[string]any{"model": mi.Key, "types": opts.types,
-		"users": len(users), "all_users": opts.AllUsers, "max_cost": opts.MaxCost, "since": opts.Since, "limit": opts.Limit}, Lock: "synthesize-llm", RecordSkipped: true, Now: f.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
+	// The run record holds the job's typed args, as a worker's does.
+	job := jobs.MustLookup(jobs.KindSynthesizeLLM)
+	args := queue.SynthesizeLLMArgs{Model: mi.Key, ModelUnlisted: opts.ModelUnlisted, Types: opts.types, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+	if !opts.AllUsers {
+		args.UserID = opts.user
+	}
+	params := queue.RunParams{Args: args, Units: len(users), Options: map[string]any{"all_users": opts.AllUsers, "max_cost": opts.MaxCost, "concurrency": opts.Concurrency}}
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: job.Run, Params: params, Lock: job.Lock.Run, RecordSkipped: true, Now: f.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		rep.RunID = &run.ID
 
 		var bar *progress.Reporter

@@ -16,9 +16,9 @@ import (
 
 	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
@@ -151,7 +151,7 @@ EXAMPLES
 	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once (with --llm too; the worker's llm.* settings apply)")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
-	fl.IntVar(&opts.UsersPerJob, "users-per-job", 1, "with --enqueue (without --llm): users per queued job; more share the queue's cost per job")
+	fl.IntVar(&opts.UsersPerJob, "users-per-job", 0, "with --enqueue (without --llm): users per queued job (0: batches of about 2,000 memories; 1: one synthesize job per user)")
 	return cmd
 }
 
@@ -169,8 +169,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
 	case o.Enqueue && o.MaxCost > 0:
 		return cmdutil.FlagErrorf("--max-cost bounds one run and cannot span queued jobs: leave it out with --enqueue")
-	case o.UsersPerJob < 1:
-		return cmdutil.FlagErrorf("invalid --users-per-job %d: must be at least 1", o.UsersPerJob)
+	case o.UsersPerJob < 0:
+		return cmdutil.FlagErrorf("invalid --users-per-job %d: want 0 (batches by memories) or more", o.UsersPerJob)
 	}
 	o.user = o.UserID.ID
 	if o.Since != "" {
@@ -240,8 +240,6 @@ type UserResult struct {
 	Memories int                 `json:"memories"`
 	Patterns []synthesis.Pattern `json:"patterns"`
 	Error    string              `json:"error,omitempty"`
-	err      error
-	skipped  bool
 }
 
 // Report is the command's JSON document.
@@ -282,57 +280,64 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	}
 	rep := &Report{DryRun: opts.DryRun, Params: opts.params(), Users: []UserResult{}, Failed: []UserResult{}, Skipped: []string{}, Warnings: []string{}}
 	if opts.DryRun {
-		results := work(ctx, pool, opts, users, states, nil)
-		return report(ctx, opts, rep, users, unchanged, results)
+		out, err := work(ctx, pool, opts, users, states, nil)
+		return report(ctx, opts, rep, users, unchanged, out, err)
 	}
-	jobParams := map[string]any{"params": rep.Params, "users": len(users), "all_users": opts.AllUsers, "full": opts.Full,
-		"since": opts.Since, "limit": opts.Limit, "concurrency": opts.Concurrency}
-	// --all-users holds the job's lock (one nightly run at a time) and each
+	// The run record holds the job's typed args, as a worker's does.
+	job := jobs.MustLookup(jobs.KindSynthesize)
+	params := queue.RunParams{Units: len(users), Options: map[string]any{"concurrency": opts.Concurrency}}
+	if opts.AllUsers {
+		job = jobs.MustLookup(jobs.KindSynthesizeUsers)
+		params.Args = queue.SynthesizeUsersArgs{Since: opts.since, Limit: opts.Limit, Params: rep.Params}
+		params.Options["full"] = opts.Full
+	} else {
+		params.Args = queue.SynthesizeArgs{UserID: opts.user, Since: opts.since, Limit: opts.Limit, Params: rep.Params}
+	}
+	// --all-users holds the job's lease (one nightly run at a time) and each
 	// user's lock as it writes the user; --user-id holds only its user's,
 	// waiting up to --lock-wait for a nightly run that is writing that user.
-	spec := jobrun.Spec{Job: "synthesize", Params: jobParams, Lock: "synthesize", RecordSkipped: true, Now: f.Now}
+	spec := jobrun.Spec{Job: job.Run, Params: params, Lock: job.Lock.Run, RecordSkipped: true, Now: f.Now}
 	if !opts.AllUsers {
-		jobParams["user_id"] = opts.UserID.String()
 		spec.Lock = ""
 	}
 	return jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		rep.RunID = &run.ID
-		var results []UserResult
-		if opts.AllUsers {
-			results = work(ctx, pool, opts, users, states, run)
-		} else {
-			r := one(ctx, run.Conn, opts, opts.user, run, nil)
-			if db.IsLockHeld(r.err) {
-				return map[string]int{"users": 1, "skipped": 1}, r.err
-			}
-			results = []UserResult{r}
+		out, err := work(ctx, pool, opts, users, states, run)
+		if !opts.AllUsers && err == nil && out[0].Skipped {
+			return map[string]int{"users": 1, "skipped": 1}, out[0].Err
 		}
-		err := report(ctx, opts, rep, users, unchanged, results)
-		return rep.Counts, err
+		rerr := report(ctx, opts, rep, users, unchanged, out, err)
+		return rep.Counts, rerr
 	})
 }
 
-// enqueue queues one synthesize job per user for `helix worker`, or one
-// synthesize_users job per --users-per-job users; a job still pending or
-// running is not queued twice.
+// enqueue queues the users for `helix worker`: synthesize_users jobs of
+// --users-per-job users, or by default of about queue.BatchWork memories
+// each (queue.SynthesizeBatches); --users-per-job 1 queues one synthesize
+// job per user. A job still pending or running is not queued twice.
 func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uuid.UUID) error {
 	client, err := queue.NewInsertClient(pool)
 	if err != nil {
 		return err
 	}
 	var res *queue.EnqueueResult
-	if opts.UsersPerJob > 1 {
-		var args []queue.SynthesizeUsersArgs
-		for batch := range slices.Chunk(users, opts.UsersPerJob) {
-			args = append(args, queue.SynthesizeUsersArgs{UserIDs: batch, Since: opts.since, Limit: opts.Limit, Params: opts.params()})
-		}
-		res, err = queue.Enqueue(ctx, client, args)
-	} else {
+	if opts.UsersPerJob == 1 {
 		args := make([]queue.SynthesizeArgs, len(users))
 		for i, u := range users {
 			args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
 		}
 		res, err = queue.Enqueue(ctx, client, args)
+	} else {
+		batches, berr := queue.SynthesizeBatches(ctx, pool, users, synthesis.Filter{Since: opts.since, Limit: opts.Limit}, opts.UsersPerJob)
+		if berr != nil {
+			return berr
+		}
+		args := make([]queue.SynthesizeUsersArgs, len(batches))
+		for i, b := range batches {
+			args[i] = queue.SynthesizeUsersArgs{UserIDs: b, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
+		}
+		res, err = queue.Enqueue(ctx, client, args)
+		res.Units = len(users)
 	}
 	if err != nil {
 		return err
@@ -344,32 +349,33 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 	return err
 }
 
-// report tallies the results, writes the output and returns the run's error.
-func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, unchanged int, results []UserResult) error {
-	counts := map[string]int{"users": len(users)}
+// report tallies the outcomes, writes the output and returns the run's
+// error: runErr (interrupted, the database unreachable) as it is, one
+// user's failure as the --user-id run's, some users' as partial (exit 3).
+func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, unchanged int, out []queue.UserOutcome, runErr error) error {
+	if runErr != nil {
+		return runErr
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	counts, failed, errs := queue.SynthesisCounts(out)
 	if opts.AllUsers {
 		counts["unchanged"] = unchanged
 	}
-	var failed []string
-	var errs []error
-	for _, r := range results {
+	for _, o := range out {
+		r := UserResult{UserID: o.User, Memories: o.Memories, Patterns: o.Patterns}
 		switch {
-		case r.skipped:
-			rep.Skipped = append(rep.Skipped, r.UserID.String())
-			continue
-		case r.Error != "":
+		case o.Skipped:
+			rep.Skipped = append(rep.Skipped, o.User.String())
+		case o.Err != nil:
+			r.Error = o.Err.Error()
 			rep.Failed = append(rep.Failed, r)
-			failed = append(failed, r.UserID.String()+": "+r.Error)
-			errs = append(errs, r.err)
-			continue
-		case r.UserID == uuid.Nil:
-			continue // not reached: interrupted
-		}
-		rep.Users = append(rep.Users, r)
-		counts["memories"] += r.Memories
-		counts["patterns"] += len(r.Patterns)
-		for _, p := range r.Patterns {
-			counts[p.Type]++
+		case o.Reached():
+			rep.Users = append(rep.Users, r)
+			for _, p := range o.Patterns {
+				counts[p.Type]++
+			}
 		}
 	}
 	if !opts.AllUsers && len(rep.Users) == 1 && rep.Users[0].Memories == 0 {
@@ -381,107 +387,54 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 		rep.Warnings = append(rep.Warnings, w)
 		opts.F.Logger().Warn(w)
 	}
-	counts["failed"] = len(failed)
-	counts["done"] = len(rep.Users)
-	counts["skipped"] = len(rep.Skipped)
 	rep.Counts = counts
 
-	var runErr error
+	var err error
 	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
 	case len(failed) > 0 && !opts.AllUsers:
-		return fmt.Errorf("synthesize %s: %w", users[0], results[0].err)
+		return fmt.Errorf("synthesize %s: %w", users[0], out[0].Err)
 	case len(failed) > 0:
-		runErr = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: errs}
+		err = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: errs}
 	}
 	if perr := write(opts, rep); perr != nil {
 		return perr
 	}
-	return runErr
+	return err
 }
 
-// work synthesizes users: with --all-users, synthesis.Each streams every
-// user's memories in one query while a pool of --concurrency goroutines
-// analyses and writes the users already read, each under the user's lock;
-// results keep the users' order. The users' states are states (taken by
-// the scan that chose them) or, with --full, taken beside the stream.
-func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, states map[uuid.UUID]*synthesis.State, run *jobrun.Run) []UserResult {
+// work synthesizes users through queue.SynthesizeUsers, the unit a worker
+// runs too: with --all-users one query streams every user's memories while
+// --concurrency goroutines analyse and write the users already read, each
+// under the user's lock. The users' states are states (taken by the scan
+// that chose them) or, with --full, taken beside the stream. run is nil for
+// a dry run.
+func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, states map[uuid.UUID]*synthesis.State, run *jobrun.Run) ([]queue.UserOutcome, error) {
+	s := queue.Synthesis{Pool: pool, Users: users, Filter: synthesis.Filter{Since: opts.since, Limit: opts.Limit},
+		Params: opts.params(), Concurrency: opts.Concurrency, Now: opts.F.Now}
+	if run != nil {
+		s.RunID = &run.ID
+	}
 	if !opts.AllUsers {
-		return []UserResult{lockedOne(ctx, pool, opts, users[0], run, nil)}
+		s.Concurrency, s.LockWait = 1, opts.LockWait
+		if run != nil {
+			s.Conn = run.Conn
+		}
+		return queue.SynthesizeUsers(ctx, s)
 	}
 	mode := progress.ChooseMode(opts.IO.IsStderrTTY(), opts.F.Global.JSON())
 	bar := progress.New(opts.IO.ErrOut, mode, opts.F.Logger(), "synthesize", len(users))
 	defer bar.Finish()
-	results := make([]UserResult, len(users))
-	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
-	state := synthesis.StateOf(states)
+	s.State = synthesis.StateOf(states)
 	if states == nil {
-		ahead, err := synthesis.SnapshotsAhead(ctx, pool, users, filter, opts.params())
+		ahead, err := synthesis.SnapshotsAhead(ctx, pool, users, s.Filter, s.Params)
 		if err != nil {
-			err = fmt.Errorf("read memories: %w", err)
-			for i, u := range users {
-				results[i] = UserResult{UserID: u, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
-			}
-			return results
+			return nil, fmt.Errorf("read memories: %w", err)
 		}
 		defer ahead.Wait()
-		state = ahead.State
+		s.State = ahead.State
 	}
-	synthesis.Each(ctx, pool, users, state, filter, opts.Concurrency, func(i int, read *synthesis.Read) {
-		r := lockedOne(ctx, pool, opts, users[i], run, read)
-		if ctx.Err() != nil && r.Error != "" {
-			return // interrupted, not failed
-		}
-		results[i] = r
-		bar.Step(users[i].String(), r.Error != "")
-	})
-	return results
-}
-
-// lockedOne synthesizes one user of an --all-users run under the user's
-// lock; a user another run holds is skipped (reported, not failed).
-func lockedOne(ctx context.Context, pool *pgxpool.Pool, opts *Options, user uuid.UUID, run *jobrun.Run, read *synthesis.Read) UserResult {
-	if run == nil { // dry run: nothing is written, nothing to lock
-		conn, err := pool.Acquire(ctx)
-		if err != nil {
-			return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
-		}
-		defer conn.Release()
-		return one(ctx, conn, opts, user, nil, read)
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return UserResult{UserID: user, Patterns: []synthesis.Pattern{}, Error: err.Error(), err: err}
-	}
-	defer conn.Release()
-	r := one(ctx, conn, opts, user, run, read)
-	if db.IsLockHeld(r.err) {
-		return UserResult{UserID: user, skipped: true}
-	}
-	return r
-}
-
-// one synthesizes one user; read carries the memories the stream read, if it did.
-func one(ctx context.Context, q db.Querier, opts *Options, user uuid.UUID, run *jobrun.Run, read *synthesis.Read) UserResult {
-	r := UserResult{UserID: user, Patterns: []synthesis.Pattern{}}
-	var w *synthesis.Write
-	if run != nil {
-		w = &synthesis.Write{RunID: &run.ID, Now: opts.F.Now()}
-		if !opts.AllUsers {
-			w.LockWait = opts.LockWait
-		}
-	}
-	n, ps, err := synthesis.User(ctx, q, user, synthesis.Filter{Since: opts.since, Limit: opts.Limit}, opts.params(), w, read)
-	r.Memories = n
-	if err != nil {
-		r.Error, r.err = err.Error(), err
-		return r
-	}
-	if ps != nil { // [] in JSON for a user with nothing to find, never null
-		r.Patterns = ps
-	}
-	return r
+	s.Step = func(o queue.UserOutcome) { bar.Step(o.User.String(), o.Err != nil && !o.Skipped) }
+	return queue.SynthesizeUsers(ctx, s)
 }
 
 func write(opts *Options, rep *Report) error {

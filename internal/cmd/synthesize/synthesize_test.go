@@ -156,7 +156,7 @@ func TestSynthesizeOneUser(t *testing.T) {
 	}
 	// Two runs: two job_runs rows, each with its counts and parameters, and no duplicate patterns.
 	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'synthesize' AND status = 'ok'
-		AND (counts->>'patterns')::int > 0 AND params->'params'->>'algorithm' = 'auto'`); n != 2 {
+		AND (counts->>'patterns')::int > 0 AND params->'args'->'params'->>'algorithm' = 'auto'`); n != 2 {
 		t.Fatalf("%d ok job_runs rows, want 2", n)
 	}
 	if n := count(t, pool, `SELECT count(DISTINCT job_run_id) FROM memory_synthesis`); n != 1 {

@@ -104,7 +104,7 @@ func TestThreeWorkers(t *testing.T) {
 	}
 	// Exactly once: one ok job_runs row per user, none failed or left running,
 	// and each user's synthesis comes from one run.
-	if n := scalar[int](t, pool, `SELECT count(DISTINCT params->>'user_id') FROM job_runs WHERE job = 'synthesize' AND status = 'ok'`); n != users {
+	if n := scalar[int](t, pool, `SELECT count(DISTINCT params->'args'->>'user_id') FROM job_runs WHERE job = 'synthesize' AND status = 'ok'`); n != users {
 		t.Errorf("%d users synthesized, want %d", n, users)
 	}
 	if n := scalar[int](t, pool, `SELECT count(*) FROM job_runs WHERE job = 'synthesize' AND status = 'ok'`); n != users {

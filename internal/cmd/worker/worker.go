@@ -311,9 +311,8 @@ func ConnsNeeded(queues []string, concurrency int) int {
 // workers registers every job kind; providers and limits come from this
 // process's settings (config file, HELIX_* environment), never from jobs.
 func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
-	ws := queue.Workers(pool, f.Now)
 	log := f.Logger()
-	queue.AddWorkers(ws, &queue.Deps{
+	return queue.Workers(&queue.Deps{
 		Pool: pool, Now: f.Now, Log: log, UserAgent: "helix/" + f.AppVersion,
 		HTTP: netguard.Client,
 		Embedder: func(model string) (embed.Embedder, error) {
@@ -360,7 +359,6 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 				cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
 		},
 	})
-	return ws
 }
 
 func settings(f *cmdutil.Factory) (*config.Config, *http.Client, error) {
@@ -403,11 +401,8 @@ func drain(ctx context.Context, pool *pgxpool.Pool, queues []string, every time.
 	}
 }
 
-// MaintainEvery is how often a worker gives back the jobs of dead workers,
-// forgets a dead leader and closes dead runs' job_runs rows: a crash
-// blocks nothing (a unique tick pass, a fire's schedule) longer than this
-// and a moment, wherever it struck.
-const MaintainEvery = 2 * time.Second
+// MaintainEvery is queue.MaintainEvery.
+const MaintainEvery = queue.MaintainEvery
 
 // maintain runs the worker's housekeeping every MaintainEvery while it
 // runs: workers are where processes get killed, and every live one looks.
