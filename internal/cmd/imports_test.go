@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,13 +21,16 @@ import (
 type pkgInfo struct {
 	command bool     // defines a NewCmd… func: a command package
 	imports []string // import paths of its non-test files
+	tests   []string // import paths of its test files
 }
 
 // TestNoSidewaysImports: a package under internal/cmd imports from
 // internal/cmd only its own group (cmd/skill may use cmd/skill/composite)
 // and internal/cmd/shared; root, which assembles the
-// tree, alone imports every group. Test files may build a sibling command
-// to check a contract, so only the package itself counts.
+// tree, alone imports every group. Test files count too (a test that builds
+// a sibling's command belongs in that sibling's package), except that a
+// test may build the whole tree through root (job lines are checked
+// against it).
 func TestNoSidewaysImports(t *testing.T) {
 	pkgs := scanCmdTree(t, ".")
 	if len(pkgs) < 10 || !pkgs["root"].command {
@@ -55,9 +59,13 @@ func TestSidewaysCaught(t *testing.T) {
 		"shared/untouched":  {imports: []string{p + "shared"}},
 		"memory":            {command: true, imports: []string{"example.com/m/internal/embed"}},
 		"memory/subcommand": {command: true, imports: []string{p + "memory"}},
+		"jobs":              {command: true, tests: []string{p + "root", p + "worker"}},
+		"migrate":           {command: true, imports: []string{p + "root"}},
 	}
 	got := sideways(pkgs, p)
 	want := []string{
+		"jobs imports command package worker",
+		"migrate imports command package root",
 		"shared/deep imports command package tool",
 		"worker imports command package embed",
 		"worker imports schedule/jobs (group schedule)",
@@ -76,9 +84,9 @@ func sideways(pkgs map[string]pkgInfo, prefix string) []string {
 		if dir == "root" {
 			continue
 		}
-		for _, imp := range p.imports {
+		for k, imp := range slices.Concat(p.imports, p.tests) {
 			rel, ok := strings.CutPrefix(imp, prefix)
-			if !ok || group(rel) == group(dir) || group(rel) == "shared" {
+			if !ok || group(rel) == group(dir) || group(rel) == "shared" || rel == "root" && k >= len(p.imports) {
 				continue
 			}
 			if pkgs[rel].command {
@@ -102,7 +110,7 @@ func group(dir string) string {
 	return g
 }
 
-// scanCmdTree parses the non-test files of every package below root.
+// scanCmdTree parses the files, tests included, of every package below root.
 func scanCmdTree(t *testing.T, root string) map[string]pkgInfo {
 	t.Helper()
 	pkgs := map[string]pkgInfo{}
@@ -114,7 +122,7 @@ func scanCmdTree(t *testing.T, root string) map[string]pkgInfo {
 		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
@@ -123,12 +131,17 @@ func scanCmdTree(t *testing.T, root string) map[string]pkgInfo {
 		}
 		dir := filepath.ToSlash(filepath.Dir(p))
 		info := pkgs[dir]
+		test := strings.HasSuffix(p, "_test.go")
 		for _, is := range f.Imports {
 			ip, err := strconv.Unquote(is.Path.Value)
 			if err != nil {
 				return err
 			}
-			info.imports = append(info.imports, ip)
+			if test {
+				info.tests = append(info.tests, ip)
+			} else {
+				info.imports = append(info.imports, ip)
+			}
 		}
 		for _, decl := range f.Decls {
 			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "NewCmd") {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/helixhq/helix/internal/cmd/worker"
+	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/testbin"
 )
@@ -24,7 +24,7 @@ import (
 // of 20 on 2 cores), counted from the fresh worker's "worker started". On
 // the workers before issue 32 a dead pass blocked for an hour and a dead
 // leader for its term (up to 15 s, plus the next election).
-const crashBound = worker.MaintainEvery + schedule.TickInterval + 7*time.Second
+const crashBound = queue.MaintainEvery + schedule.TickInterval + 7*time.Second
 
 // victim is a worker the test kills: by SIGKILL, or by SIGPIPE on its
 // stderr (the reader goes away; the worker dies at its next log line).

@@ -8,11 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
-	catalogcmd "github.com/helixhq/helix/internal/cmd/catalog"
-	manifestcmd "github.com/helixhq/helix/internal/cmd/manifest"
-	"github.com/helixhq/helix/internal/cmd/synthesize"
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/queue"
@@ -51,43 +46,6 @@ func TestNewCmdWorkerFlags(t *testing.T) {
 			}
 			if err != nil || !tt.check(got) {
 				t.Fatalf("err %v, options %+v", err, got)
-			}
-		})
-	}
-}
-
-// TestEnqueueFlagErrors: --enqueue combinations that cannot work are usage
-// errors (exit 2) before anything is queued.
-func TestEnqueueFlagErrors(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		cmd     func(f *cmdutil.Factory) *cobra.Command
-		argv    string
-		wantErr string
-	}{
-		{"manifest file", func(f *cmdutil.Factory) *cobra.Command {
-			return manifestcmd.NewCmdImport(f, func(*manifestcmd.ImportOptions) error { return nil })
-		}, "tools/weather.yaml --enqueue", "--enqueue takes URLs only"},
-		{"manifest dry run", func(f *cmdutil.Factory) *cobra.Command {
-			return manifestcmd.NewCmdImport(f, func(*manifestcmd.ImportOptions) error { return nil })
-		}, "https://example.com/a.json --enqueue --dry-run", "--enqueue and --dry-run"},
-		{"catalog out", func(f *cmdutil.Factory) *cobra.Command {
-			return catalogcmd.NewCmdFetch(f, func(*catalogcmd.FetchOptions) error { return nil })
-		}, "--enqueue --out x.json --source https://example.com/api.json", "--enqueue and --out"},
-		{"llm max cost", func(f *cmdutil.Factory) *cobra.Command {
-			return synthesize.NewCmdSynthesize(f, func(*synthesize.Options) error { return nil })
-		}, "--llm --all-users --enqueue --max-cost 5", "--max-cost bounds one run"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f, _ := cmdtest.Factory(t, false)
-			cmd := tt.cmd(f)
-			cmd.SetArgs(strings.Fields(tt.argv))
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			var fe *cmdutil.FlagError
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &fe) {
-				t.Fatalf("error %v, want a flag error containing %q", err, tt.wantErr)
 			}
 		})
 	}
