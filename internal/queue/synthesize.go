@@ -170,7 +170,8 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 	return out, context.Cause(ctx)
 }
 
-// SynthesisCounts tallies outcomes as every synthesize run records them.
+// SynthesisCounts tallies outcomes as every synthesize run records them
+// (patterns by type too).
 func SynthesisCounts(out []UserOutcome) (counts map[string]int, failed []string, errs []error) {
 	counts = map[string]int{"users": len(out), "done": 0, "failed": 0, "skipped": 0, "memories": 0, "patterns": 0}
 	for _, o := range out {
@@ -186,6 +187,9 @@ func SynthesisCounts(out []UserOutcome) (counts map[string]int, failed []string,
 			counts["done"]++
 			counts["memories"] += o.Memories
 			counts["patterns"] += len(o.Patterns)
+			for _, p := range o.Patterns {
+				counts[p.Type]++
+			}
 		}
 	}
 	return counts, failed, errs

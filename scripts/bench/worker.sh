@@ -4,7 +4,12 @@
 #   in-process  `synthesize --all-users --concurrency 1` and `--concurrency C`
 #   workers     enqueue, then 1 and 2 (WORKERS="1 2 4" for more) `helix worker
 #               --once --concurrency WC` processes (WC: WORKER_CONCURRENCY, default 1);
-#               USERS_PER_JOB=N enqueues N users per job (--users-per-job, default 1)
+#               USERS_PER_JOB=N enqueues N users per job (--users-per-job N;
+#               unset: the default, batches by memories)
+# INTERLEAVE=1 instead runs, in this order, in-process, 1 worker, 1 worker,
+# in-process (all --concurrency 1, enqueue with the default flags unless
+# USERS_PER_JOB; a worker run counts its enqueue), and prints the overhead
+# from the means, with the load.
 # with wall time and the helix processes' CPU time (user+sys, GNU time), and
 # the queue's overhead per job: (1 worker − in-process, both one at a time) / U,
 # in wall and in helix CPU, against the per-user work (in-process / U) at the
@@ -15,7 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 U=${1:-100000} M=${2:-10}
 WC=${WORKER_CONCURRENCY:-1}
-UPJ=${USERS_PER_JOB:-1}
+UPJ=${USERS_PER_JOB:-}
+UPJ_FLAG=${UPJ:+--users-per-job $UPJ}
 WORKERS=${WORKERS:-1 2}
 SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 DB=helix_wbench_$$
@@ -44,6 +50,30 @@ timed() {
 P="--min-cluster-size 2 --min-confidence 0"
 C=$(nproc); [ "$WC" -gt 1 ] && C=$WC   # the in-process pool at the workers' concurrency
 
+if [ -n "${INTERLEAVE:-}" ]; then
+  load() { cut -d' ' -f1 /proc/loadavg; }
+  inproc() { reset; read -r w c < <(timed "$dir/helix" synthesize --all-users --full --concurrency 1 $P); echo "$w $c"; }
+  worker() {
+    reset
+    # the enqueue's cost is the queue's too: counted with the worker's
+    read -r ew ec < <(timed "$dir/helix" synthesize --all-users --full --enqueue $UPJ_FLAG $P)
+    read -r w c < <(timed "$dir/helix" worker --once --concurrency 1 --queues synthesize --poll-interval 100ms)
+    [ "$(psql "$url" -tAc "SELECT count(*) FROM river_job WHERE state <> 'completed'")" -eq 0 ] || { echo "not every job completed" >&2; exit 1; }
+    echo "$(echo "$w + $ew" | bc -l) $(echo "$c + $ec" | bc -l) $(psql "$url" -tAc "SELECT count(*) FROM river_job")"
+  }
+  printf '%-34s %9s %9s %6s %s\n' "run (--concurrency 1)" "wall s" "cpu s" "load" "jobs"
+  l=$(load); read -r a1 ac1 < <(inproc); printf '%-34s %9.2f %9.2f %6s\n' "in-process" "$a1" "$ac1" "$l"
+  l=$(load); read -r b1 bc1 j1 < <(worker); printf '%-34s %9.2f %9.2f %6s %s\n' "worker (enqueue ${UPJ:-default})" "$b1" "$bc1" "$l" "$j1"
+  l=$(load); read -r b2 bc2 j2 < <(worker); printf '%-34s %9.2f %9.2f %6s %s\n' "worker (enqueue ${UPJ:-default})" "$b2" "$bc2" "$l" "$j2"
+  l=$(load); read -r a2 ac2 < <(inproc); printf '%-34s %9.2f %9.2f %6s\n' "in-process" "$a2" "$ac2" "$l"
+  awk -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" -v c1="$ac1" -v c2="$ac2" -v d1="$bc1" -v d2="$bc2" -v u="$U" 'BEGIN {
+    iw = (a1 + a2) / 2; ic = (c1 + c2) / 2; ww = (b1 + b2) / 2; wc = (d1 + d2) / 2
+    printf "per-user work (in-process): %.3f ms wall, %.3f ms helix cpu\n", iw / u * 1000, ic / u * 1000
+    printf "queue overhead per user: %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n",
+      (ww - iw) / u * 1000, (ww - iw) / iw * 100, (wc - ic) / u * 1000, (wc - ic) / ic * 100 }'
+  echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 reset; read -r in1 cin1 < <(timed "$dir/helix" synthesize --all-users --full --concurrency 1 $P)
 reset; read -r inC cinC < <(timed "$dir/helix" synthesize --all-users --full --concurrency "$C" $P)
 printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s\n' "in-process, concurrency 1" "$in1" "$cin1" "$(echo "$U / $in1" | bc -l)"
@@ -51,7 +81,7 @@ printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s\n' "in-process, concurrenc
 declare -A W CW
 for n in $WORKERS; do
   reset
-  read -r enq _ < <(timed "$dir/helix" synthesize --all-users --full --enqueue --users-per-job "$UPJ" $P)
+  read -r enq _ < <(timed "$dir/helix" synthesize --all-users --full --enqueue $UPJ_FLAG $P)
   start=$(date +%s.%N)
   pids=()
   for i in $(seq "$n"); do
@@ -62,8 +92,8 @@ for n in $WORKERS; do
   CW[$n]=$(cat "$dir"/w* | awk '{s += $2 + $3} END {printf "%.3f", s}')
   rm -f "$dir"/w*
   done_jobs=$(psql "$url" -tAc "SELECT count(*) FROM river_job WHERE state = 'completed'")
-  printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s  (enqueue %.1f s, %s jobs completed)\n' "$n worker(s), concurrency $WC each, $UPJ user(s)/job" "${W[$n]}" "${CW[$n]}" "$(echo "$U / ${W[$n]}" | bc -l)" "$enq" "$done_jobs"
-  [ "$done_jobs" -eq $(( (U + UPJ - 1) / UPJ )) ] || { echo "not every job completed" >&2; exit 1; }
+  printf '%-40s %8.1f s wall %8.1f s cpu  %7.0f users/s  (enqueue %.1f s, %s jobs completed)\n' "$n worker(s), concurrency $WC each, ${UPJ:-default} user(s)/job" "${W[$n]}" "${CW[$n]}" "$(echo "$U / ${W[$n]}" | bc -l)" "$enq" "$done_jobs"
+  [ "$(psql "$url" -tAc "SELECT count(*) FROM river_job WHERE state <> 'completed'")" -eq 0 ] || { echo "not every job completed" >&2; exit 1; }
 done
 first=${WORKERS%% *}
 # One worker process against the in-process pool at the same concurrency.
@@ -75,7 +105,7 @@ overhead=$(echo "(${W[$first]} - $inW) / $U * 1000" | bc -l)
 overhead_cpu=$(echo "(${CW[$first]} - $cinW) / $U * 1000" | bc -l)
 printf 'per-user work (in-process, concurrency %s) %.3f ms wall, %.3f ms helix cpu\n' "$( [ "$WC" -gt 1 ] && echo "$C" || echo 1)" "$per_user" "$per_user_cpu"
 printf 'queue overhead per user (%s worker, concurrency %s, %s user(s)/job): %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n' \
-  "$first" "$WC" "$UPJ" "$overhead" "$(echo "$overhead / $per_user * 100" | bc -l)" "$overhead_cpu" "$(echo "$overhead_cpu / $per_user_cpu * 100" | bc -l)"
+  "$first" "$WC" "${UPJ:-default}" "$overhead" "$(echo "$overhead / $per_user * 100" | bc -l)" "$overhead_cpu" "$(echo "$overhead_cpu / $per_user_cpu * 100" | bc -l)"
 printf 'estimate for 1,000,000 users: %.0f s of worker wall at %s worker(s) × concurrency %s; %.0f s of helix cpu in all\n' \
   "$(echo "${W[$first]} / $U * 1000000" | bc -l)" "$first" "$WC" "$(echo "${CW[$first]} / $U * 1000000" | bc -l)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -337,7 +337,6 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 			args[i] = queue.SynthesizeUsersArgs{UserIDs: b, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
 		}
 		res, err = queue.Enqueue(ctx, client, args)
-		res.Units = len(users)
 	}
 	if err != nil {
 		return err
@@ -373,9 +372,6 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 			rep.Failed = append(rep.Failed, r)
 		case o.Reached():
 			rep.Users = append(rep.Users, r)
-			for _, p := range o.Patterns {
-				counts[p.Type]++
-			}
 		}
 	}
 	if !opts.AllUsers && len(rep.Users) == 1 && rep.Users[0].Memories == 0 {
