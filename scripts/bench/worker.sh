@@ -22,6 +22,8 @@ U=${1:-100000} M=${2:-10}
 WC=${WORKER_CONCURRENCY:-1}
 UPJ=${USERS_PER_JOB:-}
 UPJ_FLAG=${UPJ:+--users-per-job $UPJ}
+# INTERLEAVE: the worker's own --poll-interval (1s) unless POLL="--poll-interval 100ms"
+POLL=${POLL:-}
 WORKERS=${WORKERS:-1 2}
 SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 DB=helix_wbench_$$
@@ -57,7 +59,7 @@ if [ -n "${INTERLEAVE:-}" ]; then
     reset
     # the enqueue's cost is the queue's too: counted with the worker's
     read -r ew ec < <(timed "$dir/helix" synthesize --all-users --full --enqueue $UPJ_FLAG $P)
-    read -r w c < <(timed "$dir/helix" worker --once --concurrency 1 --queues synthesize --poll-interval 100ms)
+    read -r w c < <(timed "$dir/helix" worker --once --concurrency 1 --queues synthesize $POLL)
     [ "$(psql "$url" -tAc "SELECT count(*) FROM river_job WHERE state <> 'completed'")" -eq 0 ] || { echo "not every job completed" >&2; exit 1; }
     echo "$(echo "$w + $ew" | bc -l) $(echo "$c + $ec" | bc -l) $(psql "$url" -tAc "SELECT count(*) FROM river_job")"
   }

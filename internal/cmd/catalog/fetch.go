@@ -16,6 +16,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/queue"
 )
 
@@ -134,9 +135,12 @@ func fetchRun(ctx context.Context, opts *FetchOptions) error {
 		_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
 		return err
 	}
-	params := map[string]any{"source": opts.Source, "providers": opts.Providers, "out": opts.Out}
+	// The run record holds the job's typed args, as a worker's does.
+	params := queue.RunParams{Args: queue.CatalogFetchArgs{Source: opts.Source, Providers: opts.Providers, Net: opts.Net.queued()},
+		Units: 1, Options: map[string]any{"out": opts.Out}}
+	job := jobs.MustLookup(jobs.KindCatalogFetch)
 	var res *FetchResult
-	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "catalog fetch", Params: params, Lock: "catalog-fetch", Now: f.Now},
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: job.Run, Params: params, Lock: job.Lock.Name, Now: f.Now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			var err error
 			res, err = fetchAndStore(ctx, opts, pool)

@@ -25,6 +25,7 @@ import (
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -203,8 +204,16 @@ func embedRun(ctx context.Context, opts *Options) error {
 	var status string
 	var runErr error
 	var rep *Report
-	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "embed", Params: map[string]any{"user_id": opts.UserID.String(), "all_users": opts.AllUsers,
-		"model": client.Model, "reembed": opts.Reembed, "users": len(users)}, Lock: "embed", RecordSkipped: true, Now: opts.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
+	// The run record holds the job's typed args, as a worker's does (the
+	// user empty when the run covers all of them).
+	job := jobs.MustLookup(jobs.KindEmbed)
+	args := queue.EmbedArgs{Model: client.Model, Reembed: opts.Reembed, BatchSize: opts.BatchSize,
+		BatchTokens: opts.BatchTokens, MaxInputTokens: opts.MaxInputTokens, Concurrency: opts.Concurrency}
+	if !opts.AllUsers {
+		args.UserID = opts.UserID.ID
+	}
+	params := queue.RunParams{Args: args, Units: len(users), Options: map[string]any{"all_users": opts.AllUsers}}
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: job.Run, Params: params, Lock: job.Lock.Run, RecordSkipped: true, Now: opts.Now}, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		log := opts.Logger()
 		bar := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "embed", total)
 		eo := embed.Options{Model: client.Model, Reembed: opts.Reembed, Batch: embed.BatchOptions{

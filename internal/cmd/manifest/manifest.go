@@ -19,6 +19,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/queue"
@@ -262,8 +263,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		if err != nil {
 			return shared.OpenError(err)
 		}
-		params := map[string]any{"targets": opts.Targets, "include": opts.Include, "exclude": opts.Exclude, "by": opts.By, "auto_approve_narrower": opts.AutoApproveNarrower}
-		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "manifest-import", Params: params, Now: f.Now},
+		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: jobs.RunManifestImport, Params: opts.runParams(), Now: f.Now},
 			func(ctx context.Context, run *jobrun.Run) (any, error) {
 				var err error
 				res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now()})
@@ -302,19 +302,30 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	return nil
 }
 
+// args are the manifest_import job of url.
+func (opts *ImportOptions) args(url string) queue.ManifestImportArgs {
+	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
+	return queue.ManifestImportArgs{URL: url, Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server,
+		Namespace: opts.Namespace, ToolTimeout: opts.ToolTimeout, ExpansionBudget: opts.ExpansionBudget, Deadline: opts.Deadline,
+		AutoApproveNarrower: opts.AutoApproveNarrower, By: opts.By,
+		Net: queue.Net{AllowPrivate: opts.AllowPrivate, Timeout: opts.FetchTimeout, MaxBytes: maxBytes}}
+}
+
+// runParams is the in-process run's record: the job's typed args, as a
+// worker records them (the URL empty: the run covers every target).
+func (opts *ImportOptions) runParams() queue.RunParams {
+	return queue.RunParams{Args: opts.args(""), Units: len(opts.Targets), Options: map[string]any{"targets": opts.Targets}}
+}
+
 // enqueue queues one manifest_import job per URL.
 func enqueue(ctx context.Context, opts *ImportOptions) error {
-	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
 		return shared.OpenError(err)
 	}
 	args := make([]queue.ManifestImportArgs, len(opts.Targets))
 	for i, t := range opts.Targets {
-		args[i] = queue.ManifestImportArgs{URL: t, Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server,
-			Namespace: opts.Namespace, ToolTimeout: opts.ToolTimeout, ExpansionBudget: opts.ExpansionBudget, Deadline: opts.Deadline,
-			AutoApproveNarrower: opts.AutoApproveNarrower, By: opts.By,
-			Net: queue.Net{AllowPrivate: opts.AllowPrivate, Timeout: opts.FetchTimeout, MaxBytes: maxBytes}}
+		args[i] = opts.args(t)
 	}
 	res, err := queue.Insert(ctx, pool, args)
 	if err != nil {

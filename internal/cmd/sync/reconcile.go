@@ -13,6 +13,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/syncer"
@@ -116,9 +117,12 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if opts.Enqueue {
 		return enqueue(ctx, opts, pool, user)
 	}
-	params := map[string]any{"entity_type": opts.EntityType, "user_id": opts.UserID.String(), "batch": opts.Batch, "concurrency": opts.Concurrency}
+	// The run record holds the job's typed args, as a worker's does (every
+	// bucket: the bucket is 0 and Units says how many).
+	params := queue.RunParams{Args: queue.ReconcileArgs{EntityType: opts.EntityType, UserID: user, Batch: opts.Batch},
+		Units: syncer.Buckets, Options: map[string]any{"concurrency": opts.Concurrency}}
 	started := false
-	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "sync reconcile", Params: params, Now: f.Now},
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: jobs.RunReconcile, Params: params, Now: f.Now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			started = true
 			counts, err := reconcile(ctx, opts, run.ID, strats, user, pool)

@@ -22,6 +22,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -176,10 +177,14 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 		return err
 	}
 	user := opts.UserID.ID
-	params := map[string]any{"files": len(opts.Files), "user_id": user, "provider": prov.Name(), "model": prov.Model(),
-		"force": opts.Force, "store_audio": opts.StoreAudio, "concurrency": opts.Concurrency}
+	// The run record holds the job's typed args, as a worker's does (the
+	// path empty: the run covers every file).
+	params := queue.RunParams{Args: queue.TranscribeArgs{UserID: user, Provider: opts.Provider, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
+		STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
+			Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat}},
+		Units: len(opts.Files), Options: map[string]any{"model": prov.Model(), "concurrency": opts.Concurrency}}
 	var report TranscribeReport
-	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "voice transcribe", Params: params, Lock: TranscribeLock(user), LockWait: opts.LockWait, RecordSkipped: true, Now: opts.Now},
+	err = jobrun.Do(ctx, pool, jobrun.Spec{Job: jobs.RunTranscribe, Params: params, Lock: TranscribeLock(user), LockWait: opts.LockWait, RecordSkipped: true, Now: opts.Now},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			log := opts.Logger()
 			rep := progress.New(opts.IO.ErrOut, progress.ChooseMode(opts.IO.IsStderrTTY(), opts.JSON), log, "voice transcribe", len(opts.Files))
