@@ -98,6 +98,20 @@ func drainQueue(t *testing.T, url string, env []string, queue, kind string, jobs
 	}
 }
 
+// sameArgs checks that the in-process run (on ref) and the worker's runs
+// (on queued) of job recorded the same typed args in job_runs.params, but
+// for the unit keys (a user, a bucket, a file) the in-process run covers
+// all of (issue 34: one shape both ways).
+func sameArgs(t *testing.T, queued, ref, job string, unitKeys ...string) {
+	t.Helper()
+	q := `SELECT coalesce(string_agg(DISTINCT ((params::jsonb->'args') - $2::text[])::text, E'\n'), '') FROM job_runs WHERE job = $1`
+	keys := append([]string{}, unitKeys...) // never NULL: jsonb - NULL is NULL
+	got, want := scalarURL[string](t, queued, q, job, keys), scalarURL[string](t, ref, q, job, keys)
+	if got != want || got == "" || strings.Contains(got, "\n") {
+		t.Errorf("%s run records' args differ:\n worker     %s\n in-process %s", job, got, want)
+	}
+}
+
 func scalarURL[T any](t *testing.T, url, sql string, args ...any) T {
 	t.Helper()
 	pool, err := pgxpool.New(context.Background(), url)
@@ -198,6 +212,7 @@ func TestSyncJobs(t *testing.T) {
 	helix(t, ref, nil, "sync", "reconcile", "--batch", "100")
 	jobs := enqueueTwice(t, queued, nil, "sync_reconcile", "sync", "reconcile", "--batch", "100")
 	drainQueue(t, queued, nil, "sync", "sync_reconcile", jobs)
+	sameArgs(t, queued, ref, "sync reconcile", "bucket")
 	const digest = `SELECT count(*) || ':' || md5(string_agg(entity_type || '|' || user_id || '|' || entity_id || '|' || doc::text, E'\n'
 		ORDER BY entity_type, user_id, entity_id)) FROM sync_state`
 	if got, want := scalarURL[string](t, queued, digest), scalarURL[string](t, ref, digest); got != want {
@@ -247,6 +262,7 @@ func TestEmbedJobs(t *testing.T) {
 		t.Errorf("%d embed jobs for 40 users", jobs)
 	}
 	drainQueue(t, queued, env, "embed", "embed", jobs)
+	sameArgs(t, queued, ref, "embed", "user_id")
 	const digest = `SELECT count(embedding) || ':' || md5(string_agg(id::text || embedding::text || embedding_model, ',' ORDER BY id)) FROM memories`
 	if got, want := scalarURL[string](t, queued, digest), scalarURL[string](t, ref, digest); got != want || !strings.HasPrefix(got, "200:") {
 		t.Errorf("embeddings after the worker %s, in-process %s", got, want)
@@ -288,6 +304,7 @@ func TestCatalogFetchJob(t *testing.T) {
 	helix(t, ref, nil, args...)
 	jobs := enqueueTwice(t, queued, nil, "catalog_fetch", args...)
 	drainQueue(t, queued, nil, "catalog", "catalog_fetch", jobs)
+	sameArgs(t, queued, ref, "catalog fetch")
 	const pinned = `SELECT sha256 || ' ' || source || ' ' || array_to_string(provider_filter, ',') || ' ' || model_count FROM model_catalog_snapshots WHERE pinned`
 	if got, want := scalarURL[string](t, queued, pinned), scalarURL[string](t, ref, pinned); got != want {
 		t.Errorf("pinned after the worker %q, in-process %q", got, want)
@@ -308,6 +325,7 @@ func TestManifestImportJob(t *testing.T) {
 	helix(t, ref, nil, args...)
 	jobs := enqueueTwice(t, queued, nil, "manifest_import", args...)
 	drainQueue(t, queued, nil, "manifest", "manifest_import", jobs)
+	sameArgs(t, queued, ref, "manifest-import", "url")
 	const tools = `SELECT count(*) || ':' || md5(string_agg(name || '@' || version || ' ' || state || ' ' || sha256, ',' ORDER BY name, version)) FROM tool_manifests`
 	if got, want := scalarURL[string](t, queued, tools), scalarURL[string](t, ref, tools); got != want || strings.HasPrefix(got, "0:") {
 		t.Errorf("tools after the worker %s, in-process %s", got, want)
@@ -393,6 +411,7 @@ func TestTranscribeJobs(t *testing.T) {
 	// The enqueuing host has no key: the worker's is used.
 	jobs := enqueueTwice(t, queued, nil, "voice_transcribe", append([]string{"voice", "transcribe", "--user-id", user}, files...)...)
 	drainQueue(t, queued, env, "voice", "voice_transcribe", jobs)
+	sameArgs(t, queued, ref, "voice transcribe", "path")
 	const rows = `SELECT count(*) || ':' || md5(string_agg(source_name || format || round(duration_seconds::numeric, 3) || encode(sha256, 'hex') || transcript || words::text, ',' ORDER BY source_name)) FROM voice_recordings`
 	if got, want := scalarURL[string](t, queued, rows), scalarURL[string](t, ref, rows); got != want || !strings.HasPrefix(got, "2:") {
 		t.Errorf("recordings after the worker %s, in-process %s", got, want)
@@ -442,6 +461,7 @@ func TestSynthesizeLLMJobs(t *testing.T) {
 		t.Errorf("%d jobs for 4 users", jobs)
 	}
 	drainQueue(t, queued, env, "llm", "synthesize_llm", jobs)
+	sameArgs(t, queued, ref, "synthesize-llm", "user_id")
 	const rows = `SELECT count(*) || ':' || md5(string_agg(user_id || pattern_type || content::text || array_to_string(evidence, ','), E'\n'
 		ORDER BY user_id, pattern_type, content::text)) FROM memory_patterns`
 	if got, want := scalarURL[string](t, queued, rows), scalarURL[string](t, ref, rows); got != want || strings.HasPrefix(got, "0:") {

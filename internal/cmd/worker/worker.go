@@ -63,7 +63,9 @@ number of workers, on any number of hosts, share the queue; each job is
 worked by one of them, and a job completes in the transaction that writes
 its results.
 
-Job kinds (queue: unit): synthesize (synthesize: one user), synthesize_llm
+Job kinds (queue: unit; the README's job table has their run names and
+locks): synthesize (synthesize: one user), synthesize_users (synthesize: a
+batch of users), synthesize_llm
 (llm: one user), embed (embed: one user), decay (decay: one id range),
 voice_transcribe (voice: one recording), sync_reconcile (sync: one
 partition of the entities), catalog_fetch (catalog: one source),
