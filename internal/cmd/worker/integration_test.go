@@ -83,7 +83,7 @@ func TestThreeWorkers(t *testing.T) {
 	if p := start(t, ref, append([]string{"synthesize", "--all-users", "--concurrency", "2"}, params...)...); p.Wait(t, 3*time.Minute) != 0 {
 		t.Fatalf("in-process synthesize: exit %d\n%s", p.Code(), p.Stderr.String())
 	}
-	enq := start(t, url, append([]string{"synthesize", "--all-users", "--enqueue"}, params...)...)
+	enq := start(t, url, append([]string{"synthesize", "--all-users", "--enqueue", "--users-per-job", "1"}, params...)...)
 	if enq.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: exit %d\n%s", enq.Code(), enq.Stderr.String())
 	}
@@ -143,7 +143,7 @@ func TestKilledWorkerRescued(t *testing.T) {
 	}
 	defer pool.Close()
 	seed(t, pool, users, 150) // users big enough that jobs are in hand when the kill comes
-	if p := start(t, url, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+	if p := start(t, url, "synthesize", "--all-users", "--enqueue", "--users-per-job", "1"); p.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: exit %d\n%s", p.Code(), p.Stderr.String())
 	}
 	// Two workers share the queue; the victim dies once jobs are flowing.

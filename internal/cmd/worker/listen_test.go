@@ -142,7 +142,7 @@ func TestWorkerMetrics(t *testing.T) {
 		}
 		return ""
 	})
-	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue", "--users-per-job", "1"); p.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: %s", p.Stderr.String())
 	}
 	// Arguments that do not decode fail every attempt: one job with a
@@ -194,7 +194,7 @@ func TestWorkerMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	seedUser(t, pool, 1000)
-	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue", "--users-per-job", "1"); p.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: %s", p.Stderr.String())
 	}
 	eventually(t, 30*time.Second, func() string {
@@ -365,7 +365,7 @@ func TestPrometheusScrapesWorker(t *testing.T) {
 	if _, err := tx.Exec(ctx, `LOCK TABLE job_runs IN EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
-	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue", "--users-per-job", "1"); p.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: %s", p.Stderr.String())
 	}
 	want := func(q string, ok func(float64) bool, what string) func() string {
@@ -413,7 +413,7 @@ func TestDrainHandsBack(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	pool := pgtest.Open(t, dbURL)
 	seed(t, pool, 1, 4)
-	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue"); p.Wait(t, time.Minute) != 0 {
+	if p := start(t, dbURL, "synthesize", "--all-users", "--enqueue", "--users-per-job", "1"); p.Wait(t, time.Minute) != 0 {
 		t.Fatalf("enqueue: %s", p.Stderr.String())
 	}
 	tx, err := pool.Begin(ctx)
