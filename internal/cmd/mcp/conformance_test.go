@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -185,12 +186,34 @@ func TestImportServerEverything(t *testing.T) {
 	dir := npmDir(t)
 	nodeBin, _ := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", "node"))
 	everything, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	// The server's command line names paths with spaces and quotes: quoted as for a shell.
+	spaced := filepath.Join(t.TempDir(), "my tools", "it's here")
+	if err := os.MkdirAll(spaced, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(nodeBin, filepath.Join(spaced, "node")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(filepath.Dir(everything)), filepath.Join(spaced, "server everything")); err != nil {
+		t.Fatal(err)
+	}
+	command := fmt.Sprintf(`'%s' "%s" stdio`, strings.ReplaceAll(filepath.Join(spaced, "node"), "'", `'\''`),
+		filepath.Join(spaced, "server everything", "dist", "index.js"))
 	dbURL := pgtest.URL(t)
 	env := helixEnv(t, "DATABASE_URL="+dbURL)
-	code, out, errOut := run(t, env, "manifest", "import", "--mcp-command", nodeBin+" "+everything+" stdio",
+	code, out, errOut := run(t, env, "manifest", "import", "--mcp-command", command,
 		"--namespace", "everything", "--mcp-env", "SECRET_VAR", "--tool-timeout", "20s")
 	if code != 0 || !strings.Contains(out, "everything.echo") || !strings.Contains(out, "everything.get-env") {
 		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	pool := pgtest.Open(t, dbURL)
+	var argv []string
+	if err := pool.QueryRow(context.Background(), `SELECT manifest->'entrypoint'->'mcp'->'command' FROM tool_manifests
+		WHERE name = 'everything.echo'`).Scan(&argv); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(spaced, "node"), filepath.Join(spaced, "server everything", "dist", "index.js"), "stdio"}; !slices.Equal(argv, want) {
+		t.Errorf("recorded command %q, want %q", argv, want)
 	}
 	for _, name := range []string{"everything.echo@2.0.0", "everything.get-env@2.0.0"} {
 		if code, _, errOut := run(t, env, "tool", "approve", name, "--by", "t"); code != 0 {
@@ -229,7 +252,7 @@ func TestImportServerEverything(t *testing.T) {
 	}
 
 	// Re-importing the same server changes nothing.
-	code, out, errOut = run(t, env, "manifest", "import", "--mcp-command", nodeBin+" "+everything+" stdio",
+	code, out, errOut = run(t, env, "manifest", "import", "--mcp-command", command,
 		"--namespace", "everything", "--mcp-env", "SECRET_VAR", "--tool-timeout", "20s")
 	if code != 0 || strings.Contains(out, "created") {
 		t.Errorf("re-import: exit %d\n%s\n%s", code, out, errOut)
