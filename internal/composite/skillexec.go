@@ -20,6 +20,8 @@ type Skills struct {
 	Q db.Querier
 	// Tools runs the steps that name a tool; nil: such steps cannot run.
 	Tools ToolRunner
+	// Client is recorded with each skill execution ("": the helix CLI).
+	Client string
 
 	mu     sync.Mutex
 	loaded map[string]*skill.Skill // a skill is read once per run, even when retried
@@ -107,7 +109,7 @@ func (s *Skills) Exec(ctx context.Context, req ExecRequest) (ExecResult, error) 
 		xctx = c
 	}
 	res, err := s.X.Exec(xctx, s.Q, sk, skill.ExecOptions{Input: req.Input, UserID: req.UserID, Limits: lim,
-		CompositeExecutionID: req.CompositeExecutionID})
+		CompositeExecutionID: req.CompositeExecutionID, Client: s.Client})
 	if err != nil {
 		return ExecResult{}, err
 	}

@@ -84,7 +84,8 @@ func Load(ctx context.Context, q db.Querier, ref string) (*Definition, int64, er
 // Start records a running execution of d (stored as compositeID, 0 when it
 // comes from a file) and returns its id, which the steps' skill executions
 // link to. It is written before the run so that a crash leaves a trace.
-func Start(ctx context.Context, q db.Querier, d *Definition, compositeID int64, userID string, input json.RawMessage) (int64, error) {
+// client names the program that asked ("": the helix CLI; "mcp:NAME").
+func Start(ctx context.Context, q db.Querier, d *Definition, compositeID int64, userID, client string, input json.RawMessage) (int64, error) {
 	var cid *int64
 	if compositeID != 0 {
 		cid = &compositeID
@@ -94,9 +95,9 @@ func Start(ctx context.Context, q db.Querier, d *Definition, compositeID int64, 
 	}
 	var id int64
 	err := q.QueryRow(ctx, `
-		INSERT INTO composite_skill_executions (composite_skill_id, name, version, sha256, user_id, status, input, started_at)
-		VALUES ($1, $2, $3, $4, NULLIF($5, '')::uuid, 'running', COALESCE($6::jsonb, 'null'), clock_timestamp()) RETURNING id`,
-		cid, d.Name, d.Version, d.SHA256, userID, input).Scan(&id)
+		INSERT INTO composite_skill_executions (composite_skill_id, name, version, sha256, user_id, status, input, started_at, client)
+		VALUES ($1, $2, $3, $4, NULLIF($5, '')::uuid, 'running', COALESCE($6::jsonb, 'null'), clock_timestamp(), NULLIF($7, '')) RETURNING id`,
+		cid, d.Name, d.Version, d.SHA256, userID, input, client).Scan(&id)
 	return id, err
 }
 

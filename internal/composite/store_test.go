@@ -39,7 +39,7 @@ func TestStore(t *testing.T) {
 		t.Errorf("load missing version: %v", err)
 	}
 
-	id, err := Start(ctx, tx, v1, s.ID, "0b6c5c1e-57d3-4a55-9a69-2a86e1f4d1a0", json.RawMessage(`{"t":"hi"}`))
+	id, err := Start(ctx, tx, v1, s.ID, "0b6c5c1e-57d3-4a55-9a69-2a86e1f4d1a0", "", json.RawMessage(`{"t":"hi"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -423,7 +423,7 @@ func TestAuditAppendOnly(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT array_agg(name ORDER BY name) FROM helix_tables WHERE append_only`).Scan(&audit); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"composite_skill_executions", "helix_llm_usage", "skill_executions", "tool_executions"}
+	want := []string{"composite_skill_executions", "helix_llm_usage", "helix_memory_search_calls", "skill_executions", "tool_executions"}
 	if !reflect.DeepEqual(audit, want) {
 		t.Fatalf("append-only tables %v, want %v", audit, want)
 	}
@@ -436,6 +436,8 @@ func TestAuditAppendOnly(t *testing.T) {
 			VALUES ('morning', '1', 'abc', $1, 'ok', '{}', now())`,
 		"helix_llm_usage": `INSERT INTO helix_llm_usage (user_id, model, brief_sha256, pattern_types, status)
 			VALUES ($1, 'anthropic/claude-haiku-4-5', 'abc', '{narrative_themes}', 'ok')`,
+		"helix_memory_search_calls": `INSERT INTO helix_memory_search_calls (user_id, client, query_sha256, mode, result_limit, status, started_at, duration_ms)
+			VALUES ($1, 'mcp:t', 'abc', 'text', 10, 'ok', now(), 1)`,
 	}
 	denied := func(err error) bool {
 		var pe *pgconn.PgError

@@ -20,6 +20,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/search"
+	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -48,6 +49,12 @@ type Options struct {
 	Logger     *slog.Logger
 	// Progress is the interval of progress notifications during a tool call (0: 1s).
 	Progress time.Duration
+	// Skills is the sandbox registry skills and composite skills run in, as
+	// helix skill exec and skill run do; nil serves neither.
+	Skills *skill.Executor
+	// FindRuntime finds docker or podman for a composite's container tool
+	// steps (nil: such steps are recorded as refused).
+	FindRuntime func(context.Context) (*toolexec.ContainerRunner, error)
 }
 
 // Server is an MCP server whose tools follow the approved tool versions.
@@ -57,7 +64,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	fingerprint string
-	listed      map[string]string // tool name → sha256 of the listed manifest
+	listed      map[string]string // tool name → kind and sha256 of what is listed under it
 }
 
 // New builds the server with memory_search and the pattern resources; Sync
@@ -72,6 +79,7 @@ func New(o Options) *Server {
 	s := &Server{o: o, listed: map[string]string{}}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "helix", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "helix: the user's approved tools (each runs within the permissions it was approved with, and every call is audited), " +
+			"the registry's skills (skill.NAME) and composite skills (composite.NAME), run in helix's sandbox, " +
 			"memory_search over the user's memories, and the patterns synthesis found as resources.",
 		Logger:       slog.New(warnAndAbove{o.Logger.Handler()}), // sessions opening and closing are not news
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
@@ -99,18 +107,27 @@ type approved struct {
 	m                  *manifest.Manifest
 }
 
-// Fingerprint identifies the set of approved versions; it changes with any
-// approval, revocation or supersession.
+// Fingerprint identifies what is served: the approved tool versions, the
+// registry's skills and its composite skills. It changes with any approval,
+// revocation or supersession, and with any skill or composite added.
 func Fingerprint(ctx context.Context, q db.Querier) (string, error) {
 	var fp string
 	err := q.QueryRow(ctx, `
-		SELECT coalesce(md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)), '')
-		FROM tool_manifests WHERE state = 'approved'`).Scan(&fp)
+		SELECT coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM tool_manifests WHERE state = 'approved'), '')
+		    || '/' || coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM helix_skills), '')
+		    || '/' || coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM helix_composite_skills), '')`).Scan(&fp)
 	return fp, err
 }
 
-// Sync lists the approved tools when they changed since the last look:
-// new ones are added, revoked and superseded ones removed, and the clients
+// served is one MCP tool and what runs it.
+type served struct {
+	key  string // kind and sha256: a changed version is listed again
+	tool *mcp.Tool
+	call mcp.ToolHandler
+}
+
+// Sync lists what is served when it changed since the last look: new tools
+// are added, revoked, superseded and deleted ones removed, and the clients
 // are told (notifications/tools/list_changed).
 func (s *Server) Sync(ctx context.Context) error {
 	fp, err := Fingerprint(ctx, s.o.DB)
@@ -122,47 +139,34 @@ func (s *Server) Sync(ctx context.Context) error {
 	if fp == s.fingerprint && s.fingerprint != "" {
 		return nil
 	}
-	rows, err := s.o.DB.Query(ctx, `
-		SELECT DISTINCT ON (name) name, version, sha256, manifest::text
-		FROM tool_manifests WHERE state = 'approved' ORDER BY name, id DESC`)
+	all, err := s.approvedTools(ctx)
 	if err != nil {
 		return err
 	}
-	var tools []approved
-	for rows.Next() {
-		var a approved
-		var doc []byte
-		if err := rows.Scan(&a.name, &a.version, &a.sha, &doc); err != nil {
-			rows.Close()
+	if s.o.Skills != nil {
+		sk, err := s.registrySkills(ctx)
+		if err != nil {
 			return err
 		}
-		a.m = &manifest.Manifest{}
-		if err := json.Unmarshal(doc, a.m); err != nil {
-			s.o.Logger.Warn("approved tool not served: its manifest does not decode", "tool", a.name+"@"+a.version, "err", err)
-			continue
+		cs, err := s.compositeSkills(ctx)
+		if err != nil {
+			return err
 		}
-		tools = append(tools, a)
-	}
-	if err := rows.Err(); err != nil {
-		return err
+		all = append(append(all, sk...), cs...)
 	}
 	seen := map[string]bool{MemorySearchTool: true}
-	for _, a := range tools {
-		if seen[a.name] {
-			s.o.Logger.Warn("approved tool not served: its name is taken", "tool", a.name)
+	for _, t := range all {
+		name := t.tool.Name
+		if seen[name] {
+			s.o.Logger.Warn("not served: its name is taken", "tool", t.tool.Title)
 			continue
 		}
-		seen[a.name] = true
-		if s.listed[a.name] == a.sha {
+		seen[name] = true
+		if s.listed[name] == t.key {
 			continue
 		}
-		t, err := mcpTool(a)
-		if err != nil {
-			s.o.Logger.Warn("approved tool not served", "tool", a.name+"@"+a.version, "err", err)
-			continue
-		}
-		s.AddTool(t, s.callTool)
-		s.listed[a.name] = a.sha
+		s.AddTool(t.tool, t.call)
+		s.listed[name] = t.key
 	}
 	var gone []string
 	for name := range s.listed {
@@ -177,6 +181,37 @@ func (s *Server) Sync(ctx context.Context) error {
 	}
 	s.fingerprint = fp
 	return nil
+}
+
+// approvedTools are the approved tool versions, the latest of each name.
+func (s *Server) approvedTools(ctx context.Context) ([]served, error) {
+	rows, err := s.o.DB.Query(ctx, `
+		SELECT DISTINCT ON (name) name, version, sha256, manifest::text
+		FROM tool_manifests WHERE state = 'approved' ORDER BY name, id DESC`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []served
+	for rows.Next() {
+		var a approved
+		var doc []byte
+		if err := rows.Scan(&a.name, &a.version, &a.sha, &doc); err != nil {
+			return nil, err
+		}
+		a.m = &manifest.Manifest{}
+		if err := json.Unmarshal(doc, a.m); err != nil {
+			s.o.Logger.Warn("approved tool not served: its manifest does not decode", "tool", a.name+"@"+a.version, "err", err)
+			continue
+		}
+		t, err := mcpTool(a)
+		if err != nil {
+			s.o.Logger.Warn("approved tool not served", "tool", a.name+"@"+a.version, "err", err)
+			continue
+		}
+		out = append(out, served{key: "tool:" + a.sha, tool: t, call: s.callTool})
+	}
+	return out, rows.Err()
 }
 
 // Watch runs Sync every interval until ctx ends. The fingerprint query reads
@@ -213,20 +248,9 @@ func (s *Server) Listed() []string {
 
 // mcpTool describes an approved version as an MCP tool.
 func mcpTool(a approved) (*mcp.Tool, error) {
-	schema, ok := a.m.Parameters.(map[string]any)
-	if a.m.Parameters == nil {
-		schema, ok = map[string]any{}, true
-	}
-	if !ok {
-		return nil, fmt.Errorf("its parameters schema is not an object schema")
-	}
-	schema = maps(schema)
-	switch typ := schema["type"]; typ {
-	case nil:
-		schema["type"] = "object"
-	case "object":
-	default:
-		return nil, fmt.Errorf("its parameters schema is of type %v: MCP tools take an object", typ)
+	schema, err := objectSchema(a.m.Parameters)
+	if err != nil {
+		return nil, err
 	}
 	desc := a.m.Description
 	if desc == "" {
@@ -240,6 +264,27 @@ func mcpTool(a approved) (*mcp.Tool, error) {
 		Annotations: Annotations(a.m),
 		Meta:        mcp.Meta{"helix/version": a.version, "helix/kind": toolexec.Kind(a.m)},
 	}, nil
+}
+
+// objectSchema is a parameters schema as an MCP input schema, which must
+// describe an object; none accepts any object.
+func objectSchema(params any) (map[string]any, error) {
+	schema, ok := params.(map[string]any)
+	if params == nil {
+		schema, ok = map[string]any{}, true
+	}
+	if !ok {
+		return nil, fmt.Errorf("its parameters schema is not an object schema")
+	}
+	schema = maps(schema)
+	switch typ := schema["type"]; typ {
+	case nil:
+		schema["type"] = "object"
+	case "object":
+	default:
+		return nil, fmt.Errorf("its parameters schema is of type %v: MCP tools take an object", typ)
+	}
+	return schema, nil
 }
 
 // maps is a shallow copy.
@@ -403,41 +448,50 @@ func (s *Server) addMemorySearch() {
 	mcp.AddTool(s.Server, &mcp.Tool{
 		Name: MemorySearchTool,
 		Description: "Hybrid search of the user's memories: PostgreSQL full text and embedding similarity, " +
-			"fused by reciprocal rank fusion (text only when no embeddings provider is configured).",
+			"fused by reciprocal rank fusion (text only when no embeddings provider is configured). Every call is audited.",
 		Annotations: &mcp.ToolAnnotations{Title: "Search memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in MemorySearchInput) (*mcp.CallToolResult, any, error) {
-		p, err := searchParams(s.o.UserID, in, s.o.EmbedModel)
-		if err != nil {
-			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}, s.searchMemories)
+}
+
+// searchMemories runs memory_search and records the call in
+// helix_memory_search_calls, refused and interrupted calls too. A call whose
+// row cannot be written fails: no results leave without their audit row.
+func (s *Server) searchMemories(ctx context.Context, req *mcp.CallToolRequest, in MemorySearchInput) (*mcp.CallToolResult, any, error) {
+	call := newSearchCall(s.o.UserID, ClientName(req.Session), in)
+	p, err := searchParams(s.o.UserID, in, s.o.EmbedModel)
+	if err != nil {
+		return nil, nil, s.audited(ctx, call.refused(err), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
+	}
+	e := s.o.Embedder
+	if p.Mode == search.Text {
+		e = nil
+	} else if e == nil && p.Mode == search.Vector {
+		return nil, nil, s.audited(ctx, call.refused(search.ErrNoProvider), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: search.ErrNoProvider.Error()})
+	}
+	rep, err := search.Search(ctx, s.o.DB, e, p)
+	if err != nil && p.Mode == search.Hybrid && e != nil && ctx.Err() == nil {
+		// the provider failed: text results only, as helix memory search does
+		s.o.Logger.Warn("embeddings provider failed: text results only", "err", err)
+		rep, err = search.Search(ctx, s.o.DB, nil, p)
+	}
+	if err != nil {
+		return nil, nil, s.audited(ctx, call.failed(ctx, err), err)
+	}
+	if err := s.audited(ctx, call.done(rep), nil); err != nil {
+		return nil, nil, err
+	}
+	var b strings.Builder
+	for i, r := range rep.Results {
+		content := ""
+		if r.Content != nil {
+			content = *r.Content
 		}
-		e := s.o.Embedder
-		if p.Mode == search.Text {
-			e = nil
-		} else if e == nil && p.Mode == search.Vector {
-			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: search.ErrNoProvider.Error()}
-		}
-		rep, err := search.Search(ctx, s.o.DB, e, p)
-		if err != nil && p.Mode == search.Hybrid && e != nil && ctx.Err() == nil {
-			// the provider failed: text results only, as helix memory search does
-			s.o.Logger.Warn("embeddings provider failed: text results only", "err", err)
-			rep, err = search.Search(ctx, s.o.DB, nil, p)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		var b strings.Builder
-		for i, r := range rep.Results {
-			content := ""
-			if r.Content != nil {
-				content = *r.Content
-			}
-			fmt.Fprintf(&b, "%d. [%s %s] %s\n", i+1, r.Type, r.ID, content)
-		}
-		if len(rep.Results) == 0 {
-			b.WriteString("no memories found\n")
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, rep, nil
-	})
+		fmt.Fprintf(&b, "%d. [%s %s] %s\n", i+1, r.Type, r.ID, content)
+	}
+	if len(rep.Results) == 0 {
+		b.WriteString("no memories found\n")
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, rep, nil
 }
 
 // searchParams checks memory_search's input.

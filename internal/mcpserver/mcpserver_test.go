@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,10 +24,18 @@ import (
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain serves as the JavaScript skills' child too: the executor's
+// default child is this binary with "skill __run-js".
+func TestMain(m *testing.M) {
+	if skill.IsChild(os.Args) {
+		os.Exit(skill.RunChild(os.Stdin, os.Stdout))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 var user = uuid.MustParse("6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b")
 
@@ -108,8 +117,14 @@ func revoke(t *testing.T, pool *pgxpool.Pool, name string) {
 // serve connects an SDK client to a Server over the in-memory transport.
 func serve(t *testing.T, pool *pgxpool.Pool, copts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
+	return serveWith(t, pool, copts, nil)
+}
+
+// serveWith is serve with the skill sandbox x (nil: no skills served).
+func serveWith(t *testing.T, pool *pgxpool.Pool, copts *mcp.ClientOptions, x *skill.Executor) (*Server, *mcp.ClientSession) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := New(Options{DB: pool, UserID: user, Version: "test", Progress: 20 * time.Millisecond,
+	srv := New(Options{DB: pool, UserID: user, Version: "test", Progress: 20 * time.Millisecond, Skills: x,
 		Runner: func(context.Context, string) (*toolexec.Runner, func(), error) {
 			return &toolexec.Runner{HTTP: &toolexec.HTTPRunner{AllowPrivate: true}}, func() {}, nil
 		}})
@@ -397,6 +412,18 @@ func TestMemorySearchAndPatterns(t *testing.T) {
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: MemorySearchTool, Arguments: map[string]any{"query": " "}}); err == nil {
 		t.Error("an empty query was accepted")
+	}
+	// Both calls are audited, by the query's hash, never its text.
+	want := []searchRow{
+		{Client: "mcp:helix-test", QuerySHA: sha("sourdough"), Mode: "hybrid", Used: "text", Limit: 10, Results: 1, Status: SearchOK},
+		{Client: "mcp:helix-test", QuerySHA: sha(" "), Mode: "hybrid", Limit: 10, Results: -1, Status: SearchInvalidInput, Error: "query is empty"},
+	}
+	if got := searchRows(t, pool); !slices.Equal(got, want) {
+		t.Errorf("audit rows\n%+v\nwant\n%+v", got, want)
+	}
+	var leaked bool
+	if err := pool.QueryRow(ctx, `SELECT bool_or(row_to_json(c)::text ILIKE '%sourdough%') FROM helix_memory_search_calls c`).Scan(&leaked); err != nil || leaked {
+		t.Errorf("the query text is in the audit (%v)", err)
 	}
 
 	rs, err := cs.ListResources(ctx, nil)

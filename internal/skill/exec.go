@@ -139,6 +139,9 @@ type ExecOptions struct {
 	Env map[string]string
 	// CompositeExecutionID links the skill_executions row to a composite run (0: none).
 	CompositeExecutionID int64
+	// Client is the program that asked for the run, recorded as
+	// skill_executions.client ("": the helix CLI; "mcp:NAME" through helix mcp serve).
+	Client string
 }
 
 // Result is how an execution ended. A skill's failure is a Status with an

@@ -302,7 +302,7 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 	if o.CompositeExecutionID > 0 {
 		composite = &o.CompositeExecutionID
 	}
-	var version, user, output, errText, stderr *string
+	var version, user, output, errText, stderr, client *string
 	str := func(v string) *string {
 		if v == "" {
 			return nil
@@ -311,12 +311,13 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 	}
 	// Errors and logs are stored with every known secret masked (package redact).
 	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(r.Output)), str(redact.String(r.Error)), str(redact.String(r.Stderr))
+	client = str(o.Client)
 	err = q.QueryRow(ctx, `
 INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
-	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits)
-VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client)
+VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 RETURNING id`,
 		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
-		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim).Scan(&r.ExecutionID)
+		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client).Scan(&r.ExecutionID)
 	return err
 }

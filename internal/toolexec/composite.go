@@ -18,6 +18,8 @@ type CompositeTools struct {
 	// FindRuntime finds docker or podman the first time a container tool runs
 	// (nil: container tools cannot run).
 	FindRuntime func(context.Context) (*ContainerRunner, error)
+	// Client is recorded with each tool execution ("": the helix CLI).
+	Client string
 
 	once sync.Once
 }
@@ -48,7 +50,7 @@ func (c *CompositeTools) RunTool(ctx context.Context, req composite.ExecRequest)
 	if Kind(t.Manifest) == "container" && c.FindRuntime != nil {
 		c.once.Do(func() { c.R.Container, c.R.ContainerErr = c.FindRuntime(ctx) })
 	}
-	res, err := c.R.Exec(ctx, c.Q, t, Options{Input: req.Input, UserID: req.UserID, CompositeExecutionID: req.CompositeExecutionID})
+	res, err := c.R.Exec(ctx, c.Q, t, Options{Input: req.Input, UserID: req.UserID, CompositeExecutionID: req.CompositeExecutionID, Client: c.Client})
 	if res == nil {
 		return composite.ExecResult{}, err
 	}

@@ -55,7 +55,7 @@ output: {pet: $.steps.show.output}
 	}
 	ex := composite.NewSkills(nil, pool)
 	ex.Tools = &CompositeTools{R: &Runner{HTTP: &HTTPRunner{AllowPrivate: true}}, Q: pool}
-	id, err := composite.Start(ctx, pool, d, 0, "", json.RawMessage(`{}`))
+	id, err := composite.Start(ctx, pool, d, 0, "", "", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

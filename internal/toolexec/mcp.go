@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mattn/go-shellwords"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helixhq/helix/internal/build"
@@ -30,6 +31,29 @@ type MCPServer struct {
 	Env     []string
 	URL     string       // Streamable HTTP
 	HTTP    *http.Client // for URL
+}
+
+// ParseCommand splits an MCP server's command line into words as a POSIX
+// shell would, without one: words are separated by blanks, quoted with '…' or
+// "…", or escaped with a backslash (a path with spaces: '/opt/my tools/srv').
+// Nothing is expanded ($VAR, `cmd`, $(cmd) stay as written), and an unquoted
+// ;, &, |, < or > is refused: there is no shell to chain or redirect.
+func ParseCommand(line string) ([]string, error) {
+	p := shellwords.NewParser() // ParseEnv and ParseBacktick off: no expansion
+	argv, err := p.Parse(line)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%q: unbalanced quote, parenthesis or trailing backslash", line)
+	case p.Position >= 0:
+		rest := line
+		if rs := []rune(line); p.Position < len(rs) { // Position counts runes
+			rest = string(rs[p.Position:])
+		}
+		return nil, fmt.Errorf("%q: an unquoted shell operator at %q: the command runs without a shell, so it cannot chain or redirect (quote it if it belongs to an argument)", line, rest)
+	case len(argv) == 0 || argv[0] == "":
+		return nil, fmt.Errorf("%q: no command", line)
+	}
+	return argv, nil
 }
 
 // serverStderr keeps the first 8 KiB a server writes on stderr, for error messages.

@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -111,4 +113,60 @@ func TestMCPStdioTimeout(t *testing.T) {
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("took %s", el)
 	}
+}
+
+func TestParseCommand(t *testing.T) {
+	for line, want := range map[string][]string{
+		`node /opt/srv/index.js stdio`:                       {"node", "/opt/srv/index.js", "stdio"},
+		`  node   a  `:                                       {"node", "a"},
+		`'/opt/my tools/node' "/srv dir/index.js" x`:         {"/opt/my tools/node", "/srv dir/index.js", "x"},
+		`/opt/my\ tools/node --flag='a b' ""`:                {"/opt/my tools/node", "--flag=a b", ""},
+		`srv --token $TOKEN "$HOME" '$(id)' $(id) ` + "`id`": {"srv", "--token", "$TOKEN", "$HOME", "$(id)", "$(id)", "`id`"},
+		`srv 'semi;colon' "a|b" x\>y`:                        {"srv", "semi;colon", "a|b", "x>y"},
+		`sérvér 'ünïcode'`:                                   {"sérvér", "ünïcode"},
+	} {
+		got, err := ParseCommand(line)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseCommand(%q) = %q, %v; want %q", line, got, err, want)
+		}
+	}
+	for line, wantErr := range map[string]string{
+		``:                 "no command",
+		`   `:              "no command",
+		`node 'unclosed`:   "unbalanced",
+		`node "unclosed`:   "unbalanced",
+		`node trailing\`:   "unbalanced",
+		`node a; rm -rf /`: `operator at "; rm -rf /"`,
+		`node a | tee x`:   `operator at "| tee x"`,
+		`node a > out`:     `operator at "> out"`,
+		`ünï a 2>err`:      `operator at "2>err"`,
+		`node a && b`:      `operator at "&& b"`,
+		`"" a`:             "no command",
+	} {
+		if _, err := ParseCommand(line); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("ParseCommand(%q): error %v, want %q", line, err, wantErr)
+		}
+	}
+}
+
+// quoteWord quotes w for a POSIX shell: inside '…', a ' is written '\”.
+func quoteWord(w string) string { return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'" }
+
+// FuzzParseCommand: --mcp-command is outside bytes. Any line parses or is
+// refused without a panic, and any argv, each word quoted, parses back to itself.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"node index.js stdio", `'/a b/node' "x y" z\ w`, "a;b", `a "b`, "\x00", "a $(b) `c`", "é 2>x"} {
+		f.Add(s, "/opt/my tools/node", "it's")
+	}
+	f.Fuzz(func(t *testing.T, line, w1, w2 string) {
+		_, _ = ParseCommand(line)
+		if w1 == "" || !utf8.ValidString(w1+w2) {
+			return
+		}
+		argv := []string{w1, w2}
+		got, err := ParseCommand(quoteWord(w1) + " " + quoteWord(w2))
+		if err != nil || !slices.Equal(got, argv) {
+			t.Fatalf("%q quoted: %q, %v", argv, got, err)
+		}
+	})
 }

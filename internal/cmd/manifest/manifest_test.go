@@ -44,6 +44,8 @@ func TestNewCmdImportFlags(t *testing.T) {
 		{argv: []string{"a.yaml", "--mcp-env", "API_KEY"}, wantErr: "--mcp-env goes with"},
 		{argv: []string{"--mcp-url", "ftp://x"}, wantErr: "invalid --mcp-url"},
 		{argv: []string{"--mcp-command", "x", "--mcp-env", "A=B"}, wantErr: "invalid --mcp-env"},
+		{argv: []string{"--mcp-command", "node 'a b.js"}, wantErr: "invalid --mcp-command"},
+		{argv: []string{"--mcp-command", "node srv.js > log"}, wantErr: "without a shell"},
 		{argv: []string{"a.yaml", "--tool-timeout", "soon"}, wantErr: "invalid --tool-timeout"},
 		{argv: []string{"a.yaml", "--max-bytes", "big"}, wantErr: "invalid --max-bytes"},
 	}

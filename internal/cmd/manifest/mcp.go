@@ -16,8 +16,9 @@ import (
 )
 
 const mcpHelp = `
-MCP servers: --mcp-command 'CMD ARGS...' starts a stdio MCP server (the words
-are split on spaces, no shell; CMD is looked up on PATH and recorded as an
+MCP servers: --mcp-command 'CMD ARGS...' starts a stdio MCP server (split into
+words as a shell would: quote a word with spaces, '/opt/my tools/srv'; nothing
+is expanded and no shell runs it; CMD is looked up on PATH and recorded as an
 absolute path), --mcp-url URL reaches a Streamable HTTP one; each of the tools
 it lists is recorded as proposed, named NAMESPACE.tool (the namespace from the
 server's name, or --namespace), at the server's version, with its input schema
@@ -52,6 +53,11 @@ func checkMCPFlags(opts *ImportOptions) error {
 	case opts.MCPURL != "" && !manifest.IsURL(opts.MCPURL):
 		return cmdutil.FlagErrorf("invalid --mcp-url %q: use an http(s) URL", opts.MCPURL)
 	}
+	if opts.MCPCommand != "" {
+		if _, err := toolexec.ParseCommand(opts.MCPCommand); err != nil {
+			return cmdutil.FlagErrorf("invalid --mcp-command %v", err)
+		}
+	}
 	for _, e := range opts.MCPEnv {
 		if e == "" || strings.ContainsAny(e, "= \t") {
 			return cmdutil.FlagErrorf("invalid --mcp-env %q: a variable name", e)
@@ -68,7 +74,10 @@ func mcpCandidates(ctx context.Context, opts *ImportOptions, max manifest.Maxima
 	}
 	srv := toolexec.MCPServer{URL: opts.MCPURL}
 	if opts.MCPCommand != "" {
-		argv := strings.Fields(opts.MCPCommand)
+		argv, err := toolexec.ParseCommand(opts.MCPCommand) // checkMCPFlags parsed it already
+		if err != nil {
+			return nil, cmdutil.FlagErrorf("invalid --mcp-command %v", err)
+		}
 		path, err := exec.LookPath(argv[0])
 		if err != nil {
 			return nil, cmdutil.InputError(fmt.Errorf("--mcp-command: %w", err))

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,12 +16,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/testbin"
 )
 
@@ -39,11 +46,17 @@ func npmDir(t *testing.T) string {
 // node runs a script of an npm package with the Node 22 installed beside it.
 func node(t *testing.T, dir string, timeout time.Duration, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return nodeEnv(t, dir, timeout, nil, args...)
+}
+
+// nodeEnv is node with more environment variables.
+func nodeEnv(t *testing.T, dir string, timeout time.Duration, env []string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	bin := filepath.Join(dir, "node_modules", ".bin")
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "node"), args...)
-	cmd.Env = append(helixEnv(t), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+	cmd.Env = append(append(helixEnv(t), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1"), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
@@ -102,6 +115,14 @@ func TestConformance(t *testing.T) {
 		VALUES ($1, 'narrative_themes', '{"theme": "craft"}', 0.7, '{}')`, userID); err != nil {
 		t.Fatal(err)
 	}
+	sk, err := skill.LoadFile(filepath.Join("..", "..", "..", "testdata", "composite", "upper.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk.Name, sk.Version, sk.Params = "upper", "1", []byte(`{"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}`)
+	if _, err := skill.Add(context.Background(), pool, sk); err != nil {
+		t.Fatal(err)
+	}
 	helix := testbin.Helix(t)
 	cfgHome := t.TempDir()
 	inspect := func(t *testing.T, target []string, args ...string) map[string]any {
@@ -118,7 +139,7 @@ func TestConformance(t *testing.T) {
 		return doc
 	}
 	// The inspector takes --log-level for itself: helix's comes from the environment.
-	stdio := []string{"-e", "DATABASE_URL=" + dbURL, "-e", "XDG_CONFIG_HOME=" + cfgHome, "-e", "HELIX_LOG_LEVEL=warn",
+	stdio := []string{"-e", "DATABASE_URL=" + dbURL, "-e", "XDG_CONFIG_HOME=" + cfgHome, "-e", "XDG_CACHE_HOME=" + cfgHome, "-e", "HELIX_LOG_LEVEL=warn",
 		helix, "mcp", "serve", "--user-id", userID, "--allow-private"}
 
 	t.Run("inspector stdio", func(t *testing.T) {
@@ -137,6 +158,16 @@ func TestConformance(t *testing.T) {
 		}
 		if got := clientOf(t, pool); !strings.HasPrefix(got, "mcp:") || strings.HasPrefix(got, "mcp:unknown") || !strings.HasSuffix(got, " ok") {
 			t.Errorf("last execution = %q, want the inspector's name", got)
+		}
+		call = inspect(t, stdio, "--method", "tools/call", "--tool-name", "skill.upper", "--tool-arg", "text=hey")
+		b, _ = json.Marshal(call)
+		if call["isError"] == true || !strings.Contains(string(b), `HEY`) {
+			t.Errorf("tools/call skill.upper = %s", b)
+		}
+		var skillClient string
+		if err := pool.QueryRow(context.Background(), `SELECT status || ' ' || client FROM skill_executions ORDER BY id DESC LIMIT 1`).Scan(&skillClient); err != nil ||
+			!strings.HasPrefix(skillClient, "ok mcp:") || strings.HasSuffix(skillClient, "mcp:unknown") {
+			t.Errorf("skill execution %q (%v), want ok and the inspector's name", skillClient, err)
 		}
 		read := inspect(t, stdio, "--method", "resources/read", "--uri", "helix://patterns/llm")
 		b, _ = json.Marshal(read)
@@ -185,12 +216,34 @@ func TestImportServerEverything(t *testing.T) {
 	dir := npmDir(t)
 	nodeBin, _ := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", "node"))
 	everything, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	// The server's command line names paths with spaces and quotes: quoted as for a shell.
+	spaced := filepath.Join(t.TempDir(), "my tools", "it's here")
+	if err := os.MkdirAll(spaced, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(nodeBin, filepath.Join(spaced, "node")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(filepath.Dir(everything)), filepath.Join(spaced, "server everything")); err != nil {
+		t.Fatal(err)
+	}
+	command := fmt.Sprintf(`'%s' "%s" stdio`, strings.ReplaceAll(filepath.Join(spaced, "node"), "'", `'\''`),
+		filepath.Join(spaced, "server everything", "dist", "index.js"))
 	dbURL := pgtest.URL(t)
 	env := helixEnv(t, "DATABASE_URL="+dbURL)
-	code, out, errOut := run(t, env, "manifest", "import", "--mcp-command", nodeBin+" "+everything+" stdio",
+	code, out, errOut := run(t, env, "manifest", "import", "--mcp-command", command,
 		"--namespace", "everything", "--mcp-env", "SECRET_VAR", "--tool-timeout", "20s")
 	if code != 0 || !strings.Contains(out, "everything.echo") || !strings.Contains(out, "everything.get-env") {
 		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	pool := pgtest.Open(t, dbURL)
+	var argv []string
+	if err := pool.QueryRow(context.Background(), `SELECT manifest->'entrypoint'->'mcp'->'command' FROM tool_manifests
+		WHERE name = 'everything.echo'`).Scan(&argv); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(spaced, "node"), filepath.Join(spaced, "server everything", "dist", "index.js"), "stdio"}; !slices.Equal(argv, want) {
+		t.Errorf("recorded command %q, want %q", argv, want)
 	}
 	for _, name := range []string{"everything.echo@2.0.0", "everything.get-env@2.0.0"} {
 		if code, _, errOut := run(t, env, "tool", "approve", name, "--by", "t"); code != 0 {
@@ -229,7 +282,7 @@ func TestImportServerEverything(t *testing.T) {
 	}
 
 	// Re-importing the same server changes nothing.
-	code, out, errOut = run(t, env, "manifest", "import", "--mcp-command", nodeBin+" "+everything+" stdio",
+	code, out, errOut = run(t, env, "manifest", "import", "--mcp-command", command,
 		"--namespace", "everything", "--mcp-env", "SECRET_VAR", "--tool-timeout", "20s")
 	if code != 0 || strings.Contains(out, "created") {
 		t.Errorf("re-import: exit %d\n%s\n%s", code, out, errOut)
@@ -248,5 +301,159 @@ func TestImportServerEverything(t *testing.T) {
 	r, err := cs.CallTool(ctx, &mcpCallParams{Name: "everything.echo", Arguments: map[string]any{"message": "relayed"}})
 	if err != nil || r.IsError || !strings.Contains(toText(r), "Echo: relayed") {
 		t.Errorf("through mcp serve: %+v, %v", r, err)
+	}
+}
+
+// A client no one here wrote (the official TypeScript SDK, testdata/cancel.mjs)
+// cancels calls to helix mcp serve with notifications/cancelled: an HTTP
+// tool's request is dropped (the service sees its client go) and a skill's
+// child process is killed; both executions are recorded interrupted, with
+// the client's name.
+func TestNodeClientCancels(t *testing.T) {
+	dir := npmDir(t)
+	dbURL := pgtest.URL(t)
+	pool := pgtest.Open(t, dbURL)
+	ctx := context.Background()
+	arrived, gone := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(arrived) })
+		<-r.Context().Done()
+		close(gone)
+	}))
+	defer svc.Close()
+	u, _ := url.Parse(svc.URL)
+	m := &manifest.Manifest{Name: "shop.slow", Version: "1.0.0", Description: "answers when it wants",
+		Entrypoint:  manifest.Entrypoint{HTTP: &manifest.HTTPCall{Method: "POST", URL: svc.URL + "/slow"}},
+		Parameters:  map[string]any{"type": "object"},
+		Permissions: manifest.Permissions{Network: manifest.Network{u.Host}, Timeout: "2m"}}
+	if _, err := manifest.Record(ctx, pool, []manifest.Candidate{{Manifest: m, Source: "test"}}, manifest.ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifest.Approve(ctx, pool, m.Name, m.Version, "t", "test", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := skill.LoadFile(filepath.Join("..", "..", "..", "testdata", "composite", "spin.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk.Name, sk.Version = "spin", "1"
+	if _, err := skill.Add(ctx, pool, sk); err != nil {
+		t.Fatal(err)
+	}
+
+	helix := testbin.Helix(t)
+	argv, _ := json.Marshal([]string{helix, "mcp", "serve", "--user-id", userID, "--allow-private"})
+	home := t.TempDir()
+	srvEnv, _ := json.Marshal(map[string]string{"DATABASE_URL": dbURL, "XDG_CONFIG_HOME": home, "XDG_CACHE_HOME": home, "HOME": home,
+		"HELIX_LOG_LEVEL": "warn", "PATH": os.Getenv("PATH")})
+	calls := `[{"name": "shop.slow", "arguments": {}}, {"name": "skill.spin", "arguments": {"loops": -1}}]`
+	script, _ := filepath.Abs(filepath.Join("testdata", "cancel.mjs"))
+	out, errOut, err := nodeEnv(t, dir, 3*time.Minute, []string{"MCP_SDK=" + filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
+		"HELIX_ARGV=" + string(argv), "HELIX_ENV=" + string(srvEnv), "CALLS=" + calls}, script)
+	if err != nil {
+		t.Fatalf("cancel.mjs: %v\n%s\n%s", err, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("cancel.mjs printed %q\n%s", out, errOut)
+	}
+	for _, l := range lines {
+		var r struct {
+			Name     string
+			Progress []string
+			Outcome  string
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || len(r.Progress) < 2 || !strings.HasPrefix(r.Outcome, "cancelled") {
+			t.Errorf("call %s (%v)", l, err)
+		}
+	}
+	select {
+	case <-arrived:
+	default:
+		t.Fatal("the slow tool's request never reached the service")
+	}
+	select {
+	case <-gone:
+	case <-time.After(30 * time.Second):
+		t.Error("the cancelled request was never dropped")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var tool, skillRun string
+		err := pool.QueryRow(ctx, `SELECT
+			(SELECT string_agg(tool_name || ' ' || status || ' ' || client, ',') FROM tool_executions),
+			(SELECT string_agg(skill_name || ' ' || status || ' ' || client, ',') FROM skill_executions)`).Scan(&tool, &skillRun)
+		children := skillChildren(helix)
+		if err == nil && tool == "shop.slow interrupted mcp:node-cancel" && skillRun == "spin interrupted mcp:node-cancel" && len(children) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tool_executions %q, skill_executions %q (%v), skill children still running: %v", tool, skillRun, err, children)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// skillChildren are the JavaScript skill processes of helix binary bin still running.
+func skillChildren(bin string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err == nil && strings.HasPrefix(string(cmd), bin+"\x00") && strings.Contains(string(cmd), "\x00"+skill.ChildCommand) {
+			out = append(out, filepath.Base(d))
+		}
+	}
+	return out
+}
+
+// The reference server server-everything in its Streamable HTTP mode,
+// imported with --mcp-url and its tool run by tool exec after approval.
+func TestImportServerEverythingHTTP(t *testing.T) {
+	dir := npmDir(t)
+	everything, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := exec.CommandContext(ctx, filepath.Join(dir, "node_modules", ".bin", "node"), everything, "streamableHttp")
+	srv.Env = append(os.Environ(), "PORT="+port)
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = srv.Wait() }()
+	addr := "127.0.0.1:" + port
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything does not listen on %s: %s", addr, srvErr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	endpoint := "http://" + addr + "/mcp"
+	env := helixEnv(t, "DATABASE_URL="+pgtest.URL(t))
+	code, out, errOut := run(t, env, "manifest", "import", "--mcp-url", endpoint, "--namespace", "evhttp", "--allow-private", "--tool-timeout", "20s")
+	if code != 0 || !strings.Contains(out, "evhttp.echo") {
+		t.Fatalf("import: exit %d\n%s\n%s\n%s", code, out, errOut, srvErr.String())
+	}
+	if code, out, errOut := run(t, env, "tool", "exec", "evhttp.echo", "--input", `{"message": "x"}`, "--allow-private"); code != 2 || !strings.Contains(errOut, "proposed") {
+		t.Errorf("before approval: exit %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, env, "tool", "approve", "evhttp.echo@2.0.0", "--by", "t"); code != 0 {
+		t.Fatalf("approve: %d %s", code, errOut)
+	}
+	code, out, errOut = run(t, env, "tool", "exec", "evhttp.echo", "--input", `{"message": "over http"}`, "--allow-private")
+	if code != 0 || strings.TrimSpace(out) != "Echo: over http" {
+		t.Errorf("tool exec: exit %d, %q, %s", code, out, errOut)
+	}
+	// Without --allow-private the SSRF guard keeps helix off the loopback server.
+	if code, _, errOut := run(t, env, "tool", "exec", "evhttp.echo", "--input", `{"message": "x"}`); code == 0 {
+		t.Errorf("a loopback MCP server was reached without --allow-private: %s", errOut)
 	}
 }

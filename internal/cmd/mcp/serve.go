@@ -24,6 +24,7 @@ import (
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/mcpserver"
 	"github.com/helixhq/helix/internal/search"
+	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -53,7 +54,7 @@ func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Comm
 	opts := &ServeOptions{IO: f.IOStreams, F: f, LookupEnv: os.LookupEnv, FindRuntime: toolexec.FindRuntime}
 	cmd := &cobra.Command{
 		Use:   "serve --user-id UUID [--listen ADDR]",
-		Short: "Serve a user's approved tools, memory search and patterns over MCP",
+		Short: "Serve a user's approved tools, skills, memory search and patterns over MCP",
 		Long: `Serve one user's tools and memories to an MCP host (Claude Desktop, an agent
 runtime, the MCP Inspector) over stdio, or over Streamable HTTP with --listen.
 
@@ -69,7 +70,19 @@ approved tools are looked at every --poll-interval; when they change, clients
 get notifications/tools/list_changed. A cancelled call is recorded as
 interrupted; a client that sends a progress token gets progress every second.
 
+Skills: the latest version of every skill in the registry (helix skill add)
+as skill.NAME, and of every stored composite skill (helix skill add-composite)
+as composite.NAME, with their input schemas. They run as helix skill exec and
+helix skill run do: in the sandbox, within the skill's, the configuration's
+(skill.timeout, skill.memory, skill.output-limit) and the workflow's limits,
+with no --env values; a composite's tool steps run approved tools only.
+skill_executions and composite_skill_executions get the run, with client
+"mcp:<client name>"; a cancelled call stops the skill (interrupted).
+
 memory_search: hybrid search of the user's memories (as helix memory search).
+Every call, refused ones too, is recorded in helix_memory_search_calls: the
+client, the query's SHA-256 (never its text), mode, limit, result count,
+status and duration.
 Resources: helix://patterns/synthesis (memory_synthesis) and
 helix://patterns/llm (memory_patterns), the user's newest 500 of each as JSON.
 
@@ -159,12 +172,21 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if c := shared.EmbedClient(cfg, hc, ""); c != nil {
 		e = queryEmbedder{c}
 	}
+	eo, err := shared.SkillExecutorOptions(cfg)
+	if err != nil {
+		return err
+	}
+	x, err := skill.NewExecutor(eo)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
 	env := &shared.ToolEnv{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
 		Now: opts.F.Now, AllowPrivate: opts.AllowPrivate, MaxResponse: maxResp}
 	srv := mcpserver.New(mcpserver.Options{
 		DB: pool, UserID: opts.UserID.ID, Runner: env.Runner, Embedder: e, EmbedModel: shared.EmbedModel(cfg),
-		Version: build.Version, Logger: log,
+		Version: build.Version, Logger: log, Skills: x, FindRuntime: opts.FindRuntime,
 	})
 	if err := srv.Sync(ctx); err != nil {
 		return fmt.Errorf("list the approved tools: %w", err)

@@ -122,7 +122,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	id, err := composite.Start(ctx, pool, d, stored, opts.UserID.String(), input)
+	id, err := composite.Start(ctx, pool, d, stored, opts.UserID.String(), "", input)
 	if err != nil {
 		return fmt.Errorf("record the run of %s@%s: %w", d.Name, d.Version, err)
 	}
