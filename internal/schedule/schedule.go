@@ -1,5 +1,6 @@
 // Package schedule keeps durable cron schedules of helix job command lines in
-// PostgreSQL and fires each tick once across every `helix worker` (River).
+// PostgreSQL and fires each tick once across every `helix worker` (River) and
+// every single-process scheduler (Local: `helix decay schedule`).
 package schedule
 
 import (
