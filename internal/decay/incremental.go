@@ -157,86 +157,100 @@ func saveState(ctx context.Context, q db.Querier, o Options, started time.Time, 
 
 // dueSQL selects, per table, the rows an incremental run recomputes ($1 at,
 // $2 accesses after): never decayed, due to cross the threshold, or touched
-// by the platform since their state was computed. Each branch is one index range.
+// by the platform since their state was computed. Each branch is one index
+// range. ok is false for a memory no UPDATE can touch (knownType): it is
+// counted as skipped, not sent to the update.
 var dueSQL = map[string]string{
-	phaseMemories: `SELECT id FROM memories WHERE decayed_at IS NULL
-		UNION SELECT id FROM memories WHERE forget_at <= $1
-		UNION SELECT id FROM memories WHERE last_accessed > $2 AND last_accessed <= $1
+	phaseMemories: `SELECT id, ` + knownType + ` AS ok FROM memories WHERE decayed_at IS NULL
+		UNION SELECT id, ` + knownType + ` FROM memories WHERE forget_at <= $1
+		UNION SELECT id, ` + knownType + ` FROM memories WHERE last_accessed > $2 AND last_accessed <= $1
 			AND last_accessed > coalesce(reviewed_at, created_at)`,
-	phaseLayers: `SELECT id FROM psychology_layers WHERE decayed_at IS NULL
-		UNION SELECT id FROM psychology_layers WHERE forget_at <= $1
-		UNION SELECT id FROM psychology_layers WHERE last_updated > $2 AND last_updated IS DISTINCT FROM decay_basis`,
+	phaseLayers: `SELECT id, true AS ok FROM psychology_layers WHERE decayed_at IS NULL
+		UNION SELECT id, true FROM psychology_layers WHERE forget_at <= $1
+		UNION SELECT id, true FROM psychology_layers WHERE last_updated > $2 AND last_updated IS DISTINCT FROM decay_basis`,
 }
 
 // runIncremental recomputes only the due rows, with the same SET as a full
-// run, in committed chunks. The due ids are collected once into a temporary
-// table first: a row whose recomputed forget_at lands within rounding of the
-// run's instant is then not picked up again by the same run. An interrupted
-// incremental run needs no checkpoint: rows it finished are no longer due.
-// The table is helix_decay_due, not a temporary table: a transaction pooler
-// would lose that between transactions. The decay lock makes it this run's.
+// run, in committed chunks. The due ids are read once, in id order, into
+// memory first (16 bytes a row): a row whose recomputed forget_at lands
+// within rounding of the run's instant is then not picked up again by the
+// same run, and nothing is kept on the server between transactions (a
+// transaction pooler gives each one another backend). Each chunk updates its
+// ids through the primary key (id = ANY(array)), never a join the planner
+// could turn into a scan of the whole table. An interrupted incremental run
+// needs no checkpoint: rows it finished are no longer due.
 func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since time.Time, res *Result) error {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `DELETE FROM helix_decay_due`) }()
 	var forgetBelow any
 	if o.ForgetBelow > 0 {
 		forgetBelow = o.ForgetBelow
 	}
-	if _, err := conn.Exec(ctx, `DELETE FROM helix_decay_due`); err != nil { // a killed run's
-		return err
-	}
+	phases := []phase{memoriesPhase(o), layersPhase(o)}
+	due := make([][][16]byte, len(phases))
+	skipped := make([]int64, len(phases))
 	chunks := 0
-	for _, table := range []string{phaseMemories, phaseLayers} {
-		tag, err := conn.Exec(ctx, `INSERT INTO helix_decay_due SELECT $3, id FROM (`+dueSQL[table]+`) d`, o.At, since, table)
+	for i, ph := range phases {
+		rows, err := pool.Query(ctx, `SELECT id, ok FROM (`+dueSQL[ph.table]+`) d ORDER BY id`, o.At, since)
 		if err != nil {
-			return fmt.Errorf("%s: find due rows: %w", table, err)
+			return fmt.Errorf("%s: find due rows: %w", ph.table, err)
 		}
-		chunks += int((tag.RowsAffected() + int64(o.ChunkSize) - 1) / int64(o.ChunkSize))
-	}
-	if _, err := conn.Exec(ctx, `ANALYZE helix_decay_due`); err != nil {
-		return err
+		var id [16]byte
+		var ok bool
+		_, err = pgx.ForEachRow(rows, []any{&id, &ok}, func() error {
+			if ok {
+				due[i] = append(due[i], id)
+			} else {
+				skipped[i]++
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: find due rows: %w", ph.table, err)
+		}
+		chunks += (len(due[i]) + o.ChunkSize - 1) / o.ChunkSize
 	}
 	if o.OnStart != nil {
 		o.OnStart(ModeIncremental, chunks)
 	}
-	for _, ph := range []phase{memoriesPhase(o), layersPhase(o)} {
-		// $1 after this id, $2 chunk size, $3 user (unused: one-user runs are
-		// full), then the phase's own parameters from $4 as in a full run.
+	for i, ph := range phases {
 		where := ph.where
 		if where == "" {
 			where = "true"
 		}
-		update := fmt.Sprintf(`WITH c AS (SELECT id FROM helix_decay_due WHERE tbl = '%[1]s' AND id > $1::uuid ORDER BY id LIMIT $2),
-			u AS (UPDATE %[1]s SET %[2]s FROM c WHERE %[1]s.id = c.id AND ($3::uuid IS NULL OR %[1]s.user_id = $3::uuid) AND %[3]s RETURNING forgotten)
-			SELECT (SELECT id::text FROM c ORDER BY id DESC LIMIT 1), (SELECT count(*) FROM u), (SELECT count(*) FROM u WHERE forgotten),
-			       (SELECT count(*) FROM %[1]s JOIN c USING (id) WHERE NOT %[3]s)`,
-			ph.table, ph.set, where)
-		from := "00000000-0000-0000-0000-000000000000"
-		for {
+		// $1 first and $2 last id of the chunk, $3 user (unused: one-user
+		// runs are full), the phase's own parameters from $4 as in a full
+		// run, then the chunk's ids. The rows are found through the primary
+		// key, never a join or a scan.
+		update := fmt.Sprintf(`WITH u AS (UPDATE %[1]s SET %[2]s WHERE id = ANY($%[4]d::uuid[]) AND id >= $1::uuid AND id <= $2::uuid%[5]s
+				AND %[3]s RETURNING forgotten)
+			SELECT count(*), count(*) FILTER (WHERE forgotten) FROM u`,
+			ph.table, ph.set, where, 6+len(ph.args), userFilter)
+		res.Skipped += skipped[i]
+		for lo := 0; lo < len(due[i]); lo += o.ChunkSize {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			var hi *string
-			var n, forgotten, skipped int64
-			args := append([]any{from, o.ChunkSize, nil, o.At, forgetBelow}, ph.args...)
-			err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
-				return tx.QueryRow(ctx, update, args...).Scan(&hi, &n, &forgotten, &skipped)
+			chunk := due[i][lo:min(lo+o.ChunkSize, len(due[i]))]
+			var n, forgotten int64
+			args := append([]any{chunk[0], chunk[len(chunk)-1], nil, o.At, forgetBelow}, ph.args...)
+			args = append(args, chunk)
+			err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
+				// The due rows are a sliver of the table scattered over it;
+				// costed with random_page_cost 4, a scan of every row looks
+				// as cheap as the index and costs CPU in proportion to the
+				// table, not to the change. SET LOCAL ends with the
+				// transaction, on every connection path.
+				if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+					return err
+				}
+				return tx.QueryRow(ctx, update, args...).Scan(&n, &forgotten)
 			})
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				return fmt.Errorf("%s: due rows after %s: %w", ph.table, from, err)
+				return fmt.Errorf("%s: %d due rows from %x: %w", ph.table, len(chunk), chunk[0], err)
 			}
-			if hi == nil {
-				break
-			}
-			res.chunk(o, ph.table, n, forgotten, skipped, forgetBelow != nil)
-			from = *hi
+			res.chunk(o, ph.table, n, forgotten, 0, forgetBelow != nil)
 		}
 	}
 	return nil

@@ -33,9 +33,9 @@ type Options struct {
 	Full   bool
 	Memory FSRSParams
 	Layers Layers
-	// Tick is the scheduled instant a scheduler runs for ("" for a manual run).
-	// A tick that already has a successful run is skipped, so two schedulers
-	// whose clocks or start-up differ by a little never both run it.
+	// Tick is the scheduled instant of the schedule fire this run is ("" for
+	// a manual run), recorded in job_runs.params. Once per tick is the
+	// scheduler's (internal/schedule: one fire per schedule and tick).
 	Tick string
 	// OnStart is called once the run knows its mode and how many chunks it
 	// will commit (about: a full run's estimate counts rows; progress reporting).
@@ -95,9 +95,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ErrTickDone is returned when the scheduled tick already ran elsewhere.
-var ErrTickDone = errors.New("tick already ran")
-
 // Run takes the decay lock, records a job_runs row and updates every memory
 // and layer in scope, one committed key-range chunk at a time. An interrupted
 // run leaves a checkpoint; the next run over the same scope resumes after it.
@@ -120,19 +117,6 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 
 	var res *Result
 	spec := jobrun.Spec{Job: JobName, Params: params, Lock: JobName, RecordSkipped: true}
-	if o.Tick != "" {
-		spec.Check = func(ctx context.Context, q db.Querier) error {
-			var done bool
-			if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM job_runs WHERE job = $1 AND status = 'ok' AND params->>'tick' = $2)`,
-				JobName, o.Tick).Scan(&done); err != nil {
-				return err
-			}
-			if done {
-				return ErrTickDone
-			}
-			return nil
-		}
-	}
 	err := jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		start := time.Now()
 		res = &Result{RunID: run.ID, At: o.At.UTC()}

@@ -83,10 +83,10 @@ func TestDueLongOutage(t *testing.T) {
 	}
 }
 
-// Time zones and daylight saving behave as in decay schedule (the same
-// decay.ParseSpec): tick passes every 20 s across the New York transitions
-// of 2026 fire a 02:30 schedule not at all on the spring-forward day and a
-// 01:30 schedule twice (01:30 EDT and 01:30 EST) on the fall-back day.
+// Time zones and daylight saving (ParseSpec): tick passes every 20 s across
+// the New York transitions of 2026 fire a 02:30 schedule not at all on the
+// spring-forward day and a 01:30 schedule twice (01:30 EDT and 01:30 EST) on
+// the fall-back day.
 func TestDueAcrossDST(t *testing.T) {
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {

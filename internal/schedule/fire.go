@@ -250,9 +250,13 @@ func (c Config) refuse(argv []string) string {
 	return ""
 }
 
+func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, id int64, res *Result) error {
+	return w.c.finish(ctx, conn, name, id, res)
+}
+
 // finish records a fire's outcome and, in the same transaction, the
 // schedule's run of failures: max_failures failed fires in a row disable it.
-func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, id int64, res *Result) error {
+func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id int64, res *Result) error {
 	var dur *int64
 	if res.Duration > 0 {
 		ms := res.Duration.Milliseconds()
@@ -288,11 +292,11 @@ func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, i
 	if err != nil {
 		return fmt.Errorf("record schedule fire %d: %w", id, err)
 	}
-	w.c.observe(res.Status)
+	c.observe(res.Status)
 	if disabled != nil {
-		w.c.observe("auto_disabled")
+		c.observe("auto_disabled")
 	}
-	l := w.c.Log.With("schedule", name, "fire", id, "status", res.Status, "seconds", res.Duration.Seconds())
+	l := c.Log.With("schedule", name, "fire", id, "status", res.Status, "seconds", res.Duration.Seconds())
 	if res.ExitCode != nil {
 		l = l.With("exit_code", *res.ExitCode)
 	}
@@ -306,7 +310,7 @@ func (w *FireWorker) finish(ctx context.Context, conn db.Querier, name string, i
 		l.Warn("schedule fire failed")
 	}
 	if disabled != nil {
-		w.c.Log.Warn("schedule disabled: too many failures in a row; helix schedule resume "+name+" enables it again",
+		c.Log.Warn("schedule disabled: too many failures in a row; helix schedule resume "+name+" enables it again",
 			"schedule", name, "reason", *disabled)
 	}
 	return nil

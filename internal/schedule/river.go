@@ -118,94 +118,122 @@ type dueRow struct {
 func Pass(ctx context.Context, pool *pgxpool.Pool, ins TxInserter, now time.Time, grace time.Duration, log *slog.Logger) (PassResult, error) {
 	var res PassResult
 	err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
-		res = PassResult{}
-		rows, err := tx.Query(ctx, `SELECT id, name, spec, timezone, catch_up, jitter_ms, next_tick FROM helix_schedules
-			WHERE NOT paused AND disabled_reason IS NULL AND next_tick <= $1 ORDER BY id FOR UPDATE SKIP LOCKED`, now)
-		if err != nil {
-			return err
-		}
-		due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*dueRow, error) {
-			var d dueRow
-			var jitter int64
-			err := r.Scan(&d.id, &d.name, &d.spec, &d.tz, &d.catchUp, &jitter, &d.next)
-			d.jitter = time.Duration(jitter) * time.Millisecond
-			return &d, err
+		var err error
+		res, err = pass(ctx, tx, "", now, grace, log, func(made []madeFire) error {
+			return enqueue(ctx, tx, ins, len(made), func(i int) (FireArgs, time.Duration) {
+				return FireArgs{FireID: made[i].id, Schedule: made[i].name, Tick: made[i].tick}, made[i].jitter
+			}, now)
 		})
-		if err != nil || len(due) == 0 {
-			return err
-		}
-		res.Schedules = len(due)
-		var (
-			fSched []int64
-			fTick  []time.Time
-			fKind  []string
-			uID    []int64
-			uNext  []time.Time
-			uLast  []*time.Time
-			uDis   []*string
-		)
-		byID := map[int64]*dueRow{}
-		for _, d := range due {
-			byID[d.id] = d
-			sched, err := Parse(d.spec, d.tz)
-			if err != nil {
-				// A spec that parsed when added no longer does (a zone dropped
-				// from tzdata): stop ticking it, visibly, rather than fail every pass.
-				msg := "spec: " + err.Error()
-				log.Warn("schedule disabled: its spec no longer parses", "schedule", d.name, "err", err)
-				uID, uNext, uLast, uDis = append(uID, d.id), append(uNext, d.next), append(uLast, nil), append(uDis, &msg)
-				continue
-			}
-			fires, next := Due(sched, d.next, now, grace, d.catchUp)
-			if next.IsZero() {
-				next = never
-			}
-			var last *time.Time
-			for _, f := range fires {
-				fSched, fTick, fKind = append(fSched, d.id), append(fTick, f.At), append(fKind, f.Kind)
-				at := f.At
-				last = &at
-			}
-			if n := missedCount(sched, d.next, next, fires); n > 0 {
-				res.Missed += n
-				log.Info("schedule missed instants while no worker ticked", "schedule", d.name, "missed", n,
-					"catch_up", d.catchUp, "from", d.next.UTC().Format(time.RFC3339))
-			}
-			uID, uNext, uLast, uDis = append(uID, d.id), append(uNext, next), append(uLast, last), append(uDis, nil)
-		}
-		if len(fSched) > 0 {
-			rows, err := tx.Query(ctx, `INSERT INTO helix_schedule_fires (schedule_id, tick, kind)
-				SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[])
-				ON CONFLICT (schedule_id, tick) DO NOTHING RETURNING id, schedule_id, tick`, fSched, fTick, fKind)
-			if err != nil {
-				return err
-			}
-			type inserted struct {
-				id, sched int64
-				tick      time.Time
-			}
-			made, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (inserted, error) {
-				var x inserted
-				return x, r.Scan(&x.id, &x.sched, &x.tick)
-			})
-			if err != nil {
-				return err
-			}
-			if err := enqueue(ctx, tx, ins, len(made), func(i int) (FireArgs, time.Duration) {
-				d := byID[made[i].sched]
-				return FireArgs{FireID: made[i].id, Schedule: d.name, Tick: made[i].tick}, d.jitter
-			}, now); err != nil {
-				return err
-			}
-			res.Fires = len(made)
-		}
-		_, err = tx.Exec(ctx, `UPDATE helix_schedules s SET next_tick = u.next, last_tick = coalesce(u.last, s.last_tick),
-			disabled_reason = coalesce(u.dis, s.disabled_reason), disabled_at = CASE WHEN u.dis IS NULL THEN s.disabled_at ELSE now() END,
-			updated_at = now()
-			FROM unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::text[]) u(id, next, last, dis) WHERE s.id = u.id`,
-			uID, uNext, uLast, uDis)
 		return err
 	})
+	return res, err
+}
+
+// madeFire is a fire a tick pass inserted.
+type madeFire struct {
+	id     int64
+	name   string
+	tick   time.Time
+	kind   string
+	jitter time.Duration
+}
+
+// pass is the tick pass of Pass inside tx, over every due schedule (only
+// schedule name's, if not ""): made gets the fires it inserted, still in tx,
+// to enqueue them (the workers) or to run them (Local).
+func pass(ctx context.Context, tx pgx.Tx, name string, now time.Time, grace time.Duration, log *slog.Logger,
+	made func([]madeFire) error) (PassResult, error) {
+	var res PassResult
+	var only *string
+	if name != "" {
+		only = &name
+	}
+	rows, err := tx.Query(ctx, `SELECT id, name, spec, timezone, catch_up, jitter_ms, next_tick FROM helix_schedules
+		WHERE NOT paused AND disabled_reason IS NULL AND next_tick <= $1 AND ($2::text IS NULL OR name = $2)
+		ORDER BY id FOR UPDATE SKIP LOCKED`, now, only)
+	if err != nil {
+		return res, err
+	}
+	due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*dueRow, error) {
+		var d dueRow
+		var jitter int64
+		err := r.Scan(&d.id, &d.name, &d.spec, &d.tz, &d.catchUp, &jitter, &d.next)
+		d.jitter = time.Duration(jitter) * time.Millisecond
+		return &d, err
+	})
+	if err != nil || len(due) == 0 {
+		return res, err
+	}
+	res.Schedules = len(due)
+	var (
+		fSched []int64
+		fTick  []time.Time
+		fKind  []string
+		uID    []int64
+		uNext  []time.Time
+		uLast  []*time.Time
+		uDis   []*string
+	)
+	byID := map[int64]*dueRow{}
+	for _, d := range due {
+		byID[d.id] = d
+		sched, err := Parse(d.spec, d.tz)
+		if err != nil {
+			// A spec that parsed when added no longer does (a zone dropped
+			// from tzdata): stop ticking it, visibly, rather than fail every pass.
+			msg := "spec: " + err.Error()
+			log.Warn("schedule disabled: its spec no longer parses", "schedule", d.name, "err", err)
+			uID, uNext, uLast, uDis = append(uID, d.id), append(uNext, d.next), append(uLast, nil), append(uDis, &msg)
+			continue
+		}
+		fires, next := Due(sched, d.next, now, grace, d.catchUp)
+		if next.IsZero() {
+			next = never
+		}
+		var last *time.Time
+		for _, f := range fires {
+			fSched, fTick, fKind = append(fSched, d.id), append(fTick, f.At), append(fKind, f.Kind)
+			at := f.At
+			last = &at
+		}
+		if n := missedCount(sched, d.next, next, fires); n > 0 {
+			res.Missed += n
+			log.Info("schedule missed instants while no worker ticked", "schedule", d.name, "missed", n,
+				"catch_up", d.catchUp, "from", d.next.UTC().Format(time.RFC3339))
+		}
+		uID, uNext, uLast, uDis = append(uID, d.id), append(uNext, next), append(uLast, last), append(uDis, nil)
+	}
+	if len(fSched) > 0 {
+		rows, err := tx.Query(ctx, `INSERT INTO helix_schedule_fires (schedule_id, tick, kind)
+			SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[])
+			ON CONFLICT (schedule_id, tick) DO NOTHING RETURNING id, schedule_id, tick, kind`, fSched, fTick, fKind)
+		if err != nil {
+			return res, err
+		}
+		fires, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (madeFire, error) {
+			var x madeFire
+			var sched int64
+			err := r.Scan(&x.id, &sched, &x.tick, &x.kind)
+			if d := byID[sched]; d != nil {
+				x.name, x.jitter = d.name, d.jitter
+			}
+			return x, err
+		})
+		if err != nil {
+			return res, err
+		}
+		if len(fires) > 0 {
+			if err := made(fires); err != nil {
+				return res, err
+			}
+		}
+		res.Fires = len(fires)
+	}
+	_, err = tx.Exec(ctx, `UPDATE helix_schedules s SET next_tick = u.next, last_tick = coalesce(u.last, s.last_tick),
+		disabled_reason = coalesce(u.dis, s.disabled_reason), disabled_at = CASE WHEN u.dis IS NULL THEN s.disabled_at ELSE now() END,
+		updated_at = now()
+		FROM unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::text[]) u(id, next, last, dis) WHERE s.id = u.id`,
+		uID, uNext, uLast, uDis)
 	return res, err
 }
 

@@ -1,5 +1,6 @@
 // Package schedule keeps durable cron schedules of helix job command lines in
-// PostgreSQL and fires each tick once across every `helix worker` (River).
+// PostgreSQL and fires each tick once across every `helix worker` (River) and
+// every single-process scheduler (Local: `helix decay schedule`).
 package schedule
 
 import (
@@ -9,14 +10,12 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-	_ "time/tzdata" // --timezone works in a static binary on a host without zoneinfo
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/robfig/cron/v3"
 
 	"github.com/helixhq/helix/internal/db"
-	"github.com/helixhq/helix/internal/decay"
 )
 
 // ErrNotFound is returned for a schedule name that is not stored.
@@ -47,20 +46,6 @@ type Spec struct {
 	CatchUp     string
 	MaxFailures int
 	Argv        []string // the job's command line, without the binary name
-}
-
-// Parse reads a cron spec in a time zone the way `decay schedule` does
-// (decay.ParseSpec: 5 fields, 6 with seconds, descriptors, CRON_TZ= prefix).
-func Parse(spec, tz string) (cron.Schedule, error) {
-	loc, err := time.LoadLocation(tz)
-	if err != nil || tz == "" || tz == "Local" {
-		return nil, fmt.Errorf("invalid time zone %q: use an IANA zone such as UTC or Europe/Berlin", tz)
-	}
-	s, err := decay.ParseSpec(spec, loc)
-	if err != nil {
-		return nil, fmt.Errorf("invalid cron spec %q: %w", spec, err)
-	}
-	return s, nil
 }
 
 // Validate checks everything but the job's command line (the CLI resolves

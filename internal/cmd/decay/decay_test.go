@@ -75,23 +75,33 @@ func TestScheduleFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !got.RunNow || got.Jitter != 30*time.Second || got.location.String() != "Europe/Berlin" || got.ShutdownTimeout != 10*time.Second || got.ForgetBelow != 0.05 {
+	if !got.RunNow || got.Jitter != 30*time.Second || got.Timezone != "Europe/Berlin" || got.ShutdownTimeout != 10*time.Second || got.ForgetBelow != 0.05 {
 		t.Errorf("options = %+v", got)
 	}
-	from := time.Date(2026, 11, 1, 12, 0, 1, 0, time.UTC)
-	if next := got.schedule.Next(from); !next.Equal(from.Add(4 * time.Second)) {
-		t.Errorf("next tick %v", next)
+	// The stored schedule: name "decay", the job line decay run with the flags that shape it.
+	if sp := got.spec; sp.Name != "decay" || sp.Cron != "*/5 * * * * *" || sp.Timezone != "Europe/Berlin" || sp.Jitter != 30*time.Second ||
+		strings.Join(sp.Argv, " ") != "decay run --forget-below 0.05" || sp.CatchUp != "none" || sp.MaxFailures != 0 {
+		t.Errorf("stored schedule = %+v", sp)
+	}
+	cmd = NewCmdSchedule(f, func(o *ScheduleOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--cron", "@daily", "--name", "decay-one-user", "--user-id", "6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a", "--batch-size", "500"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if sp := got.spec; sp.Name != "decay-one-user" || strings.Join(sp.Argv, " ") != "decay run --batch-size 500 --user-id 6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a" {
+		t.Errorf("stored schedule = %+v", sp)
 	}
 
 	cmd = NewCmdSchedule(f, func(o *ScheduleOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--cron", "@hourly"})
-	if err := cmd.Execute(); err != nil || got.location != time.UTC || got.ShutdownTimeout != 5*time.Minute {
+	if err := cmd.Execute(); err != nil || got.spec.Timezone != "UTC" || got.spec.Name != "decay" || got.ShutdownTimeout != 5*time.Minute {
 		t.Errorf("defaults: %+v, %v", got, err)
 	}
 
 	for _, args := range [][]string{
 		{}, {"--cron", "every hour"}, {"--cron", "@hourly", "--timezone", "Mars/Olympus"},
 		{"--cron", "@hourly", "--jitter", "-1s"}, {"--cron", "@hourly", "--batch-size", "-3"},
+		{"--cron", "@hourly", "--timezone", "Local"}, {"--cron", "@hourly", "--name", "Bad Name"},
 	} {
 		cmd := NewCmdSchedule(f, func(*ScheduleOptions) error { t.Errorf("%v: runF called", args); return nil })
 		cmd.SetArgs(args)

@@ -38,10 +38,10 @@ now against helix's commands (an unknown job, flag or argument is exit 2 and
 nothing is stored); checks a job makes only when it runs show in the
 schedule's first fire.
 
-SPEC is read as decay schedule reads it: a standard 5-field spec, 6 fields
-with a leading seconds field ("*/10 * * * * *"), or a descriptor (@hourly,
-@daily, @every 15m); in --timezone (default UTC) unless it starts with
-CRON_TZ=Zone. Daylight saving behaves as with decay schedule: in a zone that
+SPEC is read by robfig/cron/v3's parser, as decay schedule reads it: a
+standard 5-field spec, 6 fields with a leading seconds field ("*/10 * * * * *"),
+or a descriptor (@hourly, @daily, @every 15m); in --timezone (default UTC)
+unless it starts with CRON_TZ=Zone. Daylight saving behaves as with decay schedule: in a zone that
 has it, a wall-clock time that does not exist on the spring-forward day is
 skipped, and one that occurs twice on the fall-back day fires twice (two
 instants, two ticks). Schedule outside 01:00-03:00, or in UTC, to avoid both.

@@ -30,8 +30,9 @@ restart), and a worker runs the job's command line as a child process
 (helix JOB ARGS --output json) and records status, duration, counts and
 error in the schedule's history.
 
-Without workers nothing fires; decay schedule stays the single-process form
-for machines without them.`,
+Without workers nothing fires; decay schedule is the single-process form for
+a machine without them (it stores a schedule of decay run and fires it in its
+own process with the same tick pass).`,
 	}
 	add := NewCmdAdd(f, tree, nil)
 	_ = add.RegisterFlagCompletionFunc("timezone", cmdutil.CompleteTimezone)
