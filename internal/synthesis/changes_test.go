@@ -460,3 +460,31 @@ func TestSaveOlderStateRedoes(t *testing.T) {
 		t.Fatalf("Recorded after the older save: %v (%v), want not current", cur, err)
 	}
 }
+
+// A user who deleted every memory is selected, and helix's patterns of
+// theirs go (they named memories that no longer exist).
+func TestAllMemoriesDeleted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	u := uuid.NewSHA1(uuid.NameSpaceOID, []byte("gone"))
+	if _, err := memories.Insert(ctx, pool, Synthetic(u, 40, 8, 3)); err != nil {
+		t.Fatal(err)
+	}
+	nightly(t, pool, nil)
+	if n := count(t, pool, `SELECT count(*) FROM memory_synthesis WHERE user_id = $1 AND generator = 'helix'`, u); n == 0 {
+		t.Fatal("no patterns to begin with")
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM memories WHERE user_id = $1`, u); err != nil {
+		t.Fatal(err)
+	}
+	if got := nightly(t, pool, nil); !slices.Equal(got, []uuid.UUID{u}) {
+		t.Fatalf("after deleting every memory the run selected %v, want %s", got, u)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM memory_synthesis WHERE user_id = $1 AND generator = 'helix'`, u); n != 0 {
+		t.Errorf("%d helix patterns left for a user without memories", n)
+	}
+	if got := nightly(t, pool, nil); len(got) != 0 {
+		t.Errorf("and again: selected %v, want nobody", got)
+	}
+}
