@@ -16,7 +16,7 @@ pgcpu_start() {
 			# title: "postgres: [cluster: ]user database host(port) state"
 			for p in $(pgrep -f "^postgres: ([^ ]+: )?[^ ]+ $db "); do
 				# fields 14 and 15: utime, stime (comm is "postgres": no spaces)
-				read -r -a f <"/proc/$p/stat" 2>/dev/null && echo "$p ${f[13]} ${f[14]}"
+				read -r -a f 2>/dev/null <"/proc/$p/stat" && echo "$p ${f[13]} ${f[14]}"
 			done
 			sleep 0.05
 		done >>"$PGCPU_FILE"
