@@ -72,7 +72,9 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 			return err
 		}
 		if state != nil {
-			if err := state.Save(ctx, tx, w.RunID); err != nil {
+			st := *state // a map's, maybe shared by listings of one user
+			st.Memories = int64(len(ms))
+			if err := st.Save(ctx, tx, w.RunID); err != nil {
 				return fmt.Errorf("record synthesis state: %w", err)
 			}
 		}

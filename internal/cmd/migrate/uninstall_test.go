@@ -57,9 +57,15 @@ func TestUninstallReinstall(t *testing.T) {
 		return count(`SELECT count(*) FROM memory_synthesis WHERE generator = 'helix'`),
 			count(`SELECT count(*) FROM memory_patterns WHERE generator = 'helix'`)
 	}
+	// what helix installs on the platform's memories table (migrations 00050, 00170)
+	const triggers = `SELECT count(*) FROM pg_trigger WHERE tgrelid = 'memories'::regclass AND NOT tgisinternal AND tgname LIKE 'helix%'`
+	const functions = `SELECT count(*) FROM pg_proc WHERE proname IN ('helix_memory_changed', 'helix_memory_search_sync')`
 	synth, patterns := install()
 	if synth == 0 || patterns != 8 {
 		t.Fatalf("first install: %d synthesis and %d LLM patterns", synth, patterns)
+	}
+	if n, m := count(triggers), count(functions); n != 5 || m != 2 {
+		t.Fatalf("installed: %d helix triggers on memories and %d of their functions, want 5 and 2", n, m)
 	}
 
 	out := helix("migrate", "down", "--all-migrations", "--yes")
@@ -70,6 +76,9 @@ func TestUninstallReinstall(t *testing.T) {
 	if n := count(`SELECT count(*) FROM memory_synthesis`) + count(`SELECT count(*) FROM memory_patterns`); n != len(rows.ids["memory_synthesis"])+len(rows.ids["memory_patterns"]) {
 		t.Errorf("after uninstall %d rows in memory_synthesis and memory_patterns, want the platform's %d", n,
 			len(rows.ids["memory_synthesis"])+len(rows.ids["memory_patterns"]))
+	}
+	if n, m := count(triggers), count(functions); n != 0 || m != 0 {
+		t.Errorf("after uninstall %d helix triggers remain on memories and %d of their functions, want none", n, m)
 	}
 	if after := rows.checksums(t, pool); !reflect.DeepEqual(before, after) {
 		t.Errorf("platform rows changed by install and uninstall:\nbefore %v\nafter  %v", before, after)

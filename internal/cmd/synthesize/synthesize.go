@@ -84,9 +84,9 @@ patterns and writes nothing.
 
 --all-users synthesizes only the users whose memories changed (inserted,
 deleted, or content, embedding, valence or created_at edited) or whose
-parameters differ since their last synthesis, found with one scan that
-compares a per-user digest with helix_synthesis_state; --full synthesizes
-every user.
+parameters differ since their last synthesis, found from the change markers
+helix's triggers on memories keep (helix_memory_changes) without reading the
+memories; --full synthesizes every user.
 
 --since takes an RFC 3339 time or an age (90d, 12h). --limit keeps each
 user's most recent N memories. --eps 0 picks eps at the elbow of the sorted
