@@ -2,6 +2,7 @@ package synthesis
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -252,4 +253,57 @@ func TestEachStreamDroppedMidway(t *testing.T) {
 		t.Fatalf("%d users read and %d failed: want some of each (the connection was killed after the first)", ok, failed)
 	}
 	t.Logf("%d users read before the connection dropped, %d failed with the read error", ok, failed)
+}
+
+// TestEachOutlastsStatementTimeout: a run over many users takes longer than
+// the server's statement_timeout, because each user's analysis holds the
+// stream back; Each reads a window of users a query, so no query lives as
+// long as the run and every user is read.
+func TestEachOutlastsStatementTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	pool := pgtest.Open(t, u)
+	users := make([]uuid.UUID, 769) // three windows of 256 and one more user
+	var ms []memories.Memory
+	for i := range users {
+		users[i] = uuid.NewSHA1(uuid.NameSpaceOID, []byte{'w', byte(i), byte(i >> 8)})
+		ms = append(ms, Synthetic(users[i], 8, 1536, uint64(i+1))...)
+	}
+	if _, err := memories.Insert(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	states, err := Snapshots(ctx, pool, users, Filter{}, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 2 * time.Second
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	short := pgtest.Open(t, u+sep+"statement_timeout="+fmt.Sprint(timeout.Milliseconds()))
+	// 769 users × 8 memories of 1,536 reals: ~38 MB, far past what the
+	// sockets buffer, so the server waits on the reader; each window's users
+	// take ~1.3 s to "analyse", the whole run ~4 s, past the timeout
+	pause := 5 * time.Millisecond
+	start := time.Now()
+	var mu sync.Mutex
+	read := 0
+	Each(ctx, short, users, StateOf(states), Filter{}, 1, func(i int, r *Read) {
+		time.Sleep(pause)
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Err != nil || len(r.Memories) != 8 {
+			t.Errorf("user %d: %d memories, %v", i, len(r.Memories), r.Err)
+			return
+		}
+		read++
+	})
+	if took := time.Since(start); took <= timeout {
+		t.Fatalf("the run took %v, not past the %v statement_timeout: the test shows nothing", took, timeout)
+	}
+	if read != len(users) {
+		t.Fatalf("%d of %d users read", read, len(users))
+	}
 }

@@ -99,10 +99,15 @@ func StateOf(states map[uuid.UUID]*State) func(context.Context, uuid.UUID) (*Sta
 	return func(_ context.Context, u uuid.UUID) (*State, error) { return states[u], nil }
 }
 
+// StreamWindow is how many users one of Each's queries reads: small enough
+// that analysing them fits well inside a statement_timeout, large enough that
+// the query's own cost is shared.
+const StreamWindow = 256
+
 // Each is the run over many users that `synthesize --all-users` and a
-// synthesize_users job share: one query streams the users' memories
-// (Stream) while n goroutines call fn for each user with what was read and
-// the user's state (from state, which must have been taken before the
+// synthesize_users job share: one query a window of StreamWindow users
+// streams their memories (Stream) while n goroutines call fn for each user
+// with what was read and the user's state (from state, which must have been taken before the
 // stream started: a map's, or SnapshotsAhead's), so reading overlaps
 // analysing and writing whatever n is. fn is called once for every user, in
 // no set order, unless ctx is cancelled; a user the query failed to deliver,
@@ -134,23 +139,30 @@ func Each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(conte
 		}
 	}
 	sent := make([]bool, len(users))
-	err := Stream(ctx, q, users, f, func(i int, ms []Memory, err error) {
-		if err == nil && ms == nil {
-			ms = []Memory{}
-		}
-		var st *State
-		if err == nil {
-			if st, err = state(ctx, users[i]); err != nil {
-				err = fmt.Errorf("read memories: %w", err)
+	// One query a window of users, not one for the whole run: a query stays
+	// open while its users are analysed, and a run over every user would
+	// otherwise outlast any statement_timeout.
+	for start := 0; start < len(users) && ctx.Err() == nil; start += StreamWindow {
+		window := users[start:min(start+StreamWindow, len(users))]
+		err := Stream(ctx, q, window, f, func(i int, ms []Memory, err error) {
+			if err == nil && ms == nil {
+				ms = []Memory{}
 			}
-		}
-		sent[i] = send(item{i: i, read: &Read{Memories: ms, State: st, Err: err}})
-	})
-	if err != nil && ctx.Err() == nil {
-		err = fmt.Errorf("read memories: %w", err)
-		for i := range users {
-			if !sent[i] && !send(item{i: i, read: &Read{Err: err}}) {
-				break
+			var st *State
+			if err == nil {
+				if st, err = state(ctx, window[i]); err != nil {
+					err = fmt.Errorf("read memories: %w", err)
+				}
+			}
+			sent[start+i] = send(item{i: start + i, read: &Read{Memories: ms, State: st, Err: err}})
+		})
+		if err != nil && ctx.Err() == nil {
+			// the window's users not delivered fail; the next window is a new query
+			err = fmt.Errorf("read memories: %w", err)
+			for i := range window {
+				if !sent[start+i] && !send(item{i: start + i, read: &Read{Err: err}}) {
+					break
+				}
 			}
 		}
 	}
