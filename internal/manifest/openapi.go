@@ -80,6 +80,16 @@ func interruptible[T any](ctx context.Context, source string, f func() (T, error
 	}
 }
 
+// OpenAPIFormat is the version of the conversion of OpenAPI operations into
+// manifests, recorded in each one (Manifest.Format). Raise it when the same
+// document would yield other manifests: a re-import then re-records the
+// tools of an older format instead of refusing them as changed (Record).
+//   - 0 (none recorded): before this field; the namespace was not recorded
+//     (before issue 31) and response schemas were expanded fully or one
+//     reference deep.
+//   - 2: namespace recorded; response schemas expanded several references deep.
+const OpenAPIFormat = 2
+
 // NoNamespace is the OpenAPIOptions.Namespace that keeps bare operationIds.
 const NoNamespace = "none"
 
@@ -151,19 +161,27 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 			return nil, d.Errorf("/openapi", "unsupported OpenAPI version %q: use 2.0, 3.0 or 3.1", res.OpenAPI)
 		}
 	}
-	// kin-openapi loads and validates while the tools are built from the tree.
-	type kinOut struct {
-		ws  []Warning
-		err error
-	}
-	kinc := make(chan kinOut, 1)
+	// kin-openapi loads and validates the document before the tools are
+	// built, not beside them: its own copy of a large document (graph.json:
+	// ~200 MB) is then gone before the tools and their schemas are made, and
+	// the live heap stays near the larger of the two rather than their sum.
 	if err := o.enter(ctx, d.Source, phaseValidate); err != nil {
 		return nil, err
 	}
-	go func() {
+	kinWarnings, err := interruptible(ctx, d.Source, func() ([]Warning, error) {
 		ws, err := kinValidate(ctx, root)
-		kinc <- kinOut{ws, err}
-	}()
+		if ctx.Err() != nil {
+			return nil, deadlineError(d.Source, ctx)
+		}
+		if err != nil {
+			return nil, &Error{Source: d.Source, Msg: err.Error()}
+		}
+		return ws, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(res.Warnings, kinWarnings...)
 
 	budget := o.Budget
 	if budget <= 0 {
@@ -174,16 +192,6 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 	if err != nil {
 		return nil, err
 	}
-	var k kinOut
-	select {
-	case k = <-kinc:
-	case <-ctx.Done():
-		return nil, deadlineError(d.Source, ctx)
-	}
-	if k.err != nil {
-		return nil, &Error{Source: d.Source, Msg: k.err.Error()}
-	}
-	res.Warnings = append(k.ws, res.Warnings...)
 	res.Tools = tools
 	return res, nil
 }
@@ -784,15 +792,20 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				return nil, &BudgetError{Source: b.d.Source, Budget: b.budget, Tools: len(out)}
 			}
 			m.Name, m.Namespace, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, ns, version, author, tags, ptr, b.sh
+			m.Format = OpenAPIFormat
 			out = append(out, m)
 		}
 	}
-	if err := b.o.enter(b.ctx, b.d.Source, phaseCompile); err != nil {
+	source := b.d.Source
+	if err := b.o.enter(b.ctx, source, phaseCompile); err != nil {
 		return nil, err
 	}
+	// The tools are built: the document's tree (graph.json: ~100 MB) and the
+	// index of expansions are no longer needed while they compile.
+	b.d, b.root, b.done, b.sizes = nil, nil, nil, nil
 	out, err := compile(b.ctx, out, res, b.sh)
 	if err != nil {
-		return nil, deadlineError(b.d.Source, b.ctx)
+		return nil, deadlineError(source, b.ctx)
 	}
 	return out, nil
 }
