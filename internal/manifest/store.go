@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/user"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,6 +158,21 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			reason string
 		}
 		var rows []row
+		var reRecords []reRecord
+		// The recorded manifests that a candidate of a newer format differs
+		// from, read at once (see upgrade.go).
+		var stale []int64
+		for i, c := range cands {
+			for _, e := range byName[c.Manifest.Name] {
+				if e.version == c.Manifest.Version && e.sha != digests[i].sha && c.Manifest.Format > 0 {
+					stale = append(stale, e.id)
+				}
+			}
+		}
+		stored, err := storedManifests(ctx, tx, stale)
+		if err != nil {
+			return err
+		}
 		seen := map[string]string{}
 		for i, c := range cands {
 			m := c.Manifest
@@ -175,6 +191,50 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 					prev = &byName[m.Name][i]
 				}
 			}
+			if prev != nil && prev.sha != sha {
+				old := stored[prev.id]
+				if old == nil || old.Format >= m.Format {
+					return &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
+				}
+				same, err := sameContract(old, m)
+				if err != nil {
+					return fmt.Errorf("%s: %w", ref, err)
+				}
+				if same {
+					if doc == nil {
+						if doc, err = encode(m, m.sh); err != nil {
+							return err
+						}
+					}
+					reason := fmt.Sprintf("re-recorded from %s by helix's OpenAPI conversion format %d (was %d): the executable contract is unchanged, the %s approval stands",
+						c.Source, m.Format, old.Format, prev.state)
+					if prev.state != Approved {
+						reason = fmt.Sprintf("re-recorded from %s by helix's OpenAPI conversion format %d (was %d): the executable contract is unchanged", c.Source, m.Format, old.Format)
+					}
+					reRecords = append(reRecords, reRecord{id: prev.id, sha: sha, src: c.Source, doc: doc, state: prev.state, reason: reason})
+					changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: ActionReRecorded, State: prev.state, Reason: reason})
+					continue
+				}
+				// Another contract: recorded beside the old one, for review.
+				nm := *m
+				nm.Version = FormatVersion(m.Version, m.Format)
+				m = &nm
+				c.Manifest = m
+				if sha, doc, err = Digest(m); err != nil {
+					return err
+				}
+				ref = m.Name + "@" + m.Version
+				if src, dup := seen[ref]; dup {
+					return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
+				}
+				seen[ref] = c.Source
+				prev = nil
+				for i, e := range byName[m.Name] {
+					if e.version == m.Version {
+						prev = &byName[m.Name][i]
+					}
+				}
+			}
 			if prev != nil {
 				if prev.sha != sha {
 					return &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
@@ -187,6 +247,10 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 				return fmt.Errorf("%s: %w", ref, err)
 			}
 			r := row{c: c, sha: sha, doc: doc, limits: lim, state: Proposed, reason: "imported from " + c.Source}
+			if f := formatOf(m.Version); f > 0 && m.Format == f {
+				r.reason += fmt.Sprintf("; helix's OpenAPI conversion format %d gives %s another executable contract than the recorded %s: review it",
+					f, m.Name, strings.TrimSuffix(m.Version, "+helix."+strconv.Itoa(f)))
+			}
 			if ap := latestApproved(byName[m.Name]); ap != nil {
 				if w := Widening(ap.limits, lim); len(w) > 0 {
 					r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
@@ -197,6 +261,9 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			}
 			rows = append(rows, r)
 			changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "created", State: r.state, Reason: r.reason})
+		}
+		if err := writeReRecords(ctx, tx, reRecords, o); err != nil {
+			return err
 		}
 		if len(rows) == 0 {
 			return complete(ctx, tx, o)
@@ -346,6 +413,10 @@ func newer(a, b string) bool {
 	vb, errB := semver.NewVersion(b)
 	if errA != nil || errB != nil {
 		return a > b
+	}
+	if va.Equal(vb) {
+		// Semver ignores build metadata; a FormatVersion is the newer rebuild.
+		return formatOf(a) > formatOf(b)
 	}
 	return va.GreaterThan(vb)
 }

@@ -74,11 +74,7 @@ func EnvNames(tool, namespace, scheme string) []string {
 // recorded before namespaces were) its name up to the first dot, which a
 // namespace never contains.
 func Namespace(m *manifest.Manifest) string {
-	if m.Namespace != "" {
-		return m.Namespace
-	}
-	ns, _, _ := strings.Cut(m.Name, ".")
-	return ns
+	return manifest.EffectiveNamespace(m)
 }
 
 func envPart(s string) string {
