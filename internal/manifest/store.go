@@ -185,55 +185,26 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 				return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
 			}
 			seen[ref] = c.Source
-			var prev *existing
-			for i, e := range byName[m.Name] {
-				if e.version == m.Version {
-					prev = &byName[m.Name][i]
-				}
-			}
+			prev := findVersion(byName[m.Name], m.Version)
 			if prev != nil && prev.sha != sha {
-				old := stored[prev.id]
-				if old == nil || old.Format >= m.Format {
-					return &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
-				}
-				same, err := sameContract(old, m)
+				up, err := upgradeOf(stored[prev.id], prev, c, doc)
 				if err != nil {
-					return fmt.Errorf("%s: %w", ref, err)
+					return err
 				}
-				if same {
-					if doc == nil {
-						if doc, err = encode(m, m.sh); err != nil {
-							return err
-						}
-					}
-					reason := fmt.Sprintf("re-recorded from %s by helix's OpenAPI conversion format %d (was %d): the executable contract is unchanged, the %s approval stands",
-						c.Source, m.Format, old.Format, prev.state)
-					if prev.state != Approved {
-						reason = fmt.Sprintf("re-recorded from %s by helix's OpenAPI conversion format %d (was %d): the executable contract is unchanged", c.Source, m.Format, old.Format)
-					}
-					reRecords = append(reRecords, reRecord{id: prev.id, sha: sha, src: c.Source, doc: doc, state: prev.state, reason: reason})
-					changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: ActionReRecorded, State: prev.state, Reason: reason})
+				if up.re != nil {
+					reRecords = append(reRecords, *up.re)
+					changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: ActionReRecorded, State: prev.state, Reason: up.re.reason})
 					continue
 				}
 				// Another contract: recorded beside the old one, for review.
-				nm := *m
-				nm.Version = FormatVersion(m.Version, m.Format)
-				m = &nm
+				m, sha, doc = up.m, up.sha, up.doc
 				c.Manifest = m
-				if sha, doc, err = Digest(m); err != nil {
-					return err
-				}
 				ref = m.Name + "@" + m.Version
 				if src, dup := seen[ref]; dup {
 					return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
 				}
 				seen[ref] = c.Source
-				prev = nil
-				for i, e := range byName[m.Name] {
-					if e.version == m.Version {
-						prev = &byName[m.Name][i]
-					}
-				}
+				prev = findVersion(byName[m.Name], m.Version)
 			}
 			if prev != nil {
 				if prev.sha != sha {

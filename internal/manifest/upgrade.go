@@ -160,3 +160,53 @@ func sameContract(a, b *Manifest) (bool, error) {
 	db, err := ContractDigest(b)
 	return err == nil && da == db, err
 }
+
+// upgrade is what a re-import does with a tool recorded in an older format:
+// re-record it in place (re), or record m, another version.
+type upgrade struct {
+	re  *reRecord
+	m   *Manifest
+	sha string
+	doc []byte
+}
+
+// upgradeOf decides for the candidate c, whose digest differs from the
+// recorded prev (old, its manifest; nil when the candidate has no format).
+func upgradeOf(old *Manifest, prev *existing, c Candidate, doc []byte) (upgrade, error) {
+	m := c.Manifest
+	if old == nil || old.Format >= m.Format {
+		return upgrade{}, &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
+	}
+	same, err := sameContract(old, m)
+	if err != nil {
+		return upgrade{}, fmt.Errorf("%s@%s: %w", m.Name, m.Version, err)
+	}
+	if same {
+		sha, enc, err := Digest(m)
+		if err != nil {
+			return upgrade{}, err
+		}
+		if doc == nil {
+			doc = enc
+		}
+		reason := fmt.Sprintf("re-recorded from %s by helix's OpenAPI conversion format %d (was %d): the executable contract is unchanged", c.Source, m.Format, old.Format)
+		if prev.state == Approved {
+			reason += ", the approval stands"
+		}
+		return upgrade{re: &reRecord{id: prev.id, sha: sha, src: c.Source, doc: doc, state: prev.state, reason: reason}}, nil
+	}
+	nm := *m
+	nm.Version = FormatVersion(m.Version, m.Format)
+	sha, enc, err := Digest(&nm)
+	return upgrade{m: &nm, sha: sha, doc: enc}, err
+}
+
+// findVersion is the recorded version v among es, or nil.
+func findVersion(es []existing, v string) *existing {
+	for i := range es {
+		if es[i].version == v {
+			return &es[i]
+		}
+	}
+	return nil
+}
