@@ -300,3 +300,32 @@ func TestWriteHugeBenchDocument(t *testing.T) {
 	}
 	t.Logf("%d bytes, %d operations", len(doc), countOps(v["paths"].(map[string]any)))
 }
+
+// BenchmarkParseFile is `manifest import --dry-run` of the document named by
+// HELIX_BENCH_OPENAPI_FILE (a large one of the corpus, such as
+// microsoft.com/graph.json; see scripts/bench/openapi_corpus.sh), for
+// profiling with -cpuprofile and -memprofile; without it, it is skipped.
+func BenchmarkParseFile(b *testing.B) {
+	file := os.Getenv("HELIX_BENCH_OPENAPI_FILE")
+	if file == "" {
+		b.Skip("HELIX_BENCH_OPENAPI_FILE not set")
+	}
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	ctx := context.Background()
+	var tools int
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := Parse(ctx, file, doc, LoadOptions{OpenAPI: OpenAPIOptions{Timeout: "30s"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools = len(l.Candidates)
+	}
+	b.ReportMetric(float64(tools), "tools")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}

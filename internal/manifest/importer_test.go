@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -304,5 +305,75 @@ func TestPlaceholderServer(t *testing.T) {
 	  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`), LoadOptions{OpenAPI: OpenAPIOptions{Server: "https://api.example.com"}})
 	if err != nil || l.Candidates[0].Manifest.Entrypoint.HTTP.URL != "https://api.example.com/v1/items" {
 		t.Errorf("with --server: %v, %+v", err, l)
+	}
+}
+
+// A response schema is checked through nested references, not one deep: in
+// the OpenIndex retrieval API (APIs.guru directory, openindex.ai.json) the
+// query's response nests QueryResult → DocumentChunkWithScore →
+// DocumentChunkMetadata → Source, five references deep.
+func TestResponseRefsNested(t *testing.T) {
+	l, err := Parse(context.Background(), "openindex.ai.json", readTestdata(t, "corpus/openindex.ai.json"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *Manifest
+	for _, c := range l.Candidates {
+		if strings.HasSuffix(c.Manifest.Name, ".query_query_post") {
+			m = c.Manifest
+		}
+	}
+	if m == nil || m.Returns == nil {
+		t.Fatalf("no query tool with a response schema: %+v", l.Candidates)
+	}
+	answer := func(source string) string {
+		return `{"results": [{"query": "q", "results": [{"text": "t", "score": 0.5, "metadata": {"source": "` + source + `"}}]}]}`
+	}
+	if err := validates(t, m.Returns, answer("web")); err != nil {
+		t.Errorf("a valid answer: %v", err)
+	}
+	if err := validates(t, m.Returns, answer("carrier pigeon")); err == nil {
+		t.Errorf("a source outside the enumeration five references deep was accepted")
+	}
+	if err := validates(t, m.Returns, `{"results": [{"query": "q", "results": [{"text": "t", "score": "high", "metadata": {}}]}]}`); err == nil {
+		t.Errorf("a string score three references deep was accepted")
+	}
+}
+
+// A response schema that refers to itself is expanded a bounded number of
+// times, and one that would expand past maxReturnsValues is expanded less deep.
+func TestResponseRefsBounded(t *testing.T) {
+	doc := `{"openapi": "3.0.3", "info": {"title": "t", "version": "1.0.0"}, "servers": [{"url": "https://api.example"}],
+	  "paths": {
+	    "/tree": {"get": {"operationId": "tree", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}}}},
+	    "/wide": {"get": {"operationId": "wide", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/W0"}}}}}}}},
+	  "components": {"schemas": {
+	    "Node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}},
+	    %s}}}`
+	var wide []string
+	for i := 0; i < 8; i++ { // each level refers to the next 12 times: 12^8 values expanded fully
+		var props []string
+		for j := 0; j < 12; j++ {
+			props = append(props, fmt.Sprintf(`"p%d": {"$ref": "#/components/schemas/W%d"}`, j, i+1))
+		}
+		wide = append(wide, fmt.Sprintf(`"W%d": {"type": "object", "properties": {%s}}`, i, strings.Join(props, ",")))
+	}
+	wide = append(wide, `"W8": {"type": "integer"}`)
+	l, err := Parse(context.Background(), "t.json", []byte(fmt.Sprintf(doc, strings.Join(wide, ","))), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range l.Candidates {
+		m := c.Manifest
+		b, err := json.Marshal(m.Returns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 40*maxReturnsValues {
+			t.Errorf("%s: response schema of %d bytes", m.Name, len(b))
+		}
+		if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "levels of references") }) {
+			t.Errorf("%s: no note of the depth: %q", m.Name, m.Notes)
+		}
 	}
 }

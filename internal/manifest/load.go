@@ -29,6 +29,18 @@ type Loaded struct {
 	Warnings   []Warning   `json:"warnings,omitempty"`
 }
 
+// heapPerByte is the soft heap limit per byte of document: twice the live
+// heap of the largest documents' import (graph.json: 16 bytes per byte).
+const heapPerByte = 32
+
+// HeapLimit is the soft heap limit for importing a document of size bytes
+// under a configured limit: the configured one, raised for a document whose
+// import needs more, since a soft limit below the live heap makes the
+// collector run without end rather than bound anything.
+func HeapLimit(configured int64, size int) int64 {
+	return max(configured, heapPerByte*int64(size))
+}
+
 // IsURL reports whether target is fetched rather than read from disk.
 func IsURL(target string) bool {
 	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")

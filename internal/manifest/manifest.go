@@ -42,6 +42,10 @@ type Manifest struct {
 	Author      string         `json:"author,omitempty"`
 	Tags        []string       `json:"tags,omitempty"`
 	Notes       []string       `json:"notes,omitempty"`
+	// Format is the version of helix's conversion that built the manifest
+	// from an OpenAPI document (OpenAPIFormat); 0 for a manifest written by
+	// hand, and for one recorded before formats were (see Record).
+	Format int `json:"format,omitempty"`
 
 	opPointer string  // the OpenAPI operation it was built from
 	sh        *shared // schema parts shared with the other tools of its document

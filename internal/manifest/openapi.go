@@ -80,6 +80,16 @@ func interruptible[T any](ctx context.Context, source string, f func() (T, error
 	}
 }
 
+// OpenAPIFormat is the version of the conversion of OpenAPI operations into
+// manifests, recorded in each one (Manifest.Format). Raise it when the same
+// document would yield other manifests: a re-import then re-records the
+// tools of an older format instead of refusing them as changed (Record).
+//   - 0 (none recorded): before this field; the namespace was not recorded
+//     (before issue 31) and response schemas were expanded fully or one
+//     reference deep.
+//   - 2: namespace recorded; response schemas expanded several references deep.
+const OpenAPIFormat = 2
+
 // NoNamespace is the OpenAPIOptions.Namespace that keeps bare operationIds.
 const NoNamespace = "none"
 
@@ -151,19 +161,27 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 			return nil, d.Errorf("/openapi", "unsupported OpenAPI version %q: use 2.0, 3.0 or 3.1", res.OpenAPI)
 		}
 	}
-	// kin-openapi loads and validates while the tools are built from the tree.
-	type kinOut struct {
-		ws  []Warning
-		err error
-	}
-	kinc := make(chan kinOut, 1)
+	// kin-openapi loads and validates the document before the tools are
+	// built, not beside them: its own copy of a large document (graph.json:
+	// ~200 MB) is then gone before the tools and their schemas are made, and
+	// the live heap stays near the larger of the two rather than their sum.
 	if err := o.enter(ctx, d.Source, phaseValidate); err != nil {
 		return nil, err
 	}
-	go func() {
+	kinWarnings, err := interruptible(ctx, d.Source, func() ([]Warning, error) {
 		ws, err := kinValidate(ctx, root)
-		kinc <- kinOut{ws, err}
-	}()
+		if ctx.Err() != nil {
+			return nil, deadlineError(d.Source, ctx)
+		}
+		if err != nil {
+			return nil, &Error{Source: d.Source, Msg: err.Error()}
+		}
+		return ws, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(res.Warnings, kinWarnings...)
 
 	budget := o.Budget
 	if budget <= 0 {
@@ -174,16 +192,6 @@ func FromOpenAPI(ctx context.Context, d *Document, o OpenAPIOptions) (*OpenAPIRe
 	if err != nil {
 		return nil, err
 	}
-	var k kinOut
-	select {
-	case k = <-kinc:
-	case <-ctx.Done():
-		return nil, deadlineError(d.Source, ctx)
-	}
-	if k.err != nil {
-		return nil, &Error{Source: d.Source, Msg: k.err.Error()}
-	}
-	res.Warnings = append(k.ws, res.Warnings...)
 	res.Tools = tools
 	return res, nil
 }
@@ -659,6 +667,7 @@ type builder struct {
 	sizes map[string]int // values in each expansion in done
 	sh    *shared        // the maps of done, with their encodings and hashes
 
+	rawSizes map[string]int  // expandedSize of references, by reference and depth
 	patterns map[string]bool // regular expressions met, and whether they compile
 	opPtr    string          // the operation being built, for warnings
 }
@@ -784,15 +793,20 @@ func (b *builder) tools(res *OpenAPIResult) ([]*Manifest, error) {
 				return nil, &BudgetError{Source: b.d.Source, Budget: b.budget, Tools: len(out)}
 			}
 			m.Name, m.Namespace, m.Version, m.Author, m.Tags, m.opPointer, m.sh = name, ns, version, author, tags, ptr, b.sh
+			m.Format = OpenAPIFormat
 			out = append(out, m)
 		}
 	}
-	if err := b.o.enter(b.ctx, b.d.Source, phaseCompile); err != nil {
+	source := b.d.Source
+	if err := b.o.enter(b.ctx, source, phaseCompile); err != nil {
 		return nil, err
 	}
+	// The tools are built: the document's tree (graph.json: ~100 MB) and the
+	// index of expansions are no longer needed while they compile.
+	b.d, b.root, b.done, b.sizes, b.rawSizes = nil, nil, nil, nil, nil
 	out, err := compile(b.ctx, out, res, b.sh)
 	if err != nil {
-		return nil, deadlineError(b.d.Source, b.ctx)
+		return nil, deadlineError(source, b.ctx)
 	}
 	return out, nil
 }
@@ -921,8 +935,11 @@ func (b *builder) operation(ptr, path, method string, item, op map[string]any) (
 	// are shared by every tool. Expanded like the parameters, the response
 	// objects of a large API (stripe's expandable fields) were millions of
 	// values that no two tools shared.
-	rin := &inliner{b: b, maxDepth: returnsDepth}
-	m.Returns = b.returns(op, rin)
+	resp, depth := b.returnsSchema(op)
+	rin := &inliner{b: b, maxDepth: depth}
+	if resp != nil {
+		m.Returns = rin.schema(resp)
+	}
 	m.Notes = append(m.Notes, rin.notes...)
 	if in.err != nil || rin.err != nil {
 		return nil, deadlineError(b.d.Source, b.ctx)
@@ -1029,9 +1046,11 @@ func (b *builder) parameters(item, op map[string]any, in *inliner) (map[string]a
 	return out, ct, append(notes, in.notes...)
 }
 
-// returns is the JSON schema of the operation's success response (200, 201,
-// any other 2xx, 2XX, then default), expanded by in; nil when none is declared.
-func (b *builder) returns(op map[string]any, in *inliner) any {
+// returnsSchema is the (unexpanded) JSON schema of the operation's success
+// response (200, 201, any other 2xx, 2XX, then default), nil when none is
+// declared, and how many references deep to expand it: the deepest, up to
+// maxReturnsDepth, whose expansion stays within maxReturnsValues.
+func (b *builder) returnsSchema(op map[string]any) (any, int) {
 	rs, _ := op["responses"].(map[string]any)
 	codes := make([]string, 0, len(rs))
 	for c := range rs {
@@ -1049,11 +1068,65 @@ func (b *builder) returns(op map[string]any, in *inliner) any {
 		content, _ := r["content"].(map[string]any)
 		ct, mt := pickMedia(content)
 		if mt == nil || !strings.Contains(ct, "json") || mt["schema"] == nil {
-			return nil // the success response is not JSON, or says nothing of its shape
+			return nil, 0 // the success response is not JSON, or says nothing of its shape
 		}
-		return in.schema(mt["schema"])
+		s := mt["schema"]
+		depth := maxReturnsDepth
+		for depth > 1 && b.expandedSize(s, depth) > maxReturnsValues {
+			depth--
+		}
+		return s, depth
 	}
-	return nil
+	return nil, 0
+}
+
+// expandedSize is about how many values the schema v expands to with its
+// references expanded depth deep (as inliner.schema counts them), at most
+// maxReturnsValues+1: it is computed on the document, without expanding.
+func (b *builder) expandedSize(v any, depth int) int {
+	switch x := v.(type) {
+	case map[string]any:
+		if r, ok := x["$ref"].(string); ok {
+			if depth <= 0 {
+				return 1
+			}
+			key := r + "\x00" + strconv.Itoa(depth)
+			if n, ok := b.rawSizes[key]; ok {
+				return n
+			}
+			if b.rawSizes == nil {
+				b.rawSizes = map[string]int{}
+			}
+			b.rawSizes[key] = maxReturnsValues + 1 // a reference to itself while counting: treat as too large
+			n := 1
+			if t, ok := Resolve(b.root, r); ok {
+				n = min(1+b.expandedSize(t, depth-1), maxReturnsValues+1)
+			}
+			b.rawSizes[key] = n
+			return n
+		}
+		n := 1
+		for k, e := range x {
+			switch k {
+			case "example", "examples", "enum", "const", "default", "x-examples":
+				n++
+				continue
+			}
+			if n += b.expandedSize(e, depth); n > maxReturnsValues {
+				return maxReturnsValues + 1
+			}
+		}
+		return n
+	case []any:
+		n := 1
+		for _, e := range x {
+			if n += b.expandedSize(e, depth); n > maxReturnsValues {
+				return maxReturnsValues + 1
+			}
+		}
+		return n
+	}
+	return 1
 }
 
 func (b *builder) server(op, item map[string]any) string {
@@ -1189,8 +1262,16 @@ type inliner struct {
 // many paths (A uses B twice, B uses C twice...) grow exponentially.
 const maxExpanded = 50_000
 
-// returnsDepth is how many references deep a response schema is expanded.
-const returnsDepth = 1
+// maxReturnsDepth is how many references deep a response schema is expanded
+// at most, and maxReturnsValues how large its expansion may grow: a tool's
+// response schema is stored whole with it, and one expanded to any depth
+// (stripe's expandable fields) was millions of values. Depth also bounds
+// recursion: a schema that refers to itself is expanded maxReturnsDepth
+// times, and deeper values are accepted unchecked.
+const (
+	maxReturnsDepth  = 8
+	maxReturnsValues = 5_000
+)
 
 // ctxEvery is how many values the inliner expands between looks at the context.
 const ctxEvery = 1 << 12

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/user"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,6 +158,21 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			reason string
 		}
 		var rows []row
+		var reRecords []reRecord
+		// The recorded manifests that a candidate of a newer format differs
+		// from, read at once (see upgrade.go).
+		var stale []int64
+		for i, c := range cands {
+			for _, e := range byName[c.Manifest.Name] {
+				if e.version == c.Manifest.Version && e.sha != digests[i].sha && c.Manifest.Format > 0 {
+					stale = append(stale, e.id)
+				}
+			}
+		}
+		stored, err := storedManifests(ctx, tx, stale)
+		if err != nil {
+			return err
+		}
 		seen := map[string]string{}
 		for i, c := range cands {
 			m := c.Manifest
@@ -169,11 +185,26 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 				return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
 			}
 			seen[ref] = c.Source
-			var prev *existing
-			for i, e := range byName[m.Name] {
-				if e.version == m.Version {
-					prev = &byName[m.Name][i]
+			prev := findVersion(byName[m.Name], m.Version)
+			if prev != nil && prev.sha != sha {
+				up, err := upgradeOf(stored[prev.id], prev, c, doc)
+				if err != nil {
+					return err
 				}
+				if up.re != nil {
+					reRecords = append(reRecords, *up.re)
+					changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: ActionReRecorded, State: prev.state, Reason: up.re.reason})
+					continue
+				}
+				// Another contract: recorded beside the old one, for review.
+				m, sha, doc = up.m, up.sha, up.doc
+				c.Manifest = m
+				ref = m.Name + "@" + m.Version
+				if src, dup := seen[ref]; dup {
+					return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
+				}
+				seen[ref] = c.Source
+				prev = findVersion(byName[m.Name], m.Version)
 			}
 			if prev != nil {
 				if prev.sha != sha {
@@ -187,6 +218,10 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 				return fmt.Errorf("%s: %w", ref, err)
 			}
 			r := row{c: c, sha: sha, doc: doc, limits: lim, state: Proposed, reason: "imported from " + c.Source}
+			if f := formatOf(m.Version); f > 0 && m.Format == f {
+				r.reason += fmt.Sprintf("; helix's OpenAPI conversion format %d gives %s another executable contract than the recorded %s: review it",
+					f, m.Name, strings.TrimSuffix(m.Version, "+helix."+strconv.Itoa(f)))
+			}
 			if ap := latestApproved(byName[m.Name]); ap != nil {
 				if w := Widening(ap.limits, lim); len(w) > 0 {
 					r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
@@ -197,6 +232,9 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 			}
 			rows = append(rows, r)
 			changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "created", State: r.state, Reason: r.reason})
+		}
+		if err := writeReRecords(ctx, tx, reRecords, o); err != nil {
+			return err
 		}
 		if len(rows) == 0 {
 			return complete(ctx, tx, o)
@@ -346,6 +384,10 @@ func newer(a, b string) bool {
 	vb, errB := semver.NewVersion(b)
 	if errA != nil || errB != nil {
 		return a > b
+	}
+	if va.Equal(vb) {
+		// Semver ignores build metadata; a FormatVersion is the newer rebuild.
+		return formatOf(a) > formatOf(b)
 	}
 	return va.GreaterThan(vb)
 }

@@ -74,11 +74,7 @@ func EnvNames(tool, namespace, scheme string) []string {
 // recorded before namespaces were) its name up to the first dot, which a
 // namespace never contains.
 func Namespace(m *manifest.Manifest) string {
-	if m.Namespace != "" {
-		return m.Namespace
-	}
-	ns, _, _ := strings.Cut(m.Name, ".")
-	return ns
+	return manifest.EffectiveNamespace(m)
 }
 
 func envPart(s string) string {
@@ -144,46 +140,100 @@ func (e *refusedError) Unwrap() error { return e.err }
 // permissions and fills res. Tool failures go into res; the error returned
 // is for the caller's exit status.
 func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string]any, res *Result) error {
-	m := t.Manifest
-	call := m.Entrypoint.HTTP
-	var secrets []string
-	mask := func(s string) string { return redact.String(s, secrets...) }
-	fail := func(status string, err error) error {
-		res.Status, res.Error = status, mask(err.Error())
-		if status == StatusRefused {
-			return &refusedError{msg: res.Error, err: err}
-		}
-		return errors.New(res.Error)
-	}
-	req, sent, err := buildRequest(ctx, call, m.Parameters, input, h.bodyFiles())
-	if err != nil {
-		res.Status, res.Error = StatusInvalidInput, err.Error()
-		return &InputError{Msg: fmt.Sprintf("input to %s@%s: %v", t.Name, t.Version, err)}
-	}
-	set, err := h.credentials(t.Name, Namespace(m), m.Credentials)
+	c := &httpCall{h: h, t: t, m: t.Manifest, res: res}
+	req, err := c.request(ctx, input)
 	if err != nil {
 		return err
 	}
-	for _, c := range set {
-		secrets = append(secrets, c.value)
-		if c.Type == "http" && strings.EqualFold(c.HTTPScheme, "basic") {
-			secrets = append(secrets, base64.StdEncoding.EncodeToString([]byte(c.value)))
+	res.BytesSent = c.sent
+	resp, err := c.client().Do(req)
+	if err != nil {
+		return c.sendError(ctx, err)
+	}
+	defer resp.Body.Close()
+	c.headers(resp)
+	body, err := c.body(resp)
+	if err != nil {
+		return err
+	}
+	isJSON := strings.Contains(strings.ToLower(res.ContentType), "json")
+	c.output(body, isJSON)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		res.Status = StatusHTTPError
+		res.Error = fmt.Sprintf("%s: %s", c.where, resp.Status)
+		return errors.New(res.Error)
+	}
+	res.Status = StatusOK
+	if c.m.Returns != nil && isJSON && len(body) > 0 {
+		res.SchemaErrors = checkResponse(c.m.Returns, body)
+	}
+	return nil
+}
+
+// httpCall is one execution of an HTTP tool, step by step.
+type httpCall struct {
+	h       *HTTPRunner
+	t       *manifest.Tool
+	m       *manifest.Manifest
+	res     *Result
+	secrets []string      // credential values, masked in everything recorded
+	sent    int64         // request body bytes
+	timeout time.Duration // the tool's, else DefaultTimeout
+	// where names the operation by its URL template, never by the URL the
+	// input filled in: errors go into the audit row, which keeps nothing of
+	// the input but its hash.
+	where string
+}
+
+func (c *httpCall) mask(s string) string { return redact.String(s, c.secrets...) }
+
+// fail records a tool failure in the result and returns its error.
+func (c *httpCall) fail(status string, err error) error {
+	c.res.Status, c.res.Error = status, c.mask(err.Error())
+	if status == StatusRefused {
+		return &refusedError{msg: c.res.Error, err: err}
+	}
+	return errors.New(c.res.Error)
+}
+
+// request builds the request from the input, with the tool's credentials,
+// and refuses a host the tool may not reach.
+func (c *httpCall) request(ctx context.Context, input map[string]any) (*http.Request, error) {
+	call := c.m.Entrypoint.HTTP
+	req, sent, err := buildRequest(ctx, call, c.m.Parameters, input, c.h.bodyFiles())
+	if err != nil {
+		c.res.Status, c.res.Error = StatusInvalidInput, err.Error()
+		return nil, &InputError{Msg: fmt.Sprintf("input to %s@%s: %v", c.t.Name, c.t.Version, err)}
+	}
+	c.sent = sent
+	set, err := c.h.credentials(c.t.Name, Namespace(c.m), c.m.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	for _, cr := range set {
+		c.secrets = append(c.secrets, cr.value)
+		if cr.Type == "http" && strings.EqualFold(cr.HTTPScheme, "basic") {
+			c.secrets = append(c.secrets, base64.StdEncoding.EncodeToString([]byte(cr.value)))
 		}
-		apply(req, c)
+		apply(req, cr)
 	}
-	if !hostAllowed(m.Permissions.Network, req.URL) {
-		return fail(StatusRefused, fmt.Errorf("host %s is not among the tool's allowed hosts (%s): nothing was sent", req.URL.Host, hostList(m.Permissions.Network)))
+	if !hostAllowed(c.m.Permissions.Network, req.URL) {
+		return nil, c.fail(StatusRefused, fmt.Errorf("host %s is not among the tool's allowed hosts (%s): nothing was sent", req.URL.Host, hostList(c.m.Permissions.Network)))
 	}
-	lim, _ := m.Permissions.Limits()
-	timeout := DefaultTimeout
+	lim, _ := c.m.Permissions.Limits()
+	c.timeout = DefaultTimeout
 	if lim.TimeoutMS > 0 {
-		timeout = time.Duration(lim.TimeoutMS) * time.Millisecond
+		c.timeout = time.Duration(lim.TimeoutMS) * time.Millisecond
 	}
-	// Errors name the operation by its URL template, never by the URL the
-	// input filled in: the error goes into the audit row, which keeps
-	// nothing of the input but its hash.
-	where := req.Method + " " + call.URL
-	client := netguard.Client(h.AllowPrivate, timeout)
+	c.where = req.Method + " " + call.URL
+	return req, nil
+}
+
+// client is a netguard client within the tool's timeout that follows only
+// redirects to the tool's allowed hosts.
+func (c *httpCall) client() *http.Client {
+	client := netguard.Client(c.h.AllowPrivate, c.timeout)
+	network := c.m.Permissions.Network
 	client.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
 			return &refusedError{msg: "stopped after 10 redirects"}
@@ -191,79 +241,83 @@ func (h *HTTPRunner) run(ctx context.Context, t *manifest.Tool, input map[string
 		if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
 			return &refusedError{msg: "redirect to a " + r.URL.Scheme + " URL refused: only http and https"}
 		}
-		if !hostAllowed(m.Permissions.Network, r.URL) {
-			return &refusedError{msg: fmt.Sprintf("redirect to %s refused: not among the tool's allowed hosts (%s)", r.URL.Host, hostList(m.Permissions.Network))}
+		if !hostAllowed(network, r.URL) {
+			return &refusedError{msg: fmt.Sprintf("redirect to %s refused: not among the tool's allowed hosts (%s)", r.URL.Host, hostList(network))}
 		}
 		return nil
 	}
-	res.BytesSent = sent
-	resp, err := client.Do(req)
-	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = fmt.Errorf("%s: %w", where, ue.Err)
-		}
-		var re *refusedError
-		switch {
-		case errors.As(err, &re), errors.Is(err, netguard.ErrPrivate):
-			return fail(StatusRefused, err)
-		case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-			return fail(StatusTimeout, fmt.Errorf("no answer within %s: %w", timeout, err))
-		case ctx.Err() != nil:
-			return fail(StatusError, ctx.Err())
-		}
-		res.Status, res.Error = StatusUnavailable, mask(err.Error())
-		return &UnavailableError{Msg: res.Error}
+	return client
+}
+
+// sendError classifies a request that got no answer.
+func (c *httpCall) sendError(ctx context.Context, err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = fmt.Errorf("%s: %w", c.where, ue.Err)
 	}
-	defer resp.Body.Close()
-	max := h.MaxResponse
-	if max <= 0 {
-		max = 10 << 20
+	var re *refusedError
+	switch {
+	case errors.As(err, &re), errors.Is(err, netguard.ErrPrivate):
+		return c.fail(StatusRefused, err)
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return c.fail(StatusTimeout, fmt.Errorf("no answer within %s: %w", c.timeout, err))
+	case ctx.Err() != nil:
+		return c.fail(StatusError, ctx.Err())
 	}
+	c.res.Status, c.res.Error = StatusUnavailable, c.mask(err.Error())
+	return &UnavailableError{Msg: c.res.Error}
+}
+
+// headers records the status and the response headers a caller may act on.
+func (c *httpCall) headers(resp *http.Response) {
+	res := c.res
 	res.HTTPStatus = resp.StatusCode
 	res.Headers = map[string]string{}
 	for _, k := range relevantHeaders {
 		if v := resp.Header.Get(k); v != "" {
-			res.Headers[k] = mask(v)
+			res.Headers[k] = c.mask(v)
 		}
 	}
 	for k, vs := range resp.Header {
 		// Services put paging links and the like in their own X- headers (the petstore's X-Next).
 		if strings.HasPrefix(k, "X-") && len(vs) > 0 && res.Headers[k] == "" {
-			res.Headers[k] = mask(vs[0])
+			res.Headers[k] = c.mask(vs[0])
 		}
 	}
 	res.ContentType = resp.Header.Get("Content-Type")
+}
+
+// body reads the response body, at most the runner's cap.
+func (c *httpCall) body(resp *http.Response) ([]byte, error) {
+	max := c.h.MaxResponse
+	if max <= 0 {
+		max = 10 << 20
+	}
 	body, err := netguard.ReadAll(resp.Body, max)
-	res.BytesReceived = int64(len(body))
+	c.res.BytesReceived = int64(len(body))
 	if err != nil {
 		if errors.Is(err, netguard.ErrTooLarge) {
-			res.BytesReceived = max
-			return fail(StatusTooLarge, fmt.Errorf("response body over the %d-byte cap (--max-bytes)", max))
+			c.res.BytesReceived = max
+			return nil, c.fail(StatusTooLarge, fmt.Errorf("response body over the %d-byte cap (--max-bytes)", max))
 		}
-		return fail(StatusError, fmt.Errorf("read response: %w", err))
+		return nil, c.fail(StatusError, fmt.Errorf("read response: %w", err))
 	}
-	isJSON := strings.Contains(strings.ToLower(res.ContentType), "json")
+	return body, nil
+}
+
+// output records the body as the result's output: JSON as it is, anything
+// else as a JSON string, credentials masked either way.
+func (c *httpCall) output(body []byte, isJSON bool) {
 	switch {
 	case len(body) == 0:
-		res.Output = json.RawMessage("null")
+		c.res.Output = json.RawMessage("null")
 	case isJSON && json.Valid(body):
-		if r := mask(string(body)); r != string(body) && json.Valid([]byte(r)) {
+		if r := c.mask(string(body)); r != string(body) && json.Valid([]byte(r)) {
 			body = []byte(r) // a service echoing the credential back
 		}
-		res.Output = json.RawMessage(body)
+		c.res.Output = json.RawMessage(body)
 	default:
-		res.Output, _ = json.Marshal(mask(string(body)))
+		c.res.Output, _ = json.Marshal(c.mask(string(body)))
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		res.Status = StatusHTTPError
-		res.Error = fmt.Sprintf("%s: %s", where, resp.Status)
-		return errors.New(res.Error)
-	}
-	res.Status = StatusOK
-	if m.Returns != nil && isJSON && len(body) > 0 {
-		res.SchemaErrors = checkResponse(m.Returns, body)
-	}
-	return nil
 }
 
 // UnavailableError is a service that could not be reached: retry later.
