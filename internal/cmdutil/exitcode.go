@@ -12,8 +12,10 @@ import (
 // the kind the final JSON error object names. cli.Main uses it for every
 // command, and tests import it: none keeps a copy of its own.
 //
-// Errors carry their class from where they arise (FlagError, ExitError,
-// PartialError, the database's lock and reachability errors); a few classes
+// Errors carry their class from where they arise: the classes of package
+// exitcode (UsageError, Error, PartialError), which domain packages mark
+// without importing the command layer, and the database's lock and
+// reachability errors, which pgx raises wherever a query runs; a few classes
 // are known by a sentinel wherever they surface: a refusal of a private or
 // loopback address is bad input (exit 2) in every command.
 func ExitCodeFor(ctx context.Context, err error) (ExitCode, string) {
