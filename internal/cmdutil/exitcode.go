@@ -52,9 +52,13 @@ func Code(err error) ExitCode {
 	return c
 }
 
+// allUnavailable: every item failed because the database or a provider
+// could not be reached (a driver's error, or one marked unavailable where it
+// arose, as a provider client's give-up is).
 func allUnavailable(errs []error) bool {
 	for _, e := range errs {
-		if !db.IsUnavailable(e) {
+		ee, marked := errors.AsType[*ExitError](e)
+		if !db.IsUnavailable(e) && !(marked && ee.Code == ExitUnavailable) {
 			return false
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -162,7 +163,7 @@ func TestUnavailableAfterRetries(t *testing.T) {
 	}}
 	c, sleeps := newClient(t, s)
 	_, _, err := c.Embed(context.Background(), []string{"x"})
-	if !errors.Is(err, ErrUnavailable) || s.requests.Load() != 4 || len(*sleeps) != 3 {
+	if !errors.Is(err, httpretry.ErrUnavailable) || s.requests.Load() != 4 || len(*sleeps) != 3 {
 		t.Fatalf("err %v after %d requests and %d waits: want ErrUnavailable after 4 and 3", err, s.requests.Load(), len(*sleeps))
 	}
 	// backoff grows
@@ -176,7 +177,7 @@ func TestBadRequestIsNotRetried(t *testing.T) {
 	c, _ := newClient(t, s)
 	c.APIKey = "wrong"
 	_, _, err := c.Embed(context.Background(), []string{"x"})
-	var api *APIError
+	var api *httpretry.APIError
 	if !errors.As(err, &api) || api.Status != 401 || api.Code != "invalid_api_key" || s.requests.Load() != 1 {
 		t.Fatalf("err %v after %d requests", err, s.requests.Load())
 	}
@@ -369,10 +370,10 @@ func FuzzDecodeError(f *testing.F) {
 	f.Add([]byte(`{"detail":[{"msg":"x"}]}`))
 	f.Add([]byte(`<html>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		e := decodeError(400, body)
+		e := httpretry.DecodeOpenAIError(provider, 400, nil, body)
 		if e.Message == "" && len(strings.TrimSpace(string(body))) > 0 {
 			t.Fatalf("no message from %q", body)
 		}
-		_ = e.TooLong()
+		_ = TooLong(e)
 	})
 }
