@@ -14,9 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/manifest"
@@ -260,7 +258,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if !opts.DryRun && len(cands) > 0 {
 		pool, err := f.DB(ctx)
 		if err != nil {
-			return shared.OpenError(err)
+			return err
 		}
 		params := map[string]any{"targets": opts.Targets, "include": opts.Include, "exclude": opts.Exclude, "by": opts.By, "auto_approve_narrower": opts.AutoApproveNarrower}
 		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: "manifest-import", Params: params, Now: f.Now},
@@ -275,7 +273,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			if errors.As(err, &ce) {
 				return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
 			}
-			return dbError(fmt.Errorf("record tools: %w (nothing was imported)", err))
+			return fmt.Errorf("record tools: %w (nothing was imported)", err)
 		}
 	} else {
 		for _, c := range cands {
@@ -307,7 +305,7 @@ func enqueue(ctx context.Context, opts *ImportOptions) error {
 	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	args := make([]queue.ManifestImportArgs, len(opts.Targets))
 	for i, t := range opts.Targets {
@@ -318,7 +316,7 @@ func enqueue(ctx context.Context, opts *ImportOptions) error {
 	}
 	res, err := queue.Insert(ctx, pool, args)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, res)
@@ -344,13 +342,6 @@ func readError(target string, err error) error {
 		return cmdutil.UnavailableError(err)
 	}
 	return cmdutil.InputError(err)
-}
-
-func dbError(err error) error {
-	if db.IsUnavailable(err) {
-		return cmdutil.UnavailableError(err)
-	}
-	return err
 }
 
 func firstLine(s string) string {
