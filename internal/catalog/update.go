@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/netguard"
 )
 
@@ -45,6 +46,15 @@ type SourceError struct {
 func (e *SourceError) Error() string { return e.Err.Error() }
 func (e *SourceError) Unwrap() error { return e.Err }
 
+// sourceError carries its exit class: bad input (2) when permanent, else
+// unavailable (4).
+func sourceError(permanent bool, err error) *SourceError {
+	if permanent {
+		return &SourceError{Err: exitcode.AsInput(err), Permanent: true}
+	}
+	return &SourceError{Err: exitcode.AsUnavailable(err)}
+}
+
 // Update downloads the catalog from o.Source, keeps o.Providers, stores it
 // as a snapshot and pins it: the unit of `catalog fetch`, in-process and on
 // a queue worker. When the pinned snapshot came from the same source with the
@@ -63,22 +73,22 @@ func Update(ctx context.Context, q db.Querier, o UpdateOptions) (*UpdateResult, 
 			return nil, err
 		}
 		if netguard.Permanent(err) {
-			return nil, &SourceError{Err: fmt.Errorf("fetch catalog: %w", err), Permanent: true}
+			return nil, sourceError(true, fmt.Errorf("fetch catalog: %w", err))
 		}
-		return nil, &SourceError{Err: fmt.Errorf("fetch catalog (retry later): %w", err)}
+		return nil, sourceError(false, fmt.Errorf("fetch catalog (retry later): %w", err))
 	}
 	if fetched.NotModified {
 		return &UpdateResult{StoreResult: StoreResult{Snapshot: pinned}, NotModified: true}, nil
 	}
 	cat, err := Parse(fetched.Body)
 	if err != nil {
-		return nil, &SourceError{Err: fmt.Errorf("parse catalog from %s: %w", o.Source, err), Permanent: true}
+		return nil, sourceError(true, fmt.Errorf("parse catalog from %s: %w", o.Source, err))
 	}
 	all := len(cat) // before the filter keeps only the providers asked for
 	cat, missing := cat.Filter(o.Providers)
 	if len(missing) > 0 {
-		return nil, &SourceError{Permanent: true, Err: fmt.Errorf("%s has no provider %s (it has %d providers: see helix catalog show)",
-			o.Source, strings.Join(missing, ", "), all)}
+		return nil, sourceError(true, fmt.Errorf("%s has no provider %s (it has %d providers: see helix catalog show)",
+			o.Source, strings.Join(missing, ", "), all))
 	}
 	snap := Snapshot{Source: o.Source, FetchedAt: o.Now, ProviderFilter: o.Providers, ETag: fetched.ETag}
 	var st StoreResult

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/embed/embedtest"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -47,46 +46,25 @@ func pathURL(t *testing.T, p db.Path, empty bool) (direct, through string) {
 // embeddings is an OpenAI-compatible embeddings server; gate, when not nil,
 // holds every request until it is closed.
 type embeddings struct {
-	url      string
-	requests atomic.Int64
-	gate     chan struct{}
+	*embedtest.Server
+	gate chan struct{}
 }
 
 func newEmbeddings(t *testing.T, gated bool) *embeddings {
-	e := &embeddings{}
+	e := &embeddings{Server: &embedtest.Server{Dim: 384}} // the demo memories' embeddings have 384
 	if gated {
 		e.gate = make(chan struct{})
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Input) == 0 {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"error":{"message":"bad request","type":"invalid_request_error"}}`))
-			return
-		}
-		e.requests.Add(1)
-		if e.gate != nil {
+		e.Before = func(_ http.ResponseWriter, r *http.Request, _ int64) bool {
 			select {
 			case <-e.gate:
+				return false
 			case <-r.Context().Done():
-				return
+				return true
 			}
 		}
-		var data []map[string]any
-		for i, in := range req.Input {
-			v := make([]float32, 384) // the demo memories' embeddings have 384
-			v[0], v[1], v[2] = float32(len(in)), 1, 0.5
-			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": v})
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
-			"usage": map[string]int{"prompt_tokens": 3, "total_tokens": 3}})
-	}))
-	t.Cleanup(srv.Close)
+	}
+	embedtest.Start(t, e.Server)
 	t.Cleanup(e.open)
-	e.url = srv.URL + "/v1"
 	return e
 }
 
@@ -105,7 +83,7 @@ func (e *embeddings) open() {
 }
 
 func (e *embeddings) env() []string {
-	return []string{"HELIX_EMBED_BASE_URL=" + e.url, "HELIX_EMBED_API_KEY=", "OPENAI_API_KEY=", "HELIX_EMBED_MODEL=mini"}
+	return []string{"HELIX_EMBED_BASE_URL=" + e.URL, "HELIX_EMBED_API_KEY=", "OPENAI_API_KEY=", "HELIX_EMBED_MODEL=mini"}
 }
 
 func mustRun(t *testing.T, env []string, args ...string) result {
@@ -270,13 +248,13 @@ func TestLockedJobsThroughEveryPath(t *testing.T) {
 			env := append([]string{"DATABASE_URL=" + url, "HELIX_EMBED_CONCURRENCY=1"}, emb.env()...)
 			// --reembed: the demo memories come embedded already.
 			a := start(t, env, "embed", "--all-users", "--reembed")
-			waitUntil(t, 30*time.Second, "the first run's first request", func() bool { return emb.requests.Load() > 0 })
-			before := emb.requests.Load()
+			waitUntil(t, 30*time.Second, "the first run's first request", func() bool { return emb.Requests.Load() > 0 })
+			before := emb.Requests.Load()
 			b := helix(t, env, "", "embed", "--all-users", "--reembed")
 			if b.code != 5 || !strings.Contains(b.stderr, "held by helix-embed") {
 				t.Errorf("second embed while the first runs: exit %d, want 5 naming the holder\n%s", b.code, b.stderr)
 			}
-			if n := emb.requests.Load(); n != before {
+			if n := emb.Requests.Load(); n != before {
 				t.Errorf("the second run sent %d requests", n-before)
 			}
 			// SIGKILL the holder: nothing releases its lease but expiry.

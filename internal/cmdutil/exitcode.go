@@ -12,8 +12,10 @@ import (
 // the kind the final JSON error object names. cli.Main uses it for every
 // command, and tests import it: none keeps a copy of its own.
 //
-// Errors carry their class from where they arise (FlagError, ExitError,
-// PartialError, the database's lock and reachability errors); a few classes
+// Errors carry their class from where they arise: the classes of package
+// exitcode (UsageError, Error, PartialError), which domain packages mark
+// without importing the command layer, and the database's lock and
+// reachability errors, which pgx raises wherever a query runs; a few classes
 // are known by a sentinel wherever they surface: a refusal of a private or
 // loopback address is bad input (exit 2) in every command.
 func ExitCodeFor(ctx context.Context, err error) (ExitCode, string) {
@@ -50,9 +52,13 @@ func Code(err error) ExitCode {
 	return c
 }
 
+// allUnavailable: every item failed because the database or a provider
+// could not be reached (a driver's error, or one marked unavailable where it
+// arose, as a provider client's give-up is).
 func allUnavailable(errs []error) bool {
 	for _, e := range errs {
-		if !db.IsUnavailable(e) {
+		ee, marked := errors.AsType[*ExitError](e)
+		if !db.IsUnavailable(e) && !(marked && ee.Code == ExitUnavailable) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/netguard"
 )
 
@@ -33,6 +34,12 @@ func TestExitCodeFor(t *testing.T) {
 		{ctx, UnavailableError(private), 2, "input"},
 		{ctx, &PartialError{Failed: []string{"a: x"}, Total: 3}, 3, "partial"},
 		{ctx, fmt.Errorf("wrapped: %w", UnavailableError(errors.New("down"))), 4, "unavailable"},
+		// a provider that kept failing is unavailable by its own class, and a
+		// run whose every failed item is that is unavailable, not partial
+		{ctx, fmt.Errorf("embed u1: %w", httpretry.Unavailable("embeddings", &httpretry.GaveUp{Err: errors.New("EOF"), Attempts: 3})), 4, "unavailable"},
+		{ctx, &PartialError{Failed: []string{"u1: down"}, Total: 2, Errs: []error{fmt.Errorf("u1: %w", httpretry.ErrUnavailable)}}, 4, "unavailable"},
+		{ctx, &PartialError{Failed: []string{"u1: down", "u2: bad"}, Total: 2, Errs: []error{httpretry.ErrUnavailable, InputError(errors.New("bad"))}}, 3, "partial"},
+		{ctx, &httpretry.APIError{Provider: "openai", Status: 400}, 1, "failed"},
 		{ctx, &db.ErrLockHeld{Job: "decay", Holder: "h"}, 5, "skipped"},
 		{cancelled, errors.New("anything"), 130, "interrupted"},
 		{ctx, fmt.Errorf("step: %w", context.Canceled), 130, "interrupted"},

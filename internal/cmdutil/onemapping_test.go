@@ -91,6 +91,13 @@ func intCopy(t *testing.T, err error) int {
 
 var table = map[error]cmdutil.ExitCode{context.Canceled: cmdutil.ExitInterrupted}
 
+func lowCopy(err error) exitcode.Code {
+	if errors.Is(err, io.EOF) {
+		return exitcode.Unavailable
+	}
+	return exitcode.Failed
+}
+
 func delegation(err error) cmdutil.ExitCode { return cmdutil.Code(err) }
 
 func isUsage(err error) bool {
@@ -121,6 +128,7 @@ var cases = []struct {
 		"x_test.go:14: func literal maps errors to exit codes",
 		"x_test.go:25: func intCopy maps errors to exit codes",
 		"x_test.go:33: a map from errors to exit codes",
+		"x_test.go:35: func lowCopy maps errors to exit codes",
 	}, "\n")
 	if got != want {
 		t.Errorf("found:\n%s\nwant:\n%s", got, want)
@@ -190,10 +198,17 @@ func mapsErrors(ft *ast.FuncType, body *ast.BlockStmt) bool {
 	return classifies && chooses
 }
 
-// isExitCode: an Exit… constant of this package, or a literal code of the table.
+// isExitCode: an Exit… constant of this package, a code of exitcode, or a
+// literal code of the table.
 func isExitCode(e ast.Expr) bool {
 	switch e := e.(type) {
 	case *ast.SelectorExpr:
+		if isIdent(e.X, "exitcode") {
+			switch e.Sel.Name {
+			case "OK", "Failed", "Usage", "Partial", "Unavailable", "Skipped", "Interrupted":
+				return true
+			}
+		}
 		return isIdent(e.X, "cmdutil") && strings.HasPrefix(e.Sel.Name, "Exit")
 	case *ast.BasicLit:
 		switch e.Value {
@@ -206,7 +221,7 @@ func isExitCode(e ast.Expr) bool {
 
 func isExitCodeType(e ast.Expr) bool {
 	s, ok := e.(*ast.SelectorExpr)
-	return ok && isIdent(s.X, "cmdutil") && s.Sel.Name == "ExitCode"
+	return ok && (isIdent(s.X, "cmdutil") && s.Sel.Name == "ExitCode" || isIdent(s.X, "exitcode") && s.Sel.Name == "Code")
 }
 
 func isIdent(e ast.Expr, name string) bool {

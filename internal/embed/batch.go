@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // Embedder sends one request's worth of inputs.
@@ -110,8 +112,8 @@ func All(ctx context.Context, e Embedder, texts []string, o BatchOptions) ([][]f
 		}
 		requests.Add(1)
 		vecs, u, err := e.Embed(ctx, inputs[lo:hi])
-		var api *APIError
-		if errors.As(err, &api) && api.TooLong() {
+		var api *httpretry.APIError
+		if errors.As(err, &api) && TooLong(api) {
 			if hi-lo > 1 {
 				split.Add(1)
 				mid := (lo + hi) / 2

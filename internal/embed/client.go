@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -17,36 +16,13 @@ import (
 	"github.com/helixhq/helix/internal/httpretry"
 )
 
-// ErrUnavailable wraps failures that may pass: the server could not be reached
-// or kept answering 429/5xx after every retry.
-var ErrUnavailable = errors.New("embedding provider unavailable")
-
-// APIError is an error answer of the server.
-type APIError struct {
-	Status  int
-	Message string
-	Type    string
-	Code    string
-}
-
-func (e *APIError) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = http.StatusText(e.Status)
-	}
-	return fmt.Sprintf("embeddings: HTTP %d: %s", e.Status, msg)
-}
-
-// Retryable (httpretry.RetryableStatus) reports whether the same request may succeed later.
-func (e *APIError) Retryable() bool { return httpretry.RetryableStatus(e.Status) }
-
 // tooLong matches what OpenAI, vLLM, Ollama, LM Studio and LiteLLM say when an
 // input exceeds the model's context.
 var tooLong = regexp.MustCompile(`(?i)context length|context_length|too long|too many tokens|maximum.{0,40}tokens|exceeds? .{0,30}(length|limit|tokens)|input length`)
 
 // TooLong reports whether the server rejected the request because an input is
 // longer than the model takes.
-func (e *APIError) TooLong() bool {
+func TooLong(e *httpretry.APIError) bool {
 	return (e.Status == http.StatusBadRequest || e.Status == http.StatusRequestEntityTooLarge) &&
 		(e.Status == http.StatusRequestEntityTooLarge || tooLong.MatchString(e.Message) || e.Code == "context_length_exceeded")
 }
@@ -144,58 +120,17 @@ func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, Usage
 			req.Header.Set("Authorization", "Bearer "+c.APIKey)
 		}
 		return req, nil
-	}, func(status int, _ http.Header, body []byte) error { return decodeError(status, body) })
-	if g, ok := errors.AsType[*httpretry.GaveUp](err); ok {
-		return nil, Usage{}, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, g.Err, g.Attempts)
-	}
+	}, func(status int, hdr http.Header, body []byte) error {
+		return httpretry.DecodeOpenAIError(provider, status, hdr, body)
+	})
 	if err != nil {
-		return nil, Usage{}, err
+		return nil, Usage{}, httpretry.Unavailable(provider, err)
 	}
 	return ParseResponse(raw, len(inputs))
 }
 
-// decodeError reads OpenAI's {"error": {"message", "type", "code"}}, and the
-// {"error": "text"} or {"detail": ...} that other servers answer with.
-func decodeError(status int, body []byte) *APIError {
-	e := &APIError{Status: status}
-	var wire struct {
-		Error  json.RawMessage `json:"error"`
-		Detail json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &wire) == nil {
-		var obj struct {
-			Message string          `json:"message"`
-			Type    string          `json:"type"`
-			Code    json.RawMessage `json:"code"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(wire.Error, &obj) == nil && obj.Message != "":
-			e.Message, e.Type = obj.Message, obj.Type
-			if json.Unmarshal(obj.Code, &s) == nil {
-				e.Code = s
-			}
-		case json.Unmarshal(wire.Error, &s) == nil:
-			e.Message = s
-		case json.Unmarshal(wire.Detail, &s) == nil:
-			e.Message = s
-		case len(wire.Detail) > 0:
-			e.Message = string(wire.Detail)
-		}
-	}
-	if e.Message == "" {
-		e.Message = snippet(body)
-	}
-	return e
-}
-
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
+// provider names the server in errors: any server speaking OpenAI's API.
+const provider = "embeddings"
 
 // DimensionError is a vector whose length disagrees with the column, with
 // the user's other embeddings or with the rest of the answer.

@@ -2,111 +2,31 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/embed/embedtest"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
-// server speaks OpenAI's /v1/embeddings: it checks the request as OpenAI
-// does and answers with a deterministic vector per input.
-type server struct {
-	t        *testing.T
-	dim      int
-	maxBytes int // an input longer than this is refused with OpenAI's 400
-	requests atomic.Int64
-	inputs   atomic.Int64
-	// before, when it returns true, has answered the request itself.
-	before func(w http.ResponseWriter, n int64) bool
-	mu     sync.Mutex
-	seen   []string
-}
-
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := s.requests.Add(1)
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings" {
-		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
-		return
-	}
-	if r.Header.Get("Authorization") != "Bearer sk-test" || r.Header.Get("Content-Type") != "application/json" {
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`))
-		return
-	}
-	if s.before != nil && s.before(w, n) {
-		return
-	}
-	var req struct {
-		Model          string   `json:"model"`
-		Input          []string `json:"input"`
-		EncodingFormat string   `json:"encoding_format"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" || len(req.Input) == 0 || len(req.Input) > 2048 || req.EncodingFormat != "float" {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = fmt.Fprintf(w, `{"error":{"message":"bad request: %v","type":"invalid_request_error"}}`, err)
-		return
-	}
-	for _, in := range req.Input {
-		if s.maxBytes > 0 && len(in) > s.maxBytes {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = fmt.Fprintf(w, `{"error":{"message":"This model's maximum context length is 8192 tokens, however you requested %d tokens (%d in your prompt; 0 for the completion). Please reduce your prompt; or completion length.","type":"invalid_request_error","param":null,"code":null}}`, len(in), len(in))
-			return
-		}
-	}
-	s.inputs.Add(int64(len(req.Input)))
-	s.mu.Lock()
-	s.seen = append(s.seen, req.Input...)
-	s.mu.Unlock()
-	type item struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
-	}
-	resp := struct {
-		Object string         `json:"object"`
-		Data   []item         `json:"data"`
-		Model  string         `json:"model"`
-		Usage  map[string]int `json:"usage"`
-	}{Object: "list", Model: req.Model, Usage: map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}}
-	// answer out of order, as the index field allows
-	for i := len(req.Input) - 1; i >= 0; i-- {
-		resp.Data = append(resp.Data, item{Object: "embedding", Index: i, Embedding: vectorOf(req.Input[i], s.dim)})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
-}
-
-func vectorOf(s string, dim int) []float32 {
-	v := make([]float32, dim)
-	for _, w := range strings.Fields(strings.ToLower(s)) {
-		h := fnv.New32a()
-		_, _ = h.Write([]byte(w))
-		v[h.Sum32()%uint32(dim)]++
-	}
-	v[0] += 0.01
-	return v
-}
-
-func newClient(t *testing.T, s *server) (*Client, *[]time.Duration) {
-	s.t = t
-	ts := httptest.NewServer(s)
-	t.Cleanup(ts.Close)
+// newClient starts s, with the key the client sends, and a client of it
+// that records its waits instead of taking them.
+func newClient(t *testing.T, s *embedtest.Server) (*Client, *[]time.Duration) {
+	s.Key = "sk-test"
+	embedtest.Start(t, s)
 	var sleeps []time.Duration
 	var mu sync.Mutex
-	return &Client{BaseURL: ts.URL + "/v1", APIKey: "sk-test", Model: "test-embed", HTTP: ts.Client(), MaxRetries: 3,
+	return &Client{BaseURL: s.URL, APIKey: "sk-test", Model: "test-embed", MaxRetries: 3,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			mu.Lock()
 			sleeps = append(sleeps, d)
@@ -133,7 +53,7 @@ func mem(user uuid.UUID, i int, content string, emb []float32) memories.Memory {
 }
 
 func TestRetryAfter429(t *testing.T) {
-	s := &server{dim: 8, before: func(w http.ResponseWriter, n int64) bool {
+	s := &embedtest.Server{Dim: 8, Before: func(w http.ResponseWriter, _ *http.Request, n int64) bool {
 		if n == 1 {
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -150,20 +70,20 @@ func TestRetryAfter429(t *testing.T) {
 	if len(vecs) != 1 || len(vecs[0]) != 8 {
 		t.Fatalf("vectors %v", vecs)
 	}
-	if s.requests.Load() != 2 || len(*sleeps) != 1 || (*sleeps)[0] != 7*time.Second {
-		t.Fatalf("%d requests, waits %v: want one wait of the 7 s Retry-After", s.requests.Load(), *sleeps)
+	if s.Requests.Load() != 2 || len(*sleeps) != 1 || (*sleeps)[0] != 7*time.Second {
+		t.Fatalf("%d requests, waits %v: want one wait of the 7 s Retry-After", s.Requests.Load(), *sleeps)
 	}
 }
 
 func TestUnavailableAfterRetries(t *testing.T) {
-	s := &server{dim: 8, before: func(w http.ResponseWriter, n int64) bool {
+	s := &embedtest.Server{Dim: 8, Before: func(w http.ResponseWriter, _ *http.Request, n int64) bool {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return true
 	}}
 	c, sleeps := newClient(t, s)
 	_, _, err := c.Embed(context.Background(), []string{"x"})
-	if !errors.Is(err, ErrUnavailable) || s.requests.Load() != 4 || len(*sleeps) != 3 {
-		t.Fatalf("err %v after %d requests and %d waits: want ErrUnavailable after 4 and 3", err, s.requests.Load(), len(*sleeps))
+	if !errors.Is(err, httpretry.ErrUnavailable) || s.Requests.Load() != 4 || len(*sleeps) != 3 {
+		t.Fatalf("err %v after %d requests and %d waits: want ErrUnavailable after 4 and 3", err, s.Requests.Load(), len(*sleeps))
 	}
 	// backoff grows
 	if (*sleeps)[2] < (*sleeps)[0] {
@@ -172,18 +92,18 @@ func TestUnavailableAfterRetries(t *testing.T) {
 }
 
 func TestBadRequestIsNotRetried(t *testing.T) {
-	s := &server{dim: 8}
+	s := &embedtest.Server{Dim: 8}
 	c, _ := newClient(t, s)
 	c.APIKey = "wrong"
 	_, _, err := c.Embed(context.Background(), []string{"x"})
-	var api *APIError
-	if !errors.As(err, &api) || api.Status != 401 || api.Code != "invalid_api_key" || s.requests.Load() != 1 {
-		t.Fatalf("err %v after %d requests", err, s.requests.Load())
+	var api *httpretry.APIError
+	if !errors.As(err, &api) || api.Status != 401 || api.Code != "invalid_api_key" || s.Requests.Load() != 1 {
+		t.Fatalf("err %v after %d requests", err, s.Requests.Load())
 	}
 }
 
 func TestOverlongInputSplitAndTruncated(t *testing.T) {
-	s := &server{dim: 8, maxBytes: 100}
+	s := &embedtest.Server{Dim: 8, MaxInputBytes: 100}
 	c, _ := newClient(t, s)
 	long := strings.Repeat("memory palace ", 30) // 420 bytes
 	texts := []string{"short one", "short two", long, "short three"}
@@ -200,14 +120,14 @@ func TestOverlongInputSplitAndTruncated(t *testing.T) {
 		t.Fatalf("stats %+v: want one truncated input and a split batch", st)
 	}
 	// the short texts went out whole; the long one as its start, at most 100 bytes
-	seen := strings.Join(s.seen, "\n")
+	seen := strings.Join(s.Seen(), "\n")
 	for _, want := range []string{"short one", "short two", "short three"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("%q never sent", want)
 		}
 	}
 	var sentLong string
-	for _, in := range s.seen {
+	for _, in := range s.Seen() {
 		if strings.HasPrefix(in, "memory palace") {
 			sentLong = in
 		}
@@ -215,25 +135,25 @@ func TestOverlongInputSplitAndTruncated(t *testing.T) {
 	if len(sentLong) == 0 || len(sentLong) > 100 || !strings.HasPrefix(long, sentLong) {
 		t.Fatalf("long input sent as %q", sentLong)
 	}
-	if vecs[1] == nil || vecs[3] == nil || fmt.Sprint(vecs[3]) != fmt.Sprint(vectorOf("short three", 8)) {
+	if vecs[1] == nil || vecs[3] == nil || fmt.Sprint(vecs[3]) != fmt.Sprint(embedtest.Vector("short three", 8)) {
 		t.Fatalf("vectors out of order")
 	}
 }
 
 func TestMaxInputTokensCutsBeforeSending(t *testing.T) {
-	s := &server{dim: 8}
+	s := &embedtest.Server{Dim: 8}
 	c, _ := newClient(t, s)
 	_, st, err := All(context.Background(), c, []string{strings.Repeat("é", 100)}, BatchOptions{MaxInputTokens: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Truncated != 1 || len(s.seen[0]) > 30 || !strings.HasPrefix(strings.Repeat("é", 100), s.seen[0]) {
-		t.Fatalf("sent %q (stats %+v)", s.seen[0], st)
+	if st.Truncated != 1 || len(s.Seen()[0]) > 30 || !strings.HasPrefix(strings.Repeat("é", 100), s.Seen()[0]) {
+		t.Fatalf("sent %q (stats %+v)", s.Seen()[0], st)
 	}
 }
 
 func TestBatchesByCountAndTokens(t *testing.T) {
-	s := &server{dim: 8}
+	s := &embedtest.Server{Dim: 8}
 	c, _ := newClient(t, s)
 	texts := make([]string, 10)
 	for i := range texts {
@@ -258,7 +178,7 @@ func TestUserEmbedsOnceAndRecordsModel(t *testing.T) {
 	}
 	ms = append(ms, mem(ben, 0, "another user's memory", nil))
 	insert(t, pool, ms)
-	s := &server{dim: 8}
+	s := &embedtest.Server{Dim: 8}
 	c, _ := newClient(t, s)
 	o := Options{Model: "test-embed", Batch: BatchOptions{BatchSize: 10, Concurrency: 2}}
 	res, err := User(ctx, pool, c, ana, o)
@@ -268,7 +188,7 @@ func TestUserEmbedsOnceAndRecordsModel(t *testing.T) {
 	if res.Pending != 25 || res.Embedded != 25 || res.Dimension != 8 || res.Requests != 3 || res.Scrubbed.Keys != 25 {
 		t.Fatalf("result %+v", res)
 	}
-	for _, in := range s.seen {
+	for _, in := range s.Seen() {
 		if strings.Contains(in, "sk-") {
 			t.Fatalf("a secret was sent: %q", in)
 		}
@@ -285,10 +205,10 @@ func TestUserEmbedsOnceAndRecordsModel(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE user_id = $1 AND embedding IS NULL`, ben).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("the other user's row was touched (%d without embedding, %v)", n, err)
 	}
-	before := s.requests.Load()
+	before := s.Requests.Load()
 	res, err = User(ctx, pool, c, ana, o)
-	if err != nil || res.Pending != 0 || s.requests.Load() != before {
-		t.Fatalf("re-run: %+v, %v, %d requests sent", res, err, s.requests.Load()-before)
+	if err != nil || res.Pending != 0 || s.Requests.Load() != before {
+		t.Fatalf("re-run: %+v, %v, %d requests sent", res, err, s.Requests.Load()-before)
 	}
 	// another model re-embeds what this one made
 	o.Model = "test-embed-2"
@@ -310,7 +230,7 @@ func TestWrongDimensionWritesNothing(t *testing.T) {
 	}
 	ms = append(ms, mem(ana, 99, " ", nil))
 	insert(t, pool, ms)
-	s := &server{dim: 8}
+	s := &embedtest.Server{Dim: 8}
 	c, _ := newClient(t, s)
 	res, err := User(ctx, pool, c, ana, Options{Model: "test-embed", Batch: BatchOptions{BatchSize: 5, Concurrency: 1}})
 	var de *DimensionError
@@ -369,10 +289,10 @@ func FuzzDecodeError(f *testing.F) {
 	f.Add([]byte(`{"detail":[{"msg":"x"}]}`))
 	f.Add([]byte(`<html>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		e := decodeError(400, body)
+		e := httpretry.DecodeOpenAIError(provider, 400, nil, body)
 		if e.Message == "" && len(strings.TrimSpace(string(body))) > 0 {
 			t.Fatalf("no message from %q", body)
 		}
-		_ = e.TooLong()
+		_ = TooLong(e)
 	})
 }

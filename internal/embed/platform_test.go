@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/embed/embedtest"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/search"
 )
@@ -44,7 +45,7 @@ func TestOnPlatformDatabase(t *testing.T) {
 		FROM memories WHERE user_id = $1 AND embedding IS NULL`, userA).Scan(&missing, &emptyMissing); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{dim: 1536}
+	s := &embedtest.Server{Dim: 1536}
 	c, _ := newClient(t, s)
 	res, err := User(ctx, pool, c, userA, Options{Model: "test-embed", Batch: BatchOptions{BatchSize: 16}})
 	if err != nil {
@@ -54,7 +55,7 @@ func TestOnPlatformDatabase(t *testing.T) {
 		t.Fatalf("result %+v: want %d embedded, %d skipped", res, missing, emptyMissing)
 	}
 	// a model of another dimension is refused: the user's rows are 1,536 wide
-	s384 := &server{dim: 384}
+	s384 := &embedtest.Server{Dim: 384}
 	c384, _ := newClient(t, s384)
 	if _, err := User(ctx, pool, c384, userA, Options{Model: "small-384", Reembed: false, Batch: BatchOptions{BatchSize: 500}}); err == nil {
 		t.Fatal("a 384-dimension model replaced 1,536-dimension embeddings")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/redact"
 )
 
 // Caller is a client with its retry policy.
@@ -61,7 +62,7 @@ func RetryableStatus(status int) bool {
 
 // Permanent reports whether err says that trying the same call again cannot
 // succeed: somewhere in its chain is an error whose Retryable method says
-// false (a provider's APIError for a permanent status). Queue workers
+// false (an APIError for a permanent status, a TooLargeError). Queue workers
 // cancel such a job instead of retrying it.
 func Permanent(err error) bool {
 	var r interface{ Retryable() bool }
@@ -91,7 +92,8 @@ func (e *GaveUp) Unwrap() error { return e.Err }
 // Do sends the request build makes until the server answers 2xx, and
 // returns that answer's body (at most maxBody bytes) and header. A non-2xx
 // answer becomes the error failed makes of it, and one longer than maxBody
-// a TooLargeError; an error with a Retryable
+// a TooLargeError (an *APIError's message is masked with redact.String and
+// its RetryAfter set); an error with a Retryable
 // method that says false is returned at once, as is the context's error.
 // Any other error (network, timeout, Retryable true) is tried again, up to
 // MaxRetries times, and then returned as *GaveUp.
@@ -171,8 +173,13 @@ func (c *Caller) once(ctx context.Context, maxBody int64, build func() (*http.Re
 	if resp.StatusCode/100 == 2 {
 		return body, resp.Header, 0, req.URL, "", nil
 	}
-	return nil, nil, netguard.RetryAfter(resp.Header.Get("Retry-After")), req.URL,
-		fmt.Sprintf("%dxx", resp.StatusCode/100), failed(resp.StatusCode, resp.Header, body)
+	wait = netguard.RetryAfter(resp.Header.Get("Retry-After"))
+	err = failed(resp.StatusCode, resp.Header, body)
+	if api, ok := errors.AsType[*APIError](err); ok {
+		api.RetryAfter = wait
+		api.Message = redact.String(api.Message)
+	}
+	return nil, nil, wait, req.URL, fmt.Sprintf("%dxx", resp.StatusCode/100), err
 }
 
 func (c *Caller) sleep(ctx context.Context, d time.Duration) error {

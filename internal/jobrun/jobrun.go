@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/redact"
 )
 
@@ -136,11 +137,11 @@ func do(ctx context.Context, run *Run, fn func(ctx context.Context, run *Run) (a
 
 // Status maps a job's error to its job_runs status.
 func Status(ctx context.Context, err error) string {
-	var pe interface{ IsPartial() bool }
+	var pe *exitcode.PartialError
 	switch {
 	case err == nil:
 		return db.RunOK
-	case errors.As(err, &pe) && pe.IsPartial():
+	case errors.As(err, &pe):
 		return db.RunPartial
 	case db.IsLockHeld(err):
 		return db.RunSkipped

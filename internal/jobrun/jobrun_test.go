@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -91,7 +91,7 @@ func TestStatus(t *testing.T) {
 		want string
 	}{
 		{ctx, nil, db.RunOK},
-		{ctx, &cmdutil.PartialError{Failed: []string{"a"}, Total: 2}, db.RunPartial},
+		{ctx, &exitcode.PartialError{Failed: []string{"a"}, Total: 2}, db.RunPartial},
 		{ctx, &db.ErrLockHeld{Job: "x"}, db.RunSkipped},
 		{cancelled, context.Canceled, db.RunInterrupted},
 		{ctx, errors.New("boom"), db.RunFailed},

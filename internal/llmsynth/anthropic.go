@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // AnthropicVersion is the anthropic-version header helix speaks.
@@ -133,10 +135,10 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (*Response, error
 func decodeAnthropic(raw []byte, tool string) (*Response, error) {
 	var ar anthResponse
 	if err := json.Unmarshal(raw, &ar); err != nil {
-		return nil, fmt.Errorf("anthropic: decode response: %w: %s", err, snippet(raw))
+		return nil, fmt.Errorf("anthropic: decode response: %w: %s", err, httpretry.Excerpt(raw))
 	}
 	if ar.Type != "message" {
-		return nil, fmt.Errorf("anthropic: response of type %q, want message: %s", ar.Type, snippet(raw))
+		return nil, fmt.Errorf("anthropic: response of type %q, want message: %s", ar.Type, httpretry.Excerpt(raw))
 	}
 	out := &Response{RawStop: ar.StopReason, Usage: Usage{
 		Input: ar.Usage.InputTokens, Output: ar.Usage.OutputTokens,
@@ -168,8 +170,8 @@ func decodeAnthropic(raw []byte, tool string) (*Response, error) {
 }
 
 // decodeAnthropicError reads {"type":"error","error":{"type":…,"message":…}}.
-func decodeAnthropicError(status int, hdr http.Header, body []byte) *APIError {
-	e := &APIError{Provider: "anthropic", Status: status, RequestID: hdr.Get("request-id")}
+func decodeAnthropicError(status int, hdr http.Header, body []byte) *httpretry.APIError {
+	e := &httpretry.APIError{Provider: "anthropic", Status: status, RequestID: hdr.Get("request-id")}
 	var eb struct {
 		Type  string `json:"type"`
 		Error struct {
@@ -180,7 +182,7 @@ func decodeAnthropicError(status int, hdr http.Header, body []byte) *APIError {
 	if json.Unmarshal(body, &eb) == nil && eb.Type == "error" {
 		e.Type, e.Message = eb.Error.Type, eb.Error.Message
 	} else {
-		e.Message = snippet(body)
+		e.Message = httpretry.Excerpt(body)
 	}
 	return e
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // OpenAI speaks POST /v1/chat/completions as OpenAI, Ollama, vLLM and LM
@@ -111,8 +113,8 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 			r.Header.Set("Authorization", "Bearer "+o.APIKey)
 		}
 		return r, nil
-	}, func(status int, hdr http.Header, body []byte) *APIError {
-		return decodeOpenAIError(name, status, hdr, body)
+	}, func(status int, hdr http.Header, body []byte) *httpretry.APIError {
+		return httpretry.DecodeOpenAIError(name, status, hdr, body)
 	}, redact)
 	if err != nil {
 		return nil, err
@@ -130,10 +132,10 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 func decodeOpenAI(raw []byte, name string) (*Response, error) {
 	var or oaResponse
 	if err := json.Unmarshal(raw, &or); err != nil {
-		return nil, fmt.Errorf("%s: decode response: %w: %s", name, err, snippet(raw))
+		return nil, fmt.Errorf("%s: decode response: %w: %s", name, err, httpretry.Excerpt(raw))
 	}
 	if len(or.Choices) == 0 {
-		return nil, fmt.Errorf("%s: response without choices: %s", name, snippet(raw))
+		return nil, fmt.Errorf("%s: response without choices: %s", name, httpretry.Excerpt(raw))
 	}
 	ch := or.Choices[0]
 	cached := or.Usage.PromptTokensDetails.CachedTokens
@@ -157,34 +159,4 @@ func decodeOpenAI(raw []byte, name string) (*Response, error) {
 		out.JSON = json.RawMessage(stripFence(*ch.Message.Content))
 	}
 	return out, nil
-}
-
-// decodeOpenAIError reads {"error":{"message":…,"type":…,"code":…}}; Ollama
-// writes {"error":"…"}.
-func decodeOpenAIError(name string, status int, hdr http.Header, body []byte) *APIError {
-	e := &APIError{Provider: name, Status: status, RequestID: hdr.Get("x-request-id")}
-	var eb struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(body, &eb) == nil && len(eb.Error) > 0 {
-		var obj struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-			Code    any    `json:"code"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(eb.Error, &obj) == nil:
-			e.Message, e.Type = obj.Message, obj.Type
-			if c, ok := obj.Code.(string); ok && c != "" {
-				e.Type = c
-			}
-			return e
-		case json.Unmarshal(eb.Error, &s) == nil:
-			e.Message = s
-			return e
-		}
-	}
-	e.Message = snippet(body)
-	return e
 }

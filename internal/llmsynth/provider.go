@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/helixhq/helix/internal/httpretry"
@@ -73,47 +71,6 @@ type Provider interface {
 	Body(req Request) ([]byte, error)
 }
 
-// APIError is an error answer from a provider. Its text never holds the API
-// key: the body is redacted before it is kept.
-type APIError struct {
-	Provider  string
-	Status    int
-	Type      string
-	Message   string
-	RequestID string
-}
-
-func (e *APIError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: HTTP %d", e.Provider, e.Status)
-	if e.Type != "" {
-		fmt.Fprintf(&b, " %s", e.Type)
-	}
-	if e.Message != "" {
-		fmt.Fprintf(&b, ": %s", e.Message)
-	}
-	if e.RequestID != "" {
-		fmt.Fprintf(&b, " (request %s)", e.RequestID)
-	}
-	switch e.Status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		b.WriteString(": check the API key setting")
-	}
-	return b.String()
-}
-
-// Retryable reports whether trying again later may succeed: 408, 429, 529
-// (Anthropic's overloaded_error) and other 5xx (httpretry.RetryableStatus).
-func (e *APIError) Retryable() bool { return httpretry.RetryableStatus(e.Status) }
-
-// Auth reports a rejected key.
-func (e *APIError) Auth() bool {
-	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
-}
-
-// ErrUnavailable wraps failures after every retry.
-var ErrUnavailable = errors.New("provider unavailable")
-
 // HTTP is what both providers share: a client, per-attempt timeout and retries.
 type HTTP = httpretry.Caller
 
@@ -124,7 +81,7 @@ const maxBody = 16 << 20
 // (from 1 s up to a minute unless h says otherwise). redact scrubs the key
 // out of anything that becomes an error.
 func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Request, error),
-	decodeErr func(status int, hdr http.Header, body []byte) *APIError, redact func(string) string) ([]byte, http.Header, error) {
+	decodeErr func(status int, hdr http.Header, body []byte) *httpretry.APIError, redact func(string) string) ([]byte, http.Header, error) {
 	c := *h
 	if c.Backoff <= 0 {
 		c.Backoff, c.MaxBackoff = time.Second, max(c.MaxBackoff, time.Minute)
@@ -135,23 +92,14 @@ func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Reque
 	if err == nil || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return body, hdr, err
 	}
-	g, gaveUp := errors.AsType[*httpretry.GaveUp](err)
-	if gaveUp {
-		err = g.Err
+	if api, ok := errors.AsType[*httpretry.APIError](err); ok {
+		api.Message = redact(api.Message) // the key's prefix too, which redact.String does not know
+	} else if g, ok := errors.AsType[*httpretry.GaveUp](err); ok {
+		g.Err = errors.New(redact(g.Err.Error()))
+	} else {
+		err = errors.New(redact(err.Error()))
 	}
-	if api, ok := errors.AsType[*APIError](err); ok {
-		api.Message = redact(api.Message)
-		if !gaveUp {
-			return nil, nil, api
-		}
-		// an APIError names its provider already
-		return nil, nil, fmt.Errorf("%w: %v (after %d attempts)", ErrUnavailable, api, g.Attempts)
-	}
-	err = errors.New(redact(err.Error()))
-	if !gaveUp {
-		return nil, nil, err
-	}
-	return nil, nil, fmt.Errorf("%w: %s: %v (after %d attempts)", ErrUnavailable, provider, err, g.Attempts)
+	return nil, nil, httpretry.Unavailable(provider, err)
 }
 
 // redactor returns a func that masks key, and the 12-character prefix of it
@@ -162,12 +110,4 @@ func redactor(key string) func(string) string {
 		values = append(values, key[:12])
 	}
 	return func(s string) string { return redact.String(s, values...) }
-}
-
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }

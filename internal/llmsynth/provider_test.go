@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/llmsynth/llmtest"
 )
 
@@ -59,7 +60,7 @@ func TestAnthropicWireFormat(t *testing.T) {
 			var waits []time.Duration
 			resp, err := anthropicClient(s, testKey, &waits).Complete(context.Background(), request())
 			if c.wantErr != "" {
-				if err == nil || err.Error() != c.wantErr || !errors.Is(err, ErrUnavailable) {
+				if err == nil || err.Error() != c.wantErr || !errors.Is(err, httpretry.ErrUnavailable) {
 					t.Fatalf("err %v, want %q", err, c.wantErr)
 				}
 				if len(waits) != 2 {
@@ -104,7 +105,7 @@ func TestAnthropic401NeverEchoesKey(t *testing.T) {
 	var waits []time.Duration
 	wrong := "sk-ant-api03-WRONGKEY0123456789abcdefghijklmnopqrstuv"
 	_, err := anthropicClient(s, wrong, &waits).Complete(context.Background(), request())
-	var api *APIError
+	var api *httpretry.APIError
 	if !errors.As(err, &api) || !api.Auth() || len(waits) != 0 {
 		t.Fatalf("err %v, waits %v: want a 401 APIError without retries", err, waits)
 	}
@@ -173,7 +174,7 @@ func TestOpenAI401RedactsEchoedKey(t *testing.T) {
 	wrong := "sk-proj-WRONGKEY0123456789abcdefghijklmnop"
 	var waits []time.Duration
 	_, err := openAIClient(s, wrong, &waits).Complete(context.Background(), request())
-	var api *APIError
+	var api *httpretry.APIError
 	if !errors.As(err, &api) || !api.Auth() {
 		t.Fatalf("err %v", err)
 	}

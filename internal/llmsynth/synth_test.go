@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/llmsynth/llmtest"
 	"github.com/helixhq/helix/internal/synthesis"
 )
@@ -197,7 +198,7 @@ func FuzzDecodeResponses(f *testing.F) {
 		if e := decodeAnthropicError(529, nil, b); e.Status != 529 || e.Error() == "" {
 			t.Fatal("anthropic error lost its status")
 		}
-		if e := decodeOpenAIError("openai", 401, nil, b); !e.Auth() {
+		if e := httpretry.DecodeOpenAIError("openai", 401, nil, b); !e.Auth() {
 			t.Fatal("openai 401 not an auth error")
 		}
 	})

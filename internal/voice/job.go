@@ -134,7 +134,7 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	if err != nil {
 		kind := FailProvider
 		switch {
-		case errors.Is(err, stt.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, httpretry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
 			kind = FailUnavailable
 		case errors.As(err, new(*httpretry.TooLargeError)):
 			kind = FailAnswer

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,14 +170,8 @@ func fetchRun(ctx context.Context, opts *FetchOptions) error {
 func fetchAndStore(ctx context.Context, opts *FetchOptions, pool db.Querier) (*FetchResult, error) {
 	res, err := catalog.Update(ctx, pool, catalog.UpdateOptions{Source: opts.Source, Providers: opts.Providers,
 		Fetch: opts.Net.fetchOptions(opts.F.AppVersion, ""), Now: opts.F.Now()})
-	var se *catalog.SourceError
-	switch {
-	case errors.As(err, &se) && se.Permanent:
-		return nil, cmdutil.InputError(err)
-	case errors.As(err, &se):
-		return nil, cmdutil.UnavailableError(err)
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, err // a source's failure carries its class (catalog.SourceError)
 	}
 	cat := res.Catalog
 	if opts.Out != "" && res.NotModified {

@@ -261,7 +261,7 @@ func embedRun(ctx context.Context, opts *Options) error {
 		case ctx.Err() != nil:
 			runErr, status = ctx.Err(), db.RunInterrupted
 		case len(failed) > 0 && !opts.AllUsers:
-			runErr, status = classify(fmt.Errorf("embed %s: %w", users[0], firstErr)), db.RunFailed
+			runErr, status = fmt.Errorf("embed %s: %w", users[0], firstErr), db.RunFailed
 		case len(failed) > 0:
 			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: errs}, db.RunPartial
 		}
@@ -314,14 +314,6 @@ func enqueue(ctx context.Context, opts *Options) error {
 		return cmdutil.WriteJSON(opts.IO.Out, res)
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
-	return err
-}
-
-// classify maps a provider that could not be reached to exit 4.
-func classify(err error) error {
-	if errors.Is(err, embed.ErrUnavailable) {
-		return cmdutil.UnavailableError(err)
-	}
 	return err
 }
 

@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/embed/embedtest"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -60,27 +58,9 @@ func TestNewCmdEmbedFlags(t *testing.T) {
 	}
 }
 
-// provider speaks /v1/embeddings with 4-dimensional vectors.
-func provider(t *testing.T, requests *atomic.Int64) string {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "mini" {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"error":{"message":"bad request","type":"invalid_request_error"}}`))
-			return
-		}
-		var data []map[string]any
-		for i, in := range req.Input {
-			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": []float32{float32(len(in)), 1, 0, 0.5}})
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model, "usage": map[string]int{"prompt_tokens": 3, "total_tokens": 3}})
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL + "/v1"
+// provider speaks /v1/embeddings with 4-dimensional vectors of model mini.
+func provider(t *testing.T) *embedtest.Server {
+	return embedtest.Start(t, &embedtest.Server{Model: "mini", Dim: 4})
 }
 
 func run(t *testing.T, pool *pgxpool.Pool, asJSON bool, argv string) (string, string, error) {
@@ -103,8 +83,8 @@ func runTTY(t *testing.T, pool *pgxpool.Pool, tty, asJSON bool, argv string) (st
 }
 
 func TestEmbedCommand(t *testing.T) {
-	var requests atomic.Int64
-	t.Setenv("HELIX_EMBED_BASE_URL", provider(t, &requests))
+	p := provider(t)
+	t.Setenv("HELIX_EMBED_BASE_URL", p.URL)
 	t.Setenv("HELIX_EMBED_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	pool := pgtest.New(t)
@@ -141,10 +121,10 @@ func TestEmbedCommand(t *testing.T) {
 		!strings.HasPrefix(out, "USER ") || !strings.Contains(out, ana+"  2 ") || !strings.Contains(errOut, "embedded 2 memories of 1 users with mini in 1 requests") {
 		t.Fatalf("tty: %v\nstdout %q\nstderr %q", err, out, errOut)
 	}
-	before := requests.Load()
+	before := p.Requests.Load()
 	out, errOut, err = run(t, pool, false, "--user-id "+ana+" --model mini")
-	if err != nil || requests.Load() != before || out != "" || !strings.Contains(errOut, "embedded 0 memories") {
-		t.Fatalf("re-run: %v, %d requests, out %q err %q", err, requests.Load()-before, out, errOut)
+	if err != nil || p.Requests.Load() != before || out != "" || !strings.Contains(errOut, "embedded 0 memories") {
+		t.Fatalf("re-run: %v, %d requests, out %q err %q", err, p.Requests.Load()-before, out, errOut)
 	}
 }
 
@@ -168,8 +148,8 @@ func TestEmbedWithoutProvider(t *testing.T) {
 // send and prices them from the catalog (the embedded one: none is pinned);
 // the provider gets no request and no row changes.
 func TestEmbedDryRun(t *testing.T) {
-	var requests atomic.Int64
-	t.Setenv("HELIX_EMBED_BASE_URL", provider(t, &requests))
+	p := provider(t)
+	t.Setenv("HELIX_EMBED_BASE_URL", p.URL)
 	pool := pgtest.New(t)
 	user := uuid.MustParse(ana)
 	var ms []memories.Memory
@@ -196,7 +176,7 @@ func TestEmbedDryRun(t *testing.T) {
 		t.Errorf("unpriced model: %v %q", err, out)
 	}
 	var embedded int
-	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM memories WHERE embedding IS NOT NULL`).Scan(&embedded); err != nil || embedded != 0 || requests.Load() != 0 {
-		t.Errorf("dry run embedded %d rows, sent %d requests (%v)", embedded, requests.Load(), err)
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM memories WHERE embedding IS NOT NULL`).Scan(&embedded); err != nil || embedded != 0 || p.Requests.Load() != 0 {
+		t.Errorf("dry run embedded %d rows, sent %d requests (%v)", embedded, p.Requests.Load(), err)
 	}
 }

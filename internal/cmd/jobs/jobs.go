@@ -161,7 +161,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	res, err := c.JobList(ctx, p)
 	if err != nil {
-		return fmt.Errorf("jobs list: %w", err)
+		return err
 	}
 	jobs := make([]Job, 0, len(res.Jobs))
 	for _, r := range res.Jobs {
@@ -262,7 +262,7 @@ func cancel(ctx context.Context, f *cmdutil.Factory, c *river.Client[pgx.Tx], id
 	}
 	dead, err := queue.CancelOrphan(ctx, pool, id)
 	if err != nil {
-		return nil, fmt.Errorf("jobs cancel: %w", err)
+		return nil, err
 	}
 	worker := ""
 	if n := len(r.AttemptedBy); n > 0 {

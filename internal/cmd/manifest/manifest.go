@@ -14,9 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
@@ -267,7 +265,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if !opts.DryRun && len(cands) > 0 {
 		pool, err := f.DB(ctx)
 		if err != nil {
-			return shared.OpenError(err)
+			return err
 		}
 		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: jobs.RunManifestImport, Params: opts.runParams(), Now: f.Now},
 			func(ctx context.Context, run *jobrun.Run) (any, error) {
@@ -281,7 +279,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			if errors.As(err, &ce) {
 				return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
 			}
-			return dbError(fmt.Errorf("record tools: %w (nothing was imported)", err))
+			return fmt.Errorf("record tools: %w (nothing was imported)", err)
 		}
 	} else {
 		for _, c := range cands {
@@ -327,7 +325,7 @@ func (opts *ImportOptions) runParams() queue.RunParams {
 func enqueue(ctx context.Context, opts *ImportOptions) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	args := make([]queue.ManifestImportArgs, len(opts.Targets))
 	for i, t := range opts.Targets {
@@ -335,7 +333,7 @@ func enqueue(ctx context.Context, opts *ImportOptions) error {
 	}
 	res, err := queue.Insert(ctx, pool, args)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, res)
@@ -361,13 +359,6 @@ func readError(target string, err error) error {
 		return cmdutil.UnavailableError(err)
 	}
 	return cmdutil.InputError(err)
-}
-
-func dbError(err error) error {
-	if db.IsUnavailable(err) {
-		return cmdutil.UnavailableError(err)
-	}
-	return err
 }
 
 func firstLine(s string) string {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/embed/embedtest"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/search"
@@ -108,22 +107,8 @@ func TestSearchCommandTextOnly(t *testing.T) {
 // --model` used); --model another one leaves the vector side empty, and the
 // report says text and why.
 func TestSearchRemembersEmbedModel(t *testing.T) {
-	var models []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		models = append(models, req.Model)
-		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": req.Model,
-			"data": []map[string]any{{"object": "embedding", "index": 0, "embedding": []float32{1, 0, 0, 0}}}})
-	}))
-	defer srv.Close()
-	t.Setenv("HELIX_EMBED_BASE_URL", srv.URL+"/v1")
+	srv := embedtest.Start(t, &embedtest.Server{Dim: 4})
+	t.Setenv("HELIX_EMBED_BASE_URL", srv.URL)
 	t.Setenv("HELIX_EMBED_MODEL", "")
 	pool := pgtest.New(t)
 	user := uuid.MustParse(ana)
@@ -155,8 +140,8 @@ func TestSearchRemembersEmbedModel(t *testing.T) {
 		return rep, s.Err.String()
 	}
 	rep, _ := run()
-	if rep.Mode != "hybrid" || rep.Model != "mini" || len(rep.Results) == 0 || rep.Results[0].Vector == nil || models[0] != "mini" {
-		t.Errorf("remembered model: mode %s model %s, results %+v, provider asked for %v", rep.Mode, rep.Model, rep.Results, models)
+	if rep.Mode != "hybrid" || rep.Model != "mini" || len(rep.Results) == 0 || rep.Results[0].Vector == nil || strings.Join(srv.Models(), ",") != "mini" {
+		t.Errorf("remembered model: mode %s model %s, results %+v, provider asked for %v", rep.Mode, rep.Model, rep.Results, srv.Models())
 	}
 	rep, errOut := run("--model", "nomic-embed-text")
 	if rep.Mode != "text" || !strings.HasPrefix(rep.VectorEmpty, "no embeddings by nomic-embed-text: the user's 2 embeddings were made by another model") ||

@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/search"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -157,10 +158,7 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 		rep, err = search.Search(ctx, pool, nil, p)
 	}
 	if err != nil {
-		if errors.Is(err, embed.ErrUnavailable) {
-			return cmdutil.UnavailableError(err)
-		}
-		return err
+		return err // a provider unavailable is exit 4 by its own class
 	}
 	switch {
 	case rep.VectorEmpty != "":
@@ -201,8 +199,8 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 }
 
 func isProviderErr(err error) bool {
-	var api *embed.APIError
-	return errors.Is(err, embed.ErrUnavailable) || errors.As(err, &api) || strings.Contains(err.Error(), "embed the query")
+	var api *httpretry.APIError
+	return errors.Is(err, httpretry.ErrUnavailable) || errors.As(err, &api) || strings.Contains(err.Error(), "embed the query")
 }
 
 func oneLine(s string, n int) string {

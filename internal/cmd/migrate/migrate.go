@@ -343,7 +343,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	return withMigrator(f, ctx, func(m *db.Migrator) error {
 		st, err := m.Status(ctx)
 		if err != nil {
-			return fmt.Errorf("migrate status: %w", err)
+			return err
 		}
 		pending := 0
 		for _, s := range st {

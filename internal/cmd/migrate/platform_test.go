@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/helixhq/helix/internal/embed/embedtest"
 	"github.com/helixhq/helix/internal/llmsynth/llmtest"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/testbin"
@@ -92,46 +92,10 @@ func (f fixtureRows) checksums(t *testing.T, pool *pgxpool.Pool) map[string]stri
 }
 
 // embeddings answers POST /v1/embeddings as OpenAI does: a bag-of-words
-// vector of 1,536 dimensions per input, in the order of the index field.
-func embeddings(t *testing.T) *httptest.Server {
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model          string   `json:"model"`
-			Input          []string `json:"input"`
-			EncodingFormat string   `json:"encoding_format"`
-		}
-		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer sk-embed" ||
-			json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "test-embed" || len(req.Input) == 0 || req.EncodingFormat != "float" {
-			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `{"error":{"message":"bad request","type":"invalid_request_error"}}`)
-			return
-		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		resp := struct {
-			Object string         `json:"object"`
-			Data   []item         `json:"data"`
-			Model  string         `json:"model"`
-			Usage  map[string]int `json:"usage"`
-		}{Object: "list", Model: req.Model, Usage: map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}}
-		for i, in := range req.Input {
-			v := make([]float32, 1536)
-			for _, word := range strings.Fields(strings.ToLower(in)) {
-				h := fnv.New32a()
-				h.Write([]byte(word))
-				v[h.Sum32()%1536]++
-			}
-			v[0] += 0.01
-			resp.Data = append(resp.Data, item{Object: "embedding", Index: i, Embedding: v})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(s.Close)
-	return s
+// vector of 1,536 dimensions per input, for the key sk-embed and the model
+// test-embed only.
+func embeddings(t *testing.T) *embedtest.Server {
+	return embedtest.Start(t, &embedtest.Server{Key: "sk-embed", Model: "test-embed", Dim: 1536})
 }
 
 // TestJobsOnPlatformDatabase installs helix on the platform's Supabase-shaped
@@ -185,7 +149,7 @@ func jobsOnPlatform(t *testing.T, fixture string) {
 		cmd.Env = append(os.Environ(), "HELIX_DATABASE_URL="+url, "HELIX_CONFIG=", "XDG_CONFIG_HOME="+t.TempDir(),
 			"DEEPGRAM_API_KEY=dg-key", "HELIX_VOICE_DEEPGRAM_BASE_URL="+deepgram.URL,
 			"HELIX_LLM_ANTHROPIC_BASE_URL="+anthropic.URL, "ANTHROPIC_API_KEY="+anthKey,
-			"HELIX_EMBED_BASE_URL="+embedder.URL+"/v1", "HELIX_EMBED_API_KEY=sk-embed", "HELIX_EMBED_MODEL=test-embed")
+			"HELIX_EMBED_BASE_URL="+embedder.URL, "HELIX_EMBED_API_KEY=sk-embed", "HELIX_EMBED_MODEL=test-embed")
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()

@@ -54,7 +54,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	list, err := skill.List(ctx, pool, opts.All)
 	if err != nil {
-		return fmt.Errorf("list skills: %w", err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		if list == nil {

@@ -71,7 +71,7 @@ func conflictsListRun(ctx context.Context, opts *ConflictsListOptions) error {
 	}
 	cs, err := syncer.ListConflicts(ctx, pool, syncer.Filter{EntityType: opts.EntityType, UserID: user}, opts.All)
 	if err != nil {
-		return fmt.Errorf("sync conflicts list: %w", err)
+		return err
 	}
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"conflicts": cs})
@@ -139,7 +139,7 @@ func conflictsShowRun(ctx context.Context, opts *ConflictsShowOptions) error {
 		return cmdutil.InputError(err)
 	}
 	if err != nil {
-		return fmt.Errorf("sync conflicts show: %w", err)
+		return err
 	}
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, c)
@@ -220,7 +220,7 @@ func conflictsResolveRun(ctx context.Context, opts *ConflictsResolveOptions) err
 		return cmdutil.InputError(err)
 	}
 	if err != nil {
-		return fmt.Errorf("sync conflicts resolve: %w", err)
+		return err
 	}
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"id": opts.ID, "resolution": res})

@@ -58,7 +58,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	}
 	bs, err := syncer.Status(ctx, pool, strats)
 	if err != nil {
-		return fmt.Errorf("sync status: %w", err)
+		return err
 	}
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"entity_types": bs})

@@ -15,6 +15,7 @@ import (
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
@@ -209,7 +210,7 @@ func llmWork(ctx context.Context, pool *pgxpool.Pool, opts *Options, s *llmsynth
 				}
 				mu.Lock()
 				results[i], errs[i] = r, err
-				var api *llmsynth.APIError
+				var api *httpretry.APIError
 				switch {
 				case err == nil:
 				case errors.Is(err, llmsynth.ErrBudget):
@@ -222,10 +223,10 @@ func llmWork(ctx context.Context, pool *pgxpool.Pool, opts *Options, s *llmsynth
 					if fatal == nil {
 						fatal = cmdutil.InputError(err)
 					}
-				case errors.Is(err, llmsynth.ErrUnavailable):
+				case errors.Is(err, httpretry.ErrUnavailable): // exit 4: the error carries its class
 					stop = true
 					if fatal == nil {
-						fatal = cmdutil.UnavailableError(err)
+						fatal = err
 					}
 				}
 				mu.Unlock()

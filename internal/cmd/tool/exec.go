@@ -124,7 +124,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	}
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	t, err := toolexec.Load(ctx, pool, opts.Name, opts.Version)
 	if err != nil {

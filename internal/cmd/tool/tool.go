@@ -12,9 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -83,7 +81,7 @@ EXAMPLES
 func listRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	tools, err := manifest.List(ctx, pool, opts.State)
 	if err != nil {
@@ -143,7 +141,7 @@ EXAMPLES
 func showRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	t, err := manifest.Show(ctx, pool, opts.Name, opts.Version)
 	if err != nil {
@@ -249,7 +247,7 @@ EXAMPLES
 func approveRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	t, err := manifest.Approve(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
@@ -304,7 +302,7 @@ EXAMPLES
 func revokeRun(ctx context.Context, opts *Options) error {
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
-		return shared.OpenError(err)
+		return err
 	}
 	changes, err := manifest.Revoke(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
@@ -359,8 +357,6 @@ func dbError(err error) error {
 	switch {
 	case errors.As(err, &nf), errors.As(err, &se):
 		return cmdutil.InputError(err)
-	case db.IsUnavailable(err):
-		return cmdutil.UnavailableError(err)
 	}
 	return err
 }

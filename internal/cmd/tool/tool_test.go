@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/factory"
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/manifest"
@@ -191,5 +192,22 @@ func TestShowApproveRevoke(t *testing.T) {
 	opts.Name = "nope"
 	if err := showRun(ctx, opts); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
 		t.Errorf("unknown tool: %v", err)
+	}
+}
+
+// TestOpenErrorsKeepTheirClass: the Factory's refusals reach the exit code
+// as it classed them. tool's commands used to re-label every failure to
+// open the database as unavailable, so a database not migrated was exit 4
+// (retry later) instead of 2 (run helix migrate up).
+func TestOpenErrorsKeepTheirClass(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Empty(t)
+	opts, _ := newOpts(t, nil, false)
+	opts.F.DB = func(ctx context.Context) (*pgxpool.Pool, error) {
+		return nil, factory.CheckSchema(ctx, pgtest.Open(t, url))
+	}
+	err := listRun(context.Background(), opts)
+	if cmdutil.Code(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "database is not migrated") {
+		t.Errorf("exit %d: %v; want 2, not migrated", cmdutil.Code(err), err)
 	}
 }

@@ -230,9 +230,6 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 			return counts, jobErr
 		})
 	if report.Files == nil && err != nil { // never started: lock held, database gone
-		if db.IsUnavailable(err) {
-			return cmdutil.UnavailableError(err)
-		}
 		return err
 	}
 	jobErr := err

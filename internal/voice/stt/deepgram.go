@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // Deepgram is the pre-recorded transcription API (POST /v1/listen).
@@ -105,7 +107,7 @@ func (d *Deepgram) Transcribe(ctx context.Context, wav []byte, opts Options) (*T
 	}
 	var r dgResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("deepgram: unreadable answer: %v: %s", err, snippet(body))
+		return nil, fmt.Errorf("deepgram: unreadable answer: %v: %s", err, httpretry.Excerpt(body))
 	}
 	if len(r.Results.Channels) == 0 || len(r.Results.Channels[0].Alternatives) == 0 {
 		return nil, fmt.Errorf("deepgram: answer has no channels or alternatives (request %s)", r.Metadata.RequestID)
@@ -131,7 +133,7 @@ func (d *Deepgram) Transcribe(ctx context.Context, wav []byte, opts Options) (*T
 
 // deepgramError reads both shapes of Deepgram's error body:
 // {err_code, err_msg, request_id} and {category, message, details, request_id}.
-func deepgramError(status int, _ http.Header, body []byte) *APIError {
+func deepgramError(status int, _ http.Header, body []byte) *httpretry.APIError {
 	var e struct {
 		ErrCode   string `json:"err_code"`
 		ErrMsg    string `json:"err_msg"`
@@ -140,9 +142,9 @@ func deepgramError(status int, _ http.Header, body []byte) *APIError {
 		Details   string `json:"details"`
 		RequestID string `json:"request_id"`
 	}
-	a := &APIError{Provider: "deepgram", Status: status}
+	a := &httpretry.APIError{Provider: "deepgram", Status: status, Hint: uploadHint(status)}
 	if json.Unmarshal(body, &e) != nil {
-		a.Message = snippet(body)
+		a.Message = httpretry.Excerpt(body)
 		return a
 	}
 	a.RequestID = e.RequestID

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // OpenAI is the /v1/audio/transcriptions API as OpenAI, whisper.cpp's server
@@ -151,7 +153,7 @@ func (o *OpenAI) one(ctx context.Context, wav []byte, opts Options) (*Transcript
 	}
 	var r oaResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("openai: unreadable answer: %v: %s", err, snippet(raw))
+		return nil, fmt.Errorf("openai: unreadable answer: %v: %s", err, httpretry.Excerpt(raw))
 	}
 	t := &Transcript{
 		Text: strings.TrimSpace(r.Text), Language: r.Language, Duration: r.Duration,
@@ -176,23 +178,9 @@ func (o *OpenAI) one(ctx context.Context, wav []byte, opts Options) (*Transcript
 }
 
 // openAIError reads {"error": {"message", "type", "param", "code"}}.
-func openAIError(status int, hdr http.Header, body []byte) *APIError {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-			Code    any    `json:"code"`
-		} `json:"error"`
-	}
-	a := &APIError{Provider: "openai", Status: status, RequestID: hdr.Get("X-Request-Id")}
-	if json.Unmarshal(body, &e) != nil || e.Error.Message == "" {
-		a.Message = snippet(body)
-		return a
-	}
-	a.Message, a.Code = e.Error.Message, e.Error.Type
-	if c, ok := e.Error.Code.(string); ok && c != "" {
-		a.Code = c
-	}
+func openAIError(status int, hdr http.Header, body []byte) *httpretry.APIError {
+	a := httpretry.DecodeOpenAIError("openai", status, hdr, body)
+	a.Hint = uploadHint(status)
 	return a
 }
 

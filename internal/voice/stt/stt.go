@@ -5,10 +5,7 @@ package stt
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/helixhq/helix/internal/httpretry"
 )
@@ -61,42 +58,6 @@ type Provider interface {
 	Transcribe(ctx context.Context, wav []byte, opts Options) (*Transcript, error)
 }
 
-// APIError is an error answer from a provider.
-type APIError struct {
-	Provider  string
-	Status    int
-	Code      string
-	Message   string
-	RequestID string
-}
-
-func (e *APIError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: HTTP %d", e.Provider, e.Status)
-	if e.Code != "" {
-		fmt.Fprintf(&b, " %s", e.Code)
-	}
-	if e.Message != "" {
-		fmt.Fprintf(&b, ": %s", e.Message)
-	}
-	if e.RequestID != "" {
-		fmt.Fprintf(&b, " (request %s)", e.RequestID)
-	}
-	switch e.Status {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		b.WriteString(": check the API key")
-	case http.StatusRequestEntityTooLarge:
-		b.WriteString(": the file is over the provider's upload limit")
-	}
-	return b.String()
-}
-
-// Retryable (httpretry.RetryableStatus) reports whether trying again later may succeed.
-func (e *APIError) Retryable() bool { return httpretry.RetryableStatus(e.Status) }
-
-// ErrUnavailable wraps failures after every retry: the provider could not be reached or kept failing.
-var ErrUnavailable = errors.New("provider unavailable")
-
 // HTTP is what both providers share: a client, per-attempt timeout and retries.
 type HTTP = httpretry.Caller
 
@@ -104,21 +65,20 @@ type HTTP = httpretry.Caller
 const maxBody = 64 << 20
 
 // do sends the request build makes through h, retrying 429 and 5xx answers
-// and network errors. decodeErr turns an error body into an *APIError.
-func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Request, error), decodeErr func(status int, hdr http.Header, body []byte) *APIError) ([]byte, http.Header, error) {
+// and network errors; after the last retry the error wraps
+// httpretry.ErrUnavailable. decodeErr turns an error body into an *APIError.
+func do(ctx context.Context, h *HTTP, provider string, build func() (*http.Request, error), decodeErr func(status int, hdr http.Header, body []byte) *httpretry.APIError) ([]byte, http.Header, error) {
 	body, hdr, err := h.Do(ctx, maxBody, build, func(status int, hdr http.Header, body []byte) error {
 		return decodeErr(status, hdr, body)
 	})
-	if g, ok := errors.AsType[*httpretry.GaveUp](err); ok {
-		return nil, nil, fmt.Errorf("%w: %s: %v (after %d attempts)", ErrUnavailable, provider, g.Err, g.Attempts)
-	}
-	return body, hdr, err
+	return body, hdr, httpretry.Unavailable(provider, err)
 }
 
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
+// uploadHint says what a 413 means for a transcription: the file, not the
+// request's settings, is too large.
+func uploadHint(status int) string {
+	if status == http.StatusRequestEntityTooLarge {
+		return "the file is over the provider's upload limit"
 	}
-	return s
+	return ""
 }

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/helixhq/helix/internal/httpretry"
 )
 
 // testWAV is a 16 kHz mono 16-bit WAV of n samples: a tone, with silence in the middle third.
@@ -152,14 +154,14 @@ func TestDeepgramErrorShapes(t *testing.T) {
 		wav  []byte
 		want string
 	}{
-		{"wrong", testWAV(160), "deepgram: HTTP 401 INVALID_AUTH: Invalid credentials. (request r-auth): check the API key"},
+		{"wrong", testWAV(160), "deepgram: HTTP 401 INVALID_AUTH: Invalid credentials. (request r-auth): check the API key setting"},
 		{"dg-secret", []byte("not audio at all"), "deepgram: HTTP 400 INVALID_DATA: Bad Request: failed to process audio: corrupt or unsupported data (request r-data)"},
 	} {
 		n.Store(0)
 		rec := &recorder{}
 		dg := &Deepgram{BaseURL: srv.URL, APIKey: c.key, HTTP: HTTP{MaxRetries: 3, Sleep: rec.sleep}}
 		_, err := dg.Transcribe(context.Background(), c.wav, Options{})
-		var api *APIError
+		var api *httpretry.APIError
 		if !errors.As(err, &api) || err.Error() != c.want {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
@@ -225,7 +227,7 @@ func TestRetriesExhaustedAndTimeout(t *testing.T) {
 	rec := &recorder{}
 	dg := &Deepgram{BaseURL: srv.URL, APIKey: "dg-secret", HTTP: HTTP{MaxRetries: 3, Timeout: 100 * time.Millisecond, Sleep: rec.sleep}}
 	_, err := dg.Transcribe(context.Background(), testWAV(160), Options{})
-	if !errors.Is(err, ErrUnavailable) || n.Load() != 4 {
+	if !errors.Is(err, httpretry.ErrUnavailable) || n.Load() != 4 {
 		t.Errorf("error %v after %d requests, want ErrUnavailable after 4", err, n.Load())
 	}
 }

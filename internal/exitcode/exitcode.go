@@ -1,0 +1,84 @@
+// Package exitcode is helix's classes of failure and the exit code of each.
+// Domain packages mark an error with its class where it arises; one table
+// (cmdutil.ExitCodeFor) turns a class into the process's exit status.
+package exitcode
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Code is the process exit status. The mapping is stable and documented in
+// README.md and in every command's help; change it only with a major version.
+type Code int
+
+const (
+	OK          Code = 0   // success
+	Failed      Code = 1   // the job failed (also: verification found drift)
+	Usage       Code = 2   // bad usage or bad input (flags, files, schemas)
+	Partial     Code = 3   // some items failed, the rest were done
+	Unavailable Code = 4   // database or provider unreachable: retry later
+	Skipped     Code = 5   // another instance holds the job's lock
+	Interrupted Code = 130 // SIGINT/SIGTERM before finishing
+)
+
+// Help is appended to every command's long help.
+const Help = `EXIT STATUS
+  0    success
+  1    the job failed
+  2    bad usage or bad input (flags, files, schemas)
+  3    partial: some items failed, the rest were done
+  4    unavailable: database or provider unreachable, retry later
+  5    skipped: another instance holds the job's lock
+  130  interrupted by SIGINT/SIGTERM before finishing`
+
+// UsageError is a usage mistake: wrong flags or arguments. Exit 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Error attaches an exit code and a kind to an error.
+type Error struct {
+	Code Code
+	Kind string // input, partial, unavailable, skipped, drift
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// AsInput marks bad input (a file, a schema, a value): exit 2.
+func AsInput(err error) error { return wrap(Usage, "input", err) }
+
+// AsUnavailable marks an unreachable dependency: exit 4.
+func AsUnavailable(err error) error { return wrap(Unavailable, "unavailable", err) }
+
+// AsSkipped marks a job skipped because another instance holds its lock: exit 5.
+func AsSkipped(err error) error { return wrap(Skipped, "skipped", err) }
+
+// AsDrift marks a verification that found differences: exit 1.
+func AsDrift(err error) error { return wrap(Failed, "drift", err) }
+
+func wrap(code Code, kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: code, Kind: kind, Err: err}
+}
+
+// PartialError reports that some items failed while the rest were done: exit 3.
+type PartialError struct {
+	Failed []string // the items that failed, each "item: reason"
+	Total  int
+	// Errs are the items' errors, when the command has them: when every one
+	// is the database or a provider being unreachable, the run is not partial
+	// but unavailable (exit 4, retry later), as when PostgreSQL dies mid-run.
+	// They are not unwrapped: one item's bad input must not make the whole
+	// run a usage error.
+	Errs []error
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%d of %d failed: %s", len(e.Failed), e.Total, strings.Join(e.Failed, "; "))
+}
