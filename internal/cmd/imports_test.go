@@ -61,9 +61,12 @@ func TestSidewaysCaught(t *testing.T) {
 		"memory/subcommand": {command: true, imports: []string{p + "memory"}},
 		"jobs":              {command: true, tests: []string{p + "root", p + "worker"}},
 		"migrate":           {command: true, imports: []string{p + "root"}},
+		"doctor":            {command: true, imports: []string{p + "factory"}, tests: []string{p + "factory", p + "root"}},
+		"factory":           {},
 	}
 	got := sideways(pkgs, p)
 	want := []string{
+		"doctor imports factory (group factory)",
 		"jobs imports command package worker",
 		"migrate imports command package root",
 		"shared/deep imports command package tool",
@@ -86,7 +89,7 @@ func sideways(pkgs map[string]pkgInfo, prefix string) []string {
 		}
 		for k, imp := range slices.Concat(p.imports, p.tests) {
 			rel, ok := strings.CutPrefix(imp, prefix)
-			if !ok || group(rel) == group(dir) || group(rel) == "shared" || rel == "root" && k >= len(p.imports) {
+			if !ok || group(rel) == group(dir) || group(rel) == "shared" || (rel == "root" || rel == "factory") && k >= len(p.imports) {
 				continue
 			}
 			if pkgs[rel].command {
