@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/synthesis"
@@ -195,20 +195,6 @@ func SynthesisCounts(out []UserOutcome) (counts map[string]int, failed []string,
 	return counts, failed, errs
 }
 
-// PartialError is a run some of whose units failed while the rest were
-// done: its job_runs row is 'partial' (jobrun.Status).
-type PartialError struct {
-	Failed []string // "unit: reason", sorted
-	Total  int
-}
-
-// IsPartial marks the error for jobrun and the exit-code mapping.
-func (e *PartialError) IsPartial() bool { return true }
-
-func (e *PartialError) Error() string {
-	return fmt.Sprintf("%d of %d failed: %s", len(e.Failed), e.Total, strings.Join(e.Failed, "; "))
-}
-
 // SynthesizeWorker works SynthesizeArgs: SynthesizeUsers for its one user,
 // reading the user on the run's connection, and completes the job in the
 // transaction that writes the user. A user another run holds is tried
@@ -300,11 +286,11 @@ func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[Synthes
 			}
 			if len(failed) > 0 {
 				slices.Sort(failed)
-				return counts, &PartialError{Failed: failed, Total: len(a.UserIDs)}
+				return counts, &exitcode.PartialError{Failed: failed, Total: len(a.UserIDs)}
 			}
 			return counts, nil
 		})
-	if _, ok := err.(*PartialError); ok {
+	if _, ok := err.(*exitcode.PartialError); ok {
 		return nil // recorded partial; River completes the job
 	}
 	return err
