@@ -3,6 +3,7 @@
 package cmdtest
 
 import (
+	"errors"
 	"io"
 	"strings"
 
@@ -70,4 +71,14 @@ func Parse[O any](newCmd func(runF func(O) error) *cobra.Command, argv string) (
 	cmd.SetErr(io.Discard)
 	err := cmd.Execute()
 	return got, err
+}
+
+// WantFlagError fails t unless err is a usage error (a FlagError, exit 2)
+// whose text contains want.
+func WantFlagError(t testing.TB, err error, want string) {
+	t.Helper()
+	var fe *cmdutil.FlagError
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.As(err, &fe) {
+		t.Fatalf("error %v, want a flag error containing %q", err, want)
+	}
 }

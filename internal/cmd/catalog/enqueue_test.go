@@ -1,13 +1,11 @@
 package catalog
 
 import (
-	"bytes"
-	"errors"
-	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/helixhq/helix/internal/cmdtest"
-	"github.com/helixhq/helix/internal/cmdutil"
 )
 
 // TestEnqueueFlagErrors: --enqueue combinations that cannot work are usage
@@ -19,15 +17,8 @@ func TestEnqueueFlagErrors(t *testing.T) {
 	} {
 		t.Run(tt.argv, func(t *testing.T) {
 			f, _ := cmdtest.Factory(t, false)
-			cmd := NewCmdFetch(f, func(*FetchOptions) error { return nil })
-			cmd.SetArgs(strings.Fields(tt.argv))
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			var fe *cmdutil.FlagError
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &fe) {
-				t.Fatalf("error %v, want a flag error containing %q", err, tt.wantErr)
-			}
+			_, err := cmdtest.Parse(func(runF func(*FetchOptions) error) *cobra.Command { return NewCmdFetch(f, runF) }, tt.argv)
+			cmdtest.WantFlagError(t, err, tt.wantErr)
 		})
 	}
 }
