@@ -5,6 +5,7 @@ package cmdtest
 import (
 	"errors"
 	"io"
+	"os"
 	"strings"
 
 	"bytes"
@@ -81,4 +82,16 @@ func WantFlagError(t testing.TB, err error, want string) {
 	if err == nil || !strings.Contains(err.Error(), want) || !errors.As(err, &fe) {
 		t.Fatalf("error %v, want a flag error containing %q", err, want)
 	}
+}
+
+// UnsetHelixEnv takes every helix setting, and HELIX_CONFIG, out of the
+// process environment: for a TestMain whose tests make their config file
+// the only source.
+func UnsetHelixEnv() {
+	for _, k := range config.Keys {
+		for _, n := range append([]string{config.EnvName(k.Name)}, k.Env...) {
+			os.Unsetenv(n)
+		}
+	}
+	os.Unsetenv("HELIX_CONFIG")
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/helixhq/helix/internal/cmd/factory"
 	"github.com/helixhq/helix/internal/cmd/root"
+	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -21,12 +21,7 @@ import (
 // TestMain takes every helix setting out of the environment: the config
 // file each test writes is the only source.
 func TestMain(m *testing.M) {
-	for _, k := range config.Keys {
-		for _, n := range append([]string{config.EnvName(k.Name)}, k.Env...) {
-			os.Unsetenv(n)
-		}
-	}
-	os.Unsetenv("HELIX_CONFIG")
+	cmdtest.UnsetHelixEnv()
 	os.Exit(m.Run())
 }
 

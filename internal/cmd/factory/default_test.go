@@ -9,20 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
 // TestMain takes every helix setting out of the environment: each test's
 // config file is the only source.
 func TestMain(m *testing.M) {
-	for _, k := range config.Keys {
-		for _, n := range append([]string{config.EnvName(k.Name)}, k.Env...) {
-			os.Unsetenv(n)
-		}
-	}
-	os.Unsetenv("HELIX_CONFIG")
+	cmdtest.UnsetHelixEnv()
 	os.Exit(m.Run())
 }
 
