@@ -24,17 +24,6 @@ import (
 	"github.com/helixhq/helix/internal/voice/stt"
 )
 
-// Queues of the fan-out jobs besides synthesize (the job table's, internal/jobs).
-const (
-	QueueLLM      = jobs.QueueLLM
-	QueueEmbed    = jobs.QueueEmbed
-	QueueDecay    = jobs.QueueDecay
-	QueueVoice    = jobs.QueueVoice
-	QueueSync     = jobs.QueueSync
-	QueueCatalog  = jobs.QueueCatalog
-	QueueManifest = jobs.QueueManifest
-)
-
 // Deps is what the job kinds need from the worker process. Providers and
 // their keys come from the worker's own settings (config file, HELIX_*
 // environment), never from job arguments: a job names a provider or model,

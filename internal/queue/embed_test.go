@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -45,7 +46,7 @@ func TestEmbedJobPermanentAnswer(t *testing.T) {
 				return &embed.Client{BaseURL: srv.URL, Model: model, HTTP: srv.Client(), MaxRetries: 1,
 					Sleep: func(context.Context, time.Duration) error { return nil }}, nil
 			}})
-			client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Queues: map[string]river.QueueConfig{QueueEmbed: {MaxWorkers: 1}},
+			client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Queues: map[string]river.QueueConfig{jobs.QueueEmbed: {MaxWorkers: 1}},
 				Workers: ws, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
