@@ -102,9 +102,11 @@ func TestFSRS6MatchesTSFSRS(t *testing.T) {
 // stability, difficulty and retention; helix_retention agrees too, before a
 // review and with an access the run has not folded in yet.
 func TestFSRS6SQLMatchesTSFSRS(t *testing.T) {
+	t.Parallel()
 	ref := loadReference(t)
 	for _, full := range []bool{false, true} {
 		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			pool := pgtest.New(t)
 			ids := make([]string, len(ref.Memories))

@@ -77,6 +77,7 @@ func night(t *testing.T, pool *pgxpool.Pool, k int, prev, at time.Time) {
 // same state, flags and retention (read through helix_retention) row for row,
 // while writing only the rows that changed or crossed --forget-below.
 func TestIncrementalMatchesFull(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	inc, full := pgtest.New(t), pgtest.New(t)
 	const n = 150
@@ -170,6 +171,7 @@ func TestIncrementalMatchesFull(t *testing.T) {
 
 // Changing --forget-below, --at going back, --full and --user-id all make the run full.
 func TestIncrementalFallsBackToFull(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	seed(t, pool, 10)
@@ -207,6 +209,7 @@ func TestIncrementalFallsBackToFull(t *testing.T) {
 // forget_at is the instant retention reaches the threshold: just before it the
 // row is above, just after it below, for memories and every layer model.
 func TestForgetAtIsTheCrossing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	seed(t, pool, 40)

@@ -19,6 +19,7 @@ import (
 // run's instant, it is not in the run (its ids were read before), and the
 // next run folds it in.
 func TestIncrementalThroughEveryPath(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, p := range []db.Path{db.PathDirect, db.PathSession, db.PathTransaction} {
 		t.Run(string(p), func(t *testing.T) {

@@ -3,6 +3,7 @@ package decay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -87,6 +88,7 @@ func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.
 // The SQL computes what the Go models compute, for memories and layers,
 // over several chunks, and records a job_runs row.
 func TestRunMatchesModels(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	seed(t, pool, 60)
@@ -154,19 +156,32 @@ func TestRunMatchesModels(t *testing.T) {
 
 // Running once, twice in a row or 24 times before T leaves the same values at T.
 func TestRunCountDoesNotMatter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	at := created.Add(20 * 24 * time.Hour)
-	var results []map[string]memRow
-	for _, runs := range []int{1, 2, 24} {
-		pool := pgtest.New(t)
-		seed(t, pool, 40)
-		for k := 1; k <= runs; k++ {
-			instant := created.Add(time.Duration(k) * at.Sub(created) / time.Duration(runs))
-			if _, err := Run(ctx, pool, Options{At: instant, ChunkSize: 25, Full: true}); err != nil {
-				t.Fatal(err)
-			}
+	counts := []int{1, 2, 24}
+	results := make([]map[string]memRow, len(counts))
+	t.Run("runs", func(t *testing.T) {
+		for i, runs := range counts {
+			t.Run(fmt.Sprint(runs), func(t *testing.T) {
+				t.Parallel()
+				pool := pgtest.New(t)
+				seed(t, pool, 40)
+				for k := 1; k <= runs; k++ {
+					instant := created.Add(time.Duration(k) * at.Sub(created) / time.Duration(runs))
+					if _, err := Run(ctx, pool, Options{At: instant, ChunkSize: 25, Full: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				results[i] = readMemories(t, pool)
+			})
 		}
-		results = append(results, readMemories(t, pool))
+	})
+	if t.Failed() {
+		return
+	}
+	if len(results[0]) != 80 {
+		t.Fatalf("%d memories after one run, want 80", len(results[0]))
 	}
 	for id, one := range results[0] {
 		for i, other := range results[1:] {
@@ -182,6 +197,7 @@ func TestRunCountDoesNotMatter(t *testing.T) {
 // An interrupted run leaves whole chunks and a checkpoint; the next run
 // resumes after it and finishes the rest.
 func TestRunResumesAfterInterrupt(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.New(t)
 	seed(t, pool, 500) // 1000 memories
 	at := created.Add(10 * 24 * time.Hour)
@@ -233,6 +249,7 @@ func TestRunResumesAfterInterrupt(t *testing.T) {
 }
 
 func TestRunUserScope(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	seed(t, pool, 30)
@@ -251,6 +268,7 @@ func TestRunUserScope(t *testing.T) {
 }
 
 func TestRunLockHeldAndTick(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	seed(t, pool, 5)

@@ -134,8 +134,10 @@ func seed(t *testing.T, pool *pgxpool.Pool) {
 var progressBar = regexp.MustCompile(`^\rdecay \[=+ *\] 1/2.*\rdecay \[=+\] 2/2 \d+(\.\d+)?[µm]?s\n$`)
 
 func TestRunRun(t *testing.T) {
+	t.Parallel()
 	for _, tty := range []bool{true, false} {
 		t.Run(map[bool]string{true: "tty", false: "pipe"}[tty], func(t *testing.T) {
+			t.Parallel()
 			pool := pgtest.New(t)
 			seed(t, pool)
 			f, st := cmdtest.Factory(t, tty)
@@ -186,6 +188,7 @@ func TestRunRun(t *testing.T) {
 }
 
 func TestRunRunJSONAndConfig(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.New(t)
 	seed(t, pool)
 	f, st := cmdtest.Factory(t, false)
@@ -276,6 +279,7 @@ func TestRunRunJSONAndConfig(t *testing.T) {
 }
 
 func TestRunRunLockHeld(t *testing.T) {
+	t.Parallel()
 	pool := pgtest.New(t)
 	f, st := cmdtest.Factory(t, false)
 	cmdtest.WithDB(f, pool)
