@@ -1,17 +1,13 @@
 package decay
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -23,58 +19,13 @@ import (
 	"github.com/helixhq/helix/internal/testbin"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // helix starts the binary against dbURL with no config file.
-func helix(t *testing.T, dbURL string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+func helix(t *testing.T, dbURL string, args ...string) *testbin.Proc {
 	t.Helper()
-	cmd := exec.Command(testbin.Helix(t), args...)
-	cmd.Env = append(os.Environ(), "HELIX_DATABASE_URL="+dbURL, "XDG_CONFIG_HOME="+t.TempDir(), "HELIX_CONFIG=", "HELIX_DB_CONNECT_TIMEOUT=2s")
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return cmd, out, errOut
+	return testbin.Start(t, append(os.Environ(), "HELIX_DATABASE_URL="+dbURL, "XDG_CONFIG_HOME="+t.TempDir(), "HELIX_CONFIG=", "HELIX_DB_CONNECT_TIMEOUT=2s"), args...)
 }
 
-func exitStatus(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(60 * time.Second):
-		t.Fatalf("helix %v did not exit", cmd.Args[1:])
-		return -1
-	}
-}
-
-func eventually(t *testing.T, what string, cond func() bool, logs ...*syncBuffer) {
+func eventually(t *testing.T, what string, cond func() bool, logs ...*testbin.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
@@ -118,15 +69,15 @@ func TestRunSIGTERMResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	cmd, _, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--batch-size", fmt.Sprint(chunk))
+	p := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--batch-size", fmt.Sprint(chunk))
 	eventually(t, "a committed chunk", func() bool {
 		return count(t, pool, `SELECT count(*) FROM decay_progress WHERE last_id IS NOT NULL`) > 0
-	}, errOut)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	}, &p.Stderr)
+	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := exitStatus(t, cmd); code != 130 {
-		t.Fatalf("exit %d after SIGTERM, want 130\n%s", code, errOut)
+	if code := p.Wait(t, time.Minute); code != 130 {
+		t.Fatalf("exit %d after SIGTERM, want 130\n%s", code, p.Stderr.String())
 	}
 	done := count(t, pool, `SELECT count(*) FROM memories WHERE decayed_at IS NOT NULL`)
 	if done%chunk != 0 || done == 0 || done == rows {
@@ -138,17 +89,17 @@ func TestRunSIGTERMResumes(t *testing.T) {
 	if n := count(t, pool, `SELECT count(*) FROM job_runs WHERE job = 'decay' AND status = 'interrupted'`); n != 1 {
 		t.Errorf("%d interrupted job_runs rows, want 1", n)
 	}
-	if !strings.Contains(errOut.String(), "interrupted") {
-		t.Errorf("stderr does not say interrupted:\n%s", errOut)
+	if !strings.Contains(p.Stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say interrupted:\n%s", p.Stderr.String())
 	}
 	t.Logf("SIGTERM after %d of %d rows (%s after start)", done, rows, time.Since(start))
 
-	cmd, out, errOut := helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--batch-size", fmt.Sprint(chunk), "--output", "json")
-	if code := exitStatus(t, cmd); code != 0 {
-		t.Fatalf("second run: exit %d\n%s", code, errOut)
+	p = helix(t, u, "decay", "run", "--at", "2026-11-01T12:00:00Z", "--batch-size", fmt.Sprint(chunk), "--output", "json")
+	if code := p.Wait(t, time.Minute); code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, p.Stderr.String())
 	}
-	if !strings.Contains(out.String(), `"resumed_from":"memories:`) {
-		t.Errorf("second run did not resume: %s", out)
+	if !strings.Contains(p.Stdout.String(), `"resumed_from":"memories:`) {
+		t.Errorf("second run did not resume: %s", p.Stdout.String())
 	}
 	if n := count(t, pool, `SELECT count(*) FROM memories WHERE decayed_at IS NULL`); n != 0 {
 		t.Errorf("%d rows left after the second run", n)
@@ -173,19 +124,18 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"decay", "schedule", "--cron", "* * * * * *", "--batch-size", "1000", "--shutdown-timeout", "30s"}
-	a, _, aErr := helix(t, u, args...)
-	b, _, bErr := helix(t, u, args...)
+	a, b := helix(t, u, args...), helix(t, u, args...)
 	eventually(t, "five ticks run", func() bool {
 		return count(t, pool, `SELECT count(*) FROM job_runs WHERE status = 'ok'`) >= 5
-	}, aErr, bErr)
-	for _, c := range []*exec.Cmd{a, b} {
-		if err := c.Process.Signal(syscall.SIGTERM); err != nil {
+	}, &a.Stderr, &b.Stderr)
+	for _, p := range []*testbin.Proc{a, b} {
+		if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i, c := range []*exec.Cmd{a, b} {
-		if code := exitStatus(t, c); code != 0 {
-			t.Errorf("scheduler %d: exit %d\n%s", i, code, []*syncBuffer{aErr, bErr}[i])
+	for i, p := range []*testbin.Proc{a, b} {
+		if code := p.Wait(t, time.Minute); code != 0 {
+			t.Errorf("scheduler %d: exit %d\n%s", i, code, p.Stderr.String())
 		}
 	}
 	if n := count(t, pool, `SELECT count(*) FROM helix_schedules WHERE name = 'decay' AND argv = '{decay,run,--batch-size,1000}'`); n != 1 {
@@ -209,13 +159,13 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 		  AND (f.counts->>'run_id')::bigint = r.id AND f.counts ? 'memories')`); n != 0 {
 		t.Errorf("%d ok runs without their ok fire in the schedule's history", n)
 	}
-	for i, l := range []*syncBuffer{aErr, bErr} {
-		if !strings.Contains(l.String(), "decay schedule stopped") {
-			t.Errorf("scheduler %d did not stop cleanly:\n%s", i, l)
+	for i, p := range []*testbin.Proc{a, b} {
+		if !strings.Contains(p.Stderr.String(), "decay schedule stopped") {
+			t.Errorf("scheduler %d did not stop cleanly:\n%s", i, p.Stderr.String())
 		}
 	}
-	if !strings.Contains(aErr.String()+bErr.String(), `msg="schedule added"`) {
-		t.Errorf("neither scheduler said it stored the schedule:\n%s\n%s", aErr, bErr)
+	if !strings.Contains(a.Stderr.String()+b.Stderr.String(), `msg="schedule added"`) {
+		t.Errorf("neither scheduler said it stored the schedule:\n%s\n%s", a.Stderr.String(), b.Stderr.String())
 	}
 }
 
@@ -231,23 +181,25 @@ func TestScheduleSurvivesOutage(t *testing.T) {
 	}
 	proxy := startProxy(t, pu.Host)
 	pu.Host = proxy.addr
-	cmd, _, errOut := helix(t, pu.String(), "decay", "schedule", "--cron", "* * * * * *")
+	p := helix(t, pu.String(), "decay", "schedule", "--cron", "* * * * * *")
 	eventually(t, "two failed attempts", func() bool {
-		return strings.Count(errOut.String(), "cannot store the schedule yet; trying again") >= 2
-	}, errOut)
-	if cmd.ProcessState != nil {
-		t.Fatalf("scheduler died during the outage:\n%s", errOut)
+		return strings.Count(p.Stderr.String(), "cannot store the schedule yet; trying again") >= 2
+	}, &p.Stderr)
+	select {
+	case <-p.Done():
+		t.Fatalf("scheduler died during the outage (exit %d):\n%s", p.Code(), p.Stderr.String())
+	default:
 	}
 	proxy.up.Store(true)
 	eventually(t, "a run after the outage", func() bool {
 		return count(t, pool, `SELECT count(*) FROM job_runs WHERE status = 'ok'`) >= 1
-	}, errOut)
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	if code := exitStatus(t, cmd); code != 0 {
-		t.Errorf("exit %d after SIGTERM\n%s", code, errOut)
+	}, &p.Stderr)
+	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.Wait(t, time.Minute); code != 0 {
+		t.Errorf("exit %d after SIGTERM\n%s", code, p.Stderr.String())
 	}
-	if !strings.Contains(errOut.String(), "database unavailable") {
-		t.Errorf("the outage is not named in the logs:\n%s", errOut)
+	if !strings.Contains(p.Stderr.String(), "database unavailable") {
+		t.Errorf("the outage is not named in the logs:\n%s", p.Stderr.String())
 	}
 }
 
