@@ -33,17 +33,17 @@ export PGOPTIONS=--client-min-messages=warning
 echo "building helix and writing the 5 MB document..." >&2
 CGO_ENABLED=0 go build -o "$WORK/helix" ./cmd/helix
 DOC="$WORK/openapi-5mb.json"
-HELIX_BENCH_OPENAPI_OUT="$DOC" go test -count=1 -run '^TestWriteBenchDocument$' ./internal/manifest/ >/dev/null
+HELIX_BENCH_OPENAPI_OUT="$DOC" go test -count=1 -run '^TestWriteBenchDocument$' ./internal/manifest/openapi/ >/dev/null
 HUGE_DOC="$WORK/openapi-20mb.json"
 if [[ ${HUGE:-1} != 0 ]]; then
-	HELIX_BENCH_OPENAPI_HUGE_OUT="$HUGE_DOC" go test -count=1 -run '^TestWriteHugeBenchDocument$' ./internal/manifest/ >/dev/null
+	HELIX_BENCH_OPENAPI_HUGE_OUT="$HUGE_DOC" go test -count=1 -run '^TestWriteHugeBenchDocument$' ./internal/manifest/openapi/ >/dev/null
 fi
 export HELIX_DATABASE_URL=${SERVER%/*}/$DBNAME?${SERVER#*\?}
 [[ $SERVER == *\?* ]] || export HELIX_DATABASE_URL=${SERVER%/*}/$DBNAME
 H="$WORK/helix"
 
 echo "in-process benchmarks..." >&2
-out=$(go test -run '^$' -bench 'Import5MB|KinOpenAPILoad5MB' -benchtime "${count}x" ./internal/manifest/)
+out=$(go test -run '^$' -bench 'Import5MB|KinOpenAPILoad5MB' -benchtime "${count}x" ./internal/manifest/openapi/)
 
 echo "whole process, $RUNS runs..." >&2
 walls=() cpus=() rsss=()
