@@ -242,16 +242,26 @@ func keyword(k string) int {
 
 // schema returns the hash of the schema v and, when w.valid is set, its copy
 // to compile (the caller holds a read lock on it).
+//
+// A shared subschema is hashed once per document (w.sc.memo); building a
+// copy, one known to compile is not walked again: the copies of a large
+// document's schemas (graph.json's 11,422) are mostly such parts, and
+// walking them again was most of the check's time.
 func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 	m, ok := v.(map[string]any)
-	if ok && w.valid == nil && w.sc.sh.Has(m) {
+	if ok && w.sc.sh.Has(m) {
 		k := mapKey(m)
 		w.sc.memoMu.RLock()
 		memo, seen := w.sc.memo[k]
 		w.sc.memoMu.RUnlock()
-		if seen {
+		switch {
+		case seen && w.valid == nil:
 			w.placed = w.placed || memo.placed
 			return memo.h, nil
+		case seen && w.valid[memo.h]:
+			return memo.h, true
+		case w.valid != nil:
+			return w.schemaMap(m)
 		}
 		outer := w.placed
 		w.placed = false
