@@ -200,16 +200,23 @@ func (sc *schemaChecker) walk(valid map[[sha256.Size]byte]bool) *schemaWalk {
 	}
 	w.sc = sc
 	w.valid, w.subs, w.placed = valid, w.subs[:0], false
+	if valid != nil {
+		if w.copied == nil {
+			w.copied = map[[sha256.Size]byte]struct{}{}
+		}
+		clear(w.copied)
+	}
 	return w
 }
 
 // schemaWalk hashes one schema and, given valid, builds the copy to compile:
 // manifest.JSONValue's, with the subschemas known to compile replaced by true.
 type schemaWalk struct {
-	valid  map[[sha256.Size]byte]bool // nil: hash only
-	subs   [][sha256.Size]byte        // with valid: the hashes of every subschema (object) met
-	placed bool                       // a keyword whose meaning depends on the place was met
-	bufs   [][]byte                   // one encoding buffer per depth, kept for the next walk
+	valid  map[[sha256.Size]byte]bool     // nil: hash only
+	subs   [][sha256.Size]byte            // with valid: the hashes of the subschemas (objects) in the copy
+	copied map[[sha256.Size]byte]struct{} // subs, as a set: a part met twice is copied once
+	placed bool                           // a keyword whose meaning depends on the place was met
+	bufs   [][]byte                       // one encoding buffer per depth, kept for the next walk
 	depth  int
 	sc     *schemaChecker // its memo of shared subschemas' hashes, reused when hashing only
 }
@@ -276,7 +283,7 @@ func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 		return w.schemaMap(m)
 	}
 	{ // true, false, or something the compiler will refuse
-		b := w.data(nil, v)
+		b := w.data(nil, v, true)
 		if w.valid == nil {
 			return sha256.Sum256(b), nil
 		}
@@ -353,8 +360,13 @@ func (w *schemaWalk) schemaMap(m map[string]any) ([sha256.Size]byte, any) {
 			if kind == placeKeyword {
 				w.placed = true
 			}
-			b = w.data(b, e)
-			if out != nil {
+			b = w.data(b, e, !inert(k))
+			switch {
+			case out != nil && strings.HasPrefix(k, "x-"):
+				// An extension's value is no concern of the compiler, and
+				// may be large (stripe's x-expansionResources).
+				out[k] = true
+			case out != nil:
 				out[k] = manifest.JSONValue(e)
 			}
 		}
@@ -365,17 +377,24 @@ func (w *schemaWalk) schemaMap(m map[string]any) ([sha256.Size]byte, any) {
 	if w.valid == nil {
 		return h, nil
 	}
-	w.subs = append(w.subs, h)
 	if w.valid[h] {
 		return h, true
 	}
+	if _, dup := w.copied[h]; dup {
+		// Equal to a part already in this copy: compiled there. (A schema
+		// without place keywords compiles if each of its parts does.)
+		return h, true
+	}
+	w.copied[h] = struct{}{}
+	w.subs = append(w.subs, h)
 	return h, out
 }
 
-// data appends an unambiguous encoding of a JSON value to b, noting the
-// place keywords among its object keys (a $ref inside an example is harmless,
-// but telling it apart is not worth it).
-func (w *schemaWalk) data(b []byte, v any) []byte {
+// data appends an unambiguous encoding of a JSON value to b, noting, with
+// mark, the place keywords among its object keys: the value of a keyword the
+// walk does not know may be a schema to the compiler (draft 4's definitions,
+// dependencies).
+func (w *schemaWalk) data(b []byte, v any, mark bool) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, 'n')
@@ -393,21 +412,21 @@ func (w *schemaWalk) data(b []byte, v any) []byte {
 	case []any:
 		b = binary.BigEndian.AppendUint64(append(b, '['), uint64(len(x)))
 		for _, e := range x {
-			b = w.data(b, e)
+			b = w.data(b, e, mark)
 		}
 		return b
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
-			if keyword(k) == placeKeyword {
+			if mark && keyword(k) == placeKeyword {
 				w.placed = true
 			}
 		}
 		slices.Sort(keys)
 		b = binary.BigEndian.AppendUint64(append(b, '{'), uint64(len(x)))
 		for _, k := range keys {
-			b = w.data(appendString(b, k), x[k])
+			b = w.data(appendString(b, k), x[k], mark)
 		}
 		return b
 	}
@@ -417,6 +436,17 @@ func (w *schemaWalk) data(b []byte, v any) []byte {
 		js = []byte(strconv.Quote(err.Error()))
 	}
 	return appendString(append(b, '?'), string(js))
+}
+
+// inert says whether the value of keyword k is data to the compiler in any
+// draft: a $ref or an "id" key inside it (stripe's x-expansionResources
+// inline whole schemas, properties named id included) places nothing.
+func inert(k string) bool {
+	switch k {
+	case "example", "examples", "enum", "const", "default":
+		return true
+	}
+	return strings.HasPrefix(k, "x-")
 }
 
 func appendString(b []byte, s string) []byte {

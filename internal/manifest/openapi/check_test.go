@@ -35,16 +35,26 @@ func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
 		{"$ref": "#/properties/nowhere"},
 		{"$ref": "#"},
 		{"$anchor": "a b"},
+		// Place keywords inside data (an extension, an example) place
+		// nothing; inside a keyword the walk does not know (draft 4's
+		// definitions, which the compiler still reads) they might.
+		{"x-resources": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/nowhere", "properties": map[string]any{"id": map[string]any{}}}}}},
+		{"examples": []any{map[string]any{"$ref": "#/nowhere", "id": "x"}}},
+		{"definitions": map[string]any{"a": map[string]any{"$ref": "#/nowhere"}}},
 	}
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 700; i++ {
 		s := deepCopy(schemas[rng.IntN(len(l.Candidates))])
 		subs := subschemas(s, "", nil)
 		at := subs[rng.IntN(len(subs))]
-		if i%5 == 4 {
+		switch {
+		case i%10 == 9:
+			// The same, from inside a keyword the walk takes for data.
+			at.m["definitions"] = map[string]any{"a": map[string]any{"$ref": "#" + subs[len(subs)-1].ptr}}
+		case i%5 == 4:
 			// A reference into a part that is known to compile: valid, but
 			// only while that part is there.
 			at.m["$ref"] = "#" + subs[len(subs)-1].ptr
-		} else {
+		default:
 			for k, v := range breaks[i%len(breaks)] {
 				at.m[k] = v
 			}
