@@ -386,7 +386,7 @@ func ParseManifest(d *Document, max Maxima) (*Manifest, error) {
 	return &m, nil
 }
 
-// JSONValue converts int64 to float64 where jsonschema expects JSON numbers.
+// JSONValue converts int64 to json.Number where jsonschema expects JSON numbers.
 func JSONValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -441,6 +441,7 @@ func unknownKeys(msg string, m map[string]any) []string {
 	return ks
 }
 
+// ValueAt is the value at the reference tokens path inside tree, or nil.
 func ValueAt(tree any, path []string) any {
 	cur := tree
 	for _, t := range path {
