@@ -194,7 +194,8 @@ func Escape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
-func unescape(tok string) string {
+// Unescape is the text of one RFC 6901 reference token.
+func Unescape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
@@ -300,11 +301,11 @@ func normalizeJSON(v any) any {
 	return v
 }
 
-// refTokens splits a local reference ("#/a/b~1c") into the reference
+// RefTokens splits a local reference ("#/a/b~1c") into the reference
 // tokens of its JSON pointer (a, b/c). RFC 6901 §6: a pointer in a URI
 // fragment is percent-encoded ("#/components/schemas/%7Bid%7D"), and is
 // decoded before it is split.
-func refTokens(ref string) ([]string, bool) {
+func RefTokens(ref string) ([]string, bool) {
 	p, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil, false
@@ -324,7 +325,7 @@ func refTokens(ref string) ([]string, bool) {
 	}
 	toks := strings.Split(p[1:], "/")
 	for i, t := range toks {
-		toks[i] = unescape(t)
+		toks[i] = Unescape(t)
 	}
 	return toks, true
 }
@@ -339,7 +340,7 @@ func Resolve(tree any, ref string) (any, bool) {
 	if p == "" {
 		return cur, true
 	}
-	toks, ok := refTokens(ref)
+	toks, ok := RefTokens(ref)
 	if !ok {
 		return nil, false
 	}

@@ -25,7 +25,7 @@ func TestECMATranslate(t *testing.T) {
 		{`^[]$`, nil, []string{"", "a"}},
 		{`^[^]$`, []string{"a"}, []string{""}},
 	} {
-		re, err := ecmaRegexp(c.pattern)
+		re, err := ECMARegexp(c.pattern)
 		if err != nil {
 			t.Errorf("%s: %v", c.pattern, err)
 			continue
@@ -45,7 +45,7 @@ func TestECMATranslate(t *testing.T) {
 		}
 	}
 	for _, p := range []string{`\Aabc\z`, `abc\Z`, `\Qa.b\E`, `\p{Alnum}`, `\p{Print}`, `\p{javaLowerCase}`, `[a&&[^b]]`, `[[:alpha:]]`, `\h+`, `a\`, `\p{scx=Grek}`} {
-		_, err := ecmaRegexp(p)
+		_, err := ECMARegexp(p)
 		var ne *NotECMAError
 		if err == nil || !strings.Contains(err.Error(), "is not an ECMA-262 regular expression") || !errors.As(err, &ne) {
 			t.Errorf("%s: %v", p, err)
@@ -71,6 +71,6 @@ func FuzzECMATranslate(f *testing.F) {
 		if err != nil || again != out {
 			t.Fatalf("%q → %q → %q, %v", s, out, again, err)
 		}
-		_, _ = ecmaRegexp(s)
+		_, _ = ECMARegexp(s)
 	})
 }

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,35 +11,33 @@ import (
 	"unsafe"
 )
 
-// shared remembers the schema expansions the tools of one document share
-// (builder.done), with their JSON encoding and their schemaWalk hash once
-// computed: a 10,000-operation document's tools repeat the same component
+// Shared remembers the schema expansions the tools of one OpenAPI document
+// share, with their JSON encoding once computed: a 10,000-operation document's tools repeat the same component
 // schemas, and encoding or hashing each tool's copy again was most of an
 // import's work. Keys are the maps' identities; the maps are never modified
 // once shared, and the builder keeps them alive as long as the tools.
-type shared struct {
+type Shared struct {
 	mu   sync.RWMutex
 	is   map[unsafe.Pointer]bool
 	json map[unsafe.Pointer][]byte
-	hash map[unsafe.Pointer]walkMemo
 }
 
-// walkMemo is a shared subschema's schemaWalk outcome.
-type walkMemo struct {
-	h      [sha256.Size]byte
-	placed bool
+// NewShared is an empty Shared.
+func NewShared() *Shared {
+	return &Shared{is: map[unsafe.Pointer]bool{}, json: map[unsafe.Pointer][]byte{}}
 }
 
-func newShared() *shared {
-	return &shared{is: map[unsafe.Pointer]bool{}, json: map[unsafe.Pointer][]byte{}, hash: map[unsafe.Pointer]walkMemo{}}
-}
+// ShareSchemas tells m that its schemas' parts may be among s's: its
+// encoding then reuses theirs.
+func (m *Manifest) ShareSchemas(s *Shared) { m.sh = s }
 
 func mapKey(m map[string]any) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
-// add marks every map reachable from v as shared.
-func (s *shared) add(v any) {
+// Add marks every map reachable from v as shared: none of them may be
+// modified afterwards. It is not safe for use beside the other methods.
+func (s *Shared) Add(v any) {
 	switch x := v.(type) {
 	case map[string]any:
 		k := mapKey(x)
@@ -49,16 +46,17 @@ func (s *shared) add(v any) {
 		}
 		s.is[k] = true
 		for _, e := range x {
-			s.add(e)
+			s.Add(e)
 		}
 	case []any:
 		for _, e := range x {
-			s.add(e)
+			s.Add(e)
 		}
 	}
 }
 
-func (s *shared) isShared(m map[string]any) bool {
+// Has says whether m was added (and s is not nil).
+func (s *Shared) Has(m map[string]any) bool {
 	if s == nil {
 		return false
 	}
@@ -69,7 +67,7 @@ func (s *shared) isShared(m map[string]any) bool {
 
 // appendJSON appends v exactly as encoding/json.Marshal would (sorted keys,
 // HTML-safe strings), reusing the encodings of shared maps.
-func (s *shared) appendJSON(b []byte, v any) ([]byte, error) {
+func (s *Shared) appendJSON(b []byte, v any) ([]byte, error) {
 	var err error
 	switch x := v.(type) {
 	case map[string]any:
@@ -149,7 +147,7 @@ func appendMarshalString(b []byte, s string) []byte {
 }
 
 // encode is json.Marshal(m), with the schemas encoded through s.
-func encode(m *Manifest, s *shared) ([]byte, error) {
+func encode(m *Manifest, s *Shared) ([]byte, error) {
 	if s == nil {
 		return json.Marshal(m)
 	}

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -10,24 +9,6 @@ import (
 
 	"github.com/helixhq/helix/internal/netguard"
 )
-
-// LoadOptions steer Load.
-type LoadOptions struct {
-	OpenAPI  OpenAPIOptions
-	Maxima   Maxima
-	Client   *http.Client // for URLs: a netguard client
-	MaxBytes int64        // largest document accepted
-}
-
-// Loaded is one input turned into candidate tools.
-type Loaded struct {
-	Source     string      `json:"source"`
-	Kind       string      `json:"kind"`              // manifest or openapi
-	OpenAPI    string      `json:"openapi,omitempty"` // document version
-	Candidates []Candidate `json:"-"`
-	Skipped    []string    `json:"skipped,omitempty"`
-	Warnings   []Warning   `json:"warnings,omitempty"`
-}
 
 // heapPerByte is the soft heap limit per byte of document: twice the live
 // heap of the largest documents' import (graph.json: 16 bytes per byte).
@@ -73,44 +54,4 @@ func Read(ctx context.Context, target string, stdin io.Reader, client *http.Clie
 		return nil, &netguard.StatusError{URL: target, Status: resp.StatusCode, Text: resp.Status}
 	}
 	return netguard.ReadAll(resp.Body, max)
-}
-
-// Parse turns one document into candidates: an OpenAPI document yields one
-// tool per operation, anything else is read as a tool manifest.
-func Parse(ctx context.Context, source string, data []byte, o LoadOptions) (*Loaded, error) {
-	if err := o.OpenAPI.enter(ctx, source, phaseDecode); err != nil {
-		return nil, err
-	}
-	d, err := interruptible(ctx, source, func() (*Document, error) { return Decode(source, data) })
-	if err != nil {
-		return nil, err
-	}
-	l := &Loaded{Source: source}
-	if !IsOpenAPI(d.Tree) {
-		l.Kind = "manifest"
-		m, err := ParseManifest(d, o.Maxima)
-		if err != nil {
-			return nil, err
-		}
-		l.Candidates = []Candidate{{Manifest: m, Source: source}}
-		return l, nil
-	}
-	l.Kind = "openapi"
-	oo := o.OpenAPI
-	if IsURL(source) && oo.BaseURL == "" {
-		oo.BaseURL = source
-	}
-	res, err := FromOpenAPI(ctx, d, oo)
-	if err != nil {
-		return nil, err
-	}
-	l.OpenAPI, l.Skipped, l.Warnings = res.OpenAPI, res.Skipped, res.Warnings
-	for _, m := range res.Tools {
-		src := source + "#" + m.opPointer
-		if _, err := m.Check(o.Maxima); err != nil {
-			return nil, &Error{Source: source, Pointer: m.opPointer, Msg: fmt.Sprintf("tool %s: %v", m.Name, err)}
-		}
-		l.Candidates = append(l.Candidates, Candidate{Manifest: m, Source: src})
-	}
-	return l, nil
 }

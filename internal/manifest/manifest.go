@@ -47,8 +47,7 @@ type Manifest struct {
 	// hand, and for one recorded before formats were (see Record).
 	Format int `json:"format,omitempty"`
 
-	opPointer string  // the OpenAPI operation it was built from
-	sh        *shared // schema parts shared with the other tools of its document
+	sh *Shared // schema parts shared with the other tools of its document (ShareSchemas)
 }
 
 // Entrypoint says how the tool runs: exactly one field is set.
@@ -273,15 +272,15 @@ func manifestSchema() (*jsonschema.Schema, error) {
 func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseRegexpEngine(ecmaRegexp)
+	c.UseRegexpEngine(ECMARegexp)
 	return c
 }
 
-// ecmaRegexp compiles an ECMA-262 pattern with regexp2, whose backtracking is
+// ECMARegexp compiles an ECMA-262 pattern with regexp2, whose backtracking is
 // bounded per match so that a pathological pattern cannot stall validation.
 // The pattern is ECMA-262's with the u flag (ecmaTranslate), as JSON
 // Schema 2020-12 validators read it.
-func ecmaRegexp(s string) (jsonschema.Regexp, error) {
+func ECMARegexp(s string) (jsonschema.Regexp, error) {
 	t, err := ecmaTranslate(s)
 	if err != nil {
 		return nil, err
@@ -364,7 +363,7 @@ func ParseManifest(d *Document, max Maxima) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest schema: %w", err)
 	}
-	if err := sch.Validate(jsonValue(d.Tree)); err != nil {
+	if err := sch.Validate(JSONValue(d.Tree)); err != nil {
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			return nil, schemaError(d, ve)
 		}
@@ -387,19 +386,19 @@ func ParseManifest(d *Document, max Maxima) (*Manifest, error) {
 	return &m, nil
 }
 
-// jsonValue converts int64 to float64 where jsonschema expects JSON numbers.
-func jsonValue(v any) any {
+// JSONValue converts int64 to json.Number where jsonschema expects JSON numbers.
+func JSONValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = jsonValue(e)
+			out[k] = JSONValue(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = jsonValue(e)
+			out[i] = JSONValue(e)
 		}
 		return out
 	case int64:
@@ -421,7 +420,7 @@ func schemaError(d *Document, ve *jsonschema.ValidationError) error {
 	msg := leaf.ErrorKind.LocalizedString(printer)
 	if strings.Contains(msg, "additional propert") {
 		// Point at the unknown field itself, not at its parent.
-		if m, ok := valueAt(d.Tree, leaf.InstanceLocation).(map[string]any); ok {
+		if m, ok := ValueAt(d.Tree, leaf.InstanceLocation).(map[string]any); ok {
 			for _, k := range unknownKeys(msg, m) {
 				l, c := d.Locate(ptr + "/" + Escape(k))
 				return &Error{Source: d.Source, Pointer: ptr + "/" + Escape(k), Line: l, Column: c, Msg: "unknown field " + strconv.Quote(k)}
@@ -442,7 +441,8 @@ func unknownKeys(msg string, m map[string]any) []string {
 	return ks
 }
 
-func valueAt(tree any, path []string) any {
+// ValueAt is the value at the reference tokens path inside tree, or nil.
+func ValueAt(tree any, path []string) any {
 	cur := tree
 	for _, t := range path {
 		switch x := cur.(type) {
@@ -506,11 +506,11 @@ func (m *Manifest) Check(max Maxima) (string, error) {
 
 // CheckSchemas checks that parameters and returns compile as JSON Schema 2020-12.
 func (m *Manifest) CheckSchemas() (string, error) {
-	if err := CompileSchema(jsonValue(m.Parameters)); err != nil {
+	if err := CompileSchema(JSONValue(m.Parameters)); err != nil {
 		return "/parameters", fmt.Errorf("parameters is not a valid JSON Schema: %v", err)
 	}
 	if m.Returns != nil {
-		if err := CompileSchema(jsonValue(m.Returns)); err != nil {
+		if err := CompileSchema(JSONValue(m.Returns)); err != nil {
 			return "/returns", fmt.Errorf("returns is not a valid JSON Schema: %v", err)
 		}
 	}

@@ -45,7 +45,7 @@ func FromMCP(ctx context.Context, cs *mcp.ClientSession, o MCPOptions) ([]Candid
 	ns := o.Namespace
 	switch ns {
 	case "":
-		ns = namespaceOf(name)
+		ns = NamespaceOf(name)
 	case NoNamespace:
 		ns = ""
 	}

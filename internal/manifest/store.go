@@ -105,7 +105,7 @@ type digested struct {
 // JSON of a large document's expanded schemas is most of Record's own work.
 func digestAll(ctx context.Context, cands []Candidate) ([]digested, error) {
 	out := make([]digested, len(cands))
-	err := inParallel(ctx, len(cands), func(i int) {
+	err := InParallel(ctx, len(cands), func(i int) {
 		d := &out[i]
 		d.sha, d.doc, d.err = Digest(cands[i].Manifest)
 		if cands[i].Manifest.sh != nil {

@@ -1,4 +1,4 @@
-package manifest
+package manifest_test
 
 import (
 	"context"
@@ -8,21 +8,9 @@ import (
 	"time"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/pgtest"
 )
-
-func candidates(t *testing.T, names ...string) []Candidate {
-	t.Helper()
-	var out []Candidate
-	for _, n := range names {
-		l, err := parseFile(t, n, LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l.Candidates...)
-	}
-	return out
-}
 
 func auditTrail(t *testing.T, q db.Querier, name string) []string {
 	t.Helper()
@@ -62,47 +50,47 @@ func TestLifecycle(t *testing.T) {
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
 
 	// import → proposed
-	ch, err := Record(ctx, pool, candidates(t, "tools/weather-1.0.0.yaml"), ImportOptions{Actor: "importer", Now: at(0)})
+	ch, err := manifest.Record(ctx, pool, candidates(t, "tools/weather-1.0.0.yaml"), manifest.ImportOptions{Actor: "importer", Now: at(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ch) != 1 || ch[0].Action != "created" || ch[0].State != Proposed {
+	if len(ch) != 1 || ch[0].Action != "created" || ch[0].State != manifest.Proposed {
 		t.Fatalf("first import: %+v", ch)
 	}
 	// identical re-import: no-op
-	ch, err = Record(ctx, pool, candidates(t, "tools/weather-1.0.0.yaml"), ImportOptions{Actor: "importer", Now: at(1)})
+	ch, err = manifest.Record(ctx, pool, candidates(t, "tools/weather-1.0.0.yaml"), manifest.ImportOptions{Actor: "importer", Now: at(1)})
 	if err != nil || ch[0].Action != "unchanged" {
 		t.Fatalf("identical re-import: %+v %v", ch, err)
 	}
 	// approve
-	if _, err := Approve(ctx, pool, "weather", "1.0.0", "alice", "", at(2)); err != nil {
+	if _, err := manifest.Approve(ctx, pool, "weather", "1.0.0", "alice", "", at(2)); err != nil {
 		t.Fatal(err)
 	}
 	// a widened new version lands proposed, the approved one stays approved
-	ch, err = Record(ctx, pool, candidates(t, "tools/weather-1.1.0.yaml"), ImportOptions{Actor: "importer", AutoApproveNarrower: true, Now: at(3)})
+	ch, err = manifest.Record(ctx, pool, candidates(t, "tools/weather-1.1.0.yaml"), manifest.ImportOptions{Actor: "importer", AutoApproveNarrower: true, Now: at(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch[0].State != Proposed || !strings.Contains(ch[0].Reason, "new host tiles.weather.example") || !strings.Contains(ch[0].Reason, "memory 128 MiB → 512 MiB") {
+	if ch[0].State != manifest.Proposed || !strings.Contains(ch[0].Reason, "new host tiles.weather.example") || !strings.Contains(ch[0].Reason, "memory 128 MiB → 512 MiB") {
 		t.Errorf("widened version: %+v", ch[0])
 	}
 	if got := states(t, pool, "weather"); got != "1.0.0=approved 1.1.0=proposed" {
 		t.Errorf("states %s", got)
 	}
 	// approving it supersedes the older one
-	if _, err := Approve(ctx, pool, "weather", "1.1.0", "bob", "hosts reviewed", at(4)); err != nil {
+	if _, err := manifest.Approve(ctx, pool, "weather", "1.1.0", "bob", "hosts reviewed", at(4)); err != nil {
 		t.Fatal(err)
 	}
 	if got := states(t, pool, "weather"); got != "1.0.0=superseded 1.1.0=approved" {
 		t.Errorf("states %s", got)
 	}
 	// approving twice is refused
-	var se *StateError
-	if _, err := Approve(ctx, pool, "weather", "1.1.0", "bob", "", at(4)); !errors.As(err, &se) {
+	var se *manifest.StateError
+	if _, err := manifest.Approve(ctx, pool, "weather", "1.1.0", "bob", "", at(4)); !errors.As(err, &se) {
 		t.Errorf("second approval: %v", err)
 	}
 	// revoke
-	rv, err := Revoke(ctx, pool, "weather", "1.1.0", "carol", "provider leaked keys", at(5))
+	rv, err := manifest.Revoke(ctx, pool, "weather", "1.1.0", "carol", "provider leaked keys", at(5))
 	if err != nil || len(rv) != 1 {
 		t.Fatalf("revoke: %+v %v", rv, err)
 	}
@@ -121,18 +109,18 @@ func TestLifecycle(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	tool, err := Show(ctx, pool, "weather", "")
+	tool, err := manifest.Show(ctx, pool, "weather", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tool.Version != "1.1.0" || tool.State != Revoked || len(tool.Audit) != 3 || tool.Audit[2].Reason != "provider leaked keys" || !tool.Audit[2].At.Equal(at(5)) {
+	if tool.Version != "1.1.0" || tool.State != manifest.Revoked || len(tool.Audit) != 3 || tool.Audit[2].Reason != "provider leaked keys" || !tool.Audit[2].At.Equal(at(5)) {
 		t.Errorf("show: %+v", tool)
 	}
 	if tool.Manifest.Permissions.Network[1] != "tiles.weather.example" {
 		t.Errorf("manifest round trip: %+v", tool.Manifest.Permissions)
 	}
 	// revoking again finds nothing live
-	if _, err := Revoke(ctx, pool, "weather", "", "carol", "again", at(6)); !errors.As(err, &se) {
+	if _, err := manifest.Revoke(ctx, pool, "weather", "", "carol", "again", at(6)); !errors.As(err, &se) {
 		t.Errorf("revoke of a revoked tool: %v", err)
 	}
 }
@@ -141,26 +129,26 @@ func TestAutoApproveNarrower(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	if _, err := Record(ctx, pool, candidates(t, "tools/weather-1.1.0.yaml"), ImportOptions{Actor: "i", Now: now}); err != nil {
+	if _, err := manifest.Record(ctx, pool, candidates(t, "tools/weather-1.1.0.yaml"), manifest.ImportOptions{Actor: "i", Now: now}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Approve(ctx, pool, "weather", "1.1.0", "alice", "", now); err != nil {
+	if _, err := manifest.Approve(ctx, pool, "weather", "1.1.0", "alice", "", now); err != nil {
 		t.Fatal(err)
 	}
 	// 1.2.0 drops a host and asks less memory than 1.1.0: narrower.
-	ch, err := Record(ctx, pool, candidates(t, "tools/weather-1.2.0.yaml"), ImportOptions{Actor: "i", Now: now})
-	if err != nil || ch[0].State != Proposed {
+	ch, err := manifest.Record(ctx, pool, candidates(t, "tools/weather-1.2.0.yaml"), manifest.ImportOptions{Actor: "i", Now: now})
+	if err != nil || ch[0].State != manifest.Proposed {
 		t.Fatalf("without the flag a narrower version is still proposed: %+v %v", ch, err)
 	}
 	pool2 := pgtest.New(t)
-	if _, err := Record(ctx, pool2, candidates(t, "tools/weather-1.1.0.yaml"), ImportOptions{Actor: "i", Now: now}); err != nil {
+	if _, err := manifest.Record(ctx, pool2, candidates(t, "tools/weather-1.1.0.yaml"), manifest.ImportOptions{Actor: "i", Now: now}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Approve(ctx, pool2, "weather", "1.1.0", "alice", "", now); err != nil {
+	if _, err := manifest.Approve(ctx, pool2, "weather", "1.1.0", "alice", "", now); err != nil {
 		t.Fatal(err)
 	}
-	ch, err = Record(ctx, pool2, candidates(t, "tools/weather-1.2.0.yaml"), ImportOptions{Actor: "i", AutoApproveNarrower: true, Now: now})
-	if err != nil || ch[0].State != Approved || !strings.Contains(ch[0].Reason, "auto-approved") {
+	ch, err = manifest.Record(ctx, pool2, candidates(t, "tools/weather-1.2.0.yaml"), manifest.ImportOptions{Actor: "i", AutoApproveNarrower: true, Now: now})
+	if err != nil || ch[0].State != manifest.Approved || !strings.Contains(ch[0].Reason, "auto-approved") {
 		t.Fatalf("narrower with --auto-approve-narrower: %+v %v", ch, err)
 	}
 	if got := states(t, pool2, "weather"); got != "1.1.0=superseded 1.2.0=approved" {
@@ -172,7 +160,7 @@ func TestRecordIsAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	if _, err := Record(ctx, pool, candidates(t, "tools/weather-1.0.0.yaml"), ImportOptions{Actor: "i", Now: now}); err != nil {
+	if _, err := manifest.Record(ctx, pool, candidates(t, "tools/weather-1.0.0.yaml"), manifest.ImportOptions{Actor: "i", Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	// Same name and version, other content, after a batch of valid tools: nothing is written.
@@ -180,8 +168,8 @@ func TestRecordIsAllOrNothing(t *testing.T) {
 	m := *changed[len(changed)-1].Manifest
 	m.Description = "changed without a new version"
 	changed[len(changed)-1].Manifest = &m
-	_, err := Record(ctx, pool, changed, ImportOptions{Actor: "i", Now: now})
-	var ce *ConflictError
+	_, err := manifest.Record(ctx, pool, changed, manifest.ImportOptions{Actor: "i", Now: now})
+	var ce *manifest.ConflictError
 	if !errors.As(err, &ce) || ce.Name != "weather" {
 		t.Fatalf("conflict: %v", err)
 	}
@@ -200,14 +188,14 @@ func TestRecordOpenAI(t *testing.T) {
 	pool := pgtest.New(t)
 	cands := candidates(t, "openai-openapi.yaml.gz")
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	ch, err := Record(ctx, pool, cands, ImportOptions{Actor: "i", Now: now})
+	ch, err := manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: "i", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ch) != 288 {
 		t.Errorf("%d changes", len(ch))
 	}
-	tools, err := List(ctx, pool, Proposed)
+	tools, err := manifest.List(ctx, pool, manifest.Proposed)
 	if err != nil || len(tools) != 288 {
 		t.Fatalf("list: %d %v", len(tools), err)
 	}
@@ -219,7 +207,7 @@ func TestRecordOpenAI(t *testing.T) {
 		t.Error("no required credentials recorded")
 	}
 	// A second import is a no-op.
-	ch, err = Record(ctx, pool, cands, ImportOptions{Actor: "i", Now: now})
+	ch, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: "i", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +227,7 @@ func TestRecordCompressesWithLZ4(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'`).Scan(&lz4); err != nil || !lz4 {
 		t.Skipf("the server has no lz4 (%v)", err)
 	}
-	if _, err := Record(ctx, pool, candidates(t, openAIFile), ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
+	if _, err := manifest.Record(ctx, pool, candidates(t, openAIFile), manifest.ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	var methods string

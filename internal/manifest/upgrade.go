@@ -44,6 +44,16 @@ type contract struct {
 	Credentials [][]Credential `json:"credentials"`
 }
 
+// OpenAPIFormat is the version of the conversion of OpenAPI operations into
+// manifests, recorded in each one (Manifest.Format). Raise it when the same
+// document would yield other manifests: a re-import then re-records the
+// tools of an older format instead of refusing them as changed (Record).
+//   - 0 (none recorded): before this field; the namespace was not recorded
+//     (before issue 31) and response schemas were expanded fully or one
+//     reference deep.
+//   - 2: namespace recorded; response schemas expanded several references deep.
+const OpenAPIFormat = 2
+
 // ContractDigest is the sha256 of a manifest's executable contract: its name,
 // version, effective namespace (which credentials it is given), description
 // and parameters (what a model is shown), entrypoint, permissions and

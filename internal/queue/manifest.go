@@ -11,6 +11,7 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/netguard"
 )
 
@@ -60,7 +61,7 @@ func (w *ManifestImportWorker) Work(ctx context.Context, job *river.Job[Manifest
 		return err
 	}
 	pctx, cancel := context.WithTimeout(ctx, a.Deadline)
-	l, err := manifest.Parse(pctx, a.URL, data, manifest.LoadOptions{Maxima: maxima, OpenAPI: manifest.OpenAPIOptions{
+	l, err := openapi.Parse(pctx, a.URL, data, openapi.LoadOptions{Maxima: maxima, OpenAPI: openapi.Options{
 		Include: a.Include, Exclude: a.Exclude, Server: a.Server, Timeout: a.ToolTimeout, Namespace: a.Namespace, Budget: a.ExpansionBudget}})
 	cancel()
 	if err != nil {

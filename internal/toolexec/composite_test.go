@@ -13,6 +13,7 @@ import (
 
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -34,7 +35,7 @@ func TestCompositeToolSteps(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	importTools(t, pool, "oai-v3.0-petstore.yaml", srv.URL+"/v1", manifest.OpenAPIOptions{})
+	importTools(t, pool, "oai-v3.0-petstore.yaml", srv.URL+"/v1", openapi.Options{})
 	src := `
 name: first-pet
 version: 1.0.0

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -97,7 +97,7 @@ func TestPrismAcceptsRequests(t *testing.T) {
 	}
 	for _, d := range docs {
 		url := prism(t, d.file)
-		importTools(t, pool, d.file, url, manifest.OpenAPIOptions{Namespace: d.namespace})
+		importTools(t, pool, d.file, url, openapi.Options{Namespace: d.namespace})
 		for name, input := range d.inputs {
 			res, err := run(t, pool, r, name, input)
 			if err != nil || res.HTTPStatus < 200 || res.HTTPStatus > 299 {

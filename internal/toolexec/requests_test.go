@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -72,7 +72,7 @@ func TestMultipartUpload(t *testing.T) {
 		_, _ = w.Write([]byte(`{"ok": true}`))
 	}))
 	defer srv.Close()
-	importTools(t, pool, "importer/uploads.yaml", srv.URL, manifest.OpenAPIOptions{})
+	importTools(t, pool, "importer/uploads.yaml", srv.URL, openapi.Options{})
 	r := &Runner{HTTP: &HTTPRunner{AllowPrivate: true, FilesDir: dir, Secrets: &Secrets{Env: env(map[string]string{"HELIX_TOOL_UPLOADS_APIKEY": "key-123456"})}}}
 	b64 := base64.StdEncoding.EncodeToString(png)
 	res, err := run(t, pool, r, "uploads.uploadAvatar", `{"memberId": "m1", "body": {"caption": "me, today", "tags": ["a", "b c"], "meta": {"n": 1},
@@ -124,7 +124,7 @@ func TestEmptyRequiredParametersAndDottedNames(t *testing.T) {
 		hits.add(r.URL.RequestURI() + " " + r.Header.Get("X-Trace"))
 	}))
 	defer srv.Close()
-	importTools(t, pool, "importer/uploads.yaml", srv.URL, manifest.OpenAPIOptions{})
+	importTools(t, pool, "importer/uploads.yaml", srv.URL, openapi.Options{})
 	r := &Runner{HTTP: &HTTPRunner{AllowPrivate: true, Secrets: &Secrets{Env: env(map[string]string{"HELIX_TOOL_UPLOADS_APIKEY": "key-123456"})}}}
 	for input, want := range map[string]string{
 		`{"memberId": "", "scope": "a", "filter": "f", "X-Trace": "t"}`: "path parameter memberId is empty",

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -29,14 +30,14 @@ const testdata = "../../testdata/manifest/"
 
 // importTools records and approves the operations of a document, with its
 // server replaced by server.
-func importTools(t *testing.T, pool *pgxpool.Pool, file, server string, o manifest.OpenAPIOptions) {
+func importTools(t *testing.T, pool *pgxpool.Pool, file, server string, o openapi.Options) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testdata, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Server = server
-	l, err := manifest.Parse(context.Background(), file, data, manifest.LoadOptions{OpenAPI: o})
+	l, err := openapi.Parse(context.Background(), file, data, openapi.LoadOptions{OpenAPI: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +151,11 @@ func TestExecRealDocuments(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	importTools(t, pool, "oai-v3.0-petstore.yaml", srv.URL+"/v1", manifest.OpenAPIOptions{})
-	importTools(t, pool, "oai-v3.0-petstore-expanded.yaml", srv.URL+"/api", manifest.OpenAPIOptions{Namespace: "expanded"})
-	importTools(t, pool, "oai-v3.0-uspto.json", srv.URL, manifest.OpenAPIOptions{})
-	importTools(t, pool, "oai-v3.1-non-oauth-scopes.json", srv.URL, manifest.OpenAPIOptions{})
-	importTools(t, pool, "tools/recursive.yaml", srv.URL+"/api", manifest.OpenAPIOptions{})
+	importTools(t, pool, "oai-v3.0-petstore.yaml", srv.URL+"/v1", openapi.Options{})
+	importTools(t, pool, "oai-v3.0-petstore-expanded.yaml", srv.URL+"/api", openapi.Options{Namespace: "expanded"})
+	importTools(t, pool, "oai-v3.0-uspto.json", srv.URL, openapi.Options{})
+	importTools(t, pool, "oai-v3.1-non-oauth-scopes.json", srv.URL, openapi.Options{})
+	importTools(t, pool, "tools/recursive.yaml", srv.URL+"/api", openapi.Options{})
 	r := &Runner{HTTP: &HTTPRunner{AllowPrivate: true, Secrets: &Secrets{Env: env(map[string]string{
 		"HELIX_TOOL_NON_OAUTH_SCOPES_EXAMPLE_BEARERAUTH": "jwt-secret-1", // by namespace
 		"HELIX_TOOL_TREE_CREATENODE_BEARER":              "tree-token",   // by tool
@@ -394,7 +395,7 @@ func FuzzBuildRequest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	l, err := manifest.Parse(context.Background(), "p", data, manifest.LoadOptions{})
+	l, err := openapi.Parse(context.Background(), "p", data, openapi.LoadOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -28,29 +28,29 @@ SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?ss
 DBNAME=helix_bench_manifest_$$
 WORK=$(mktemp -d)
 trap 'psql -q "$SERVER" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
-export PGOPTIONS=--client-min-messages=warning
+export PGOPTIONS=--client-min-messages=warning # for psql: helix refuses session settings as startup parameters
 
 echo "building helix and writing the 5 MB document..." >&2
 CGO_ENABLED=0 go build -o "$WORK/helix" ./cmd/helix
 DOC="$WORK/openapi-5mb.json"
-HELIX_BENCH_OPENAPI_OUT="$DOC" go test -count=1 -run '^TestWriteBenchDocument$' ./internal/manifest/ >/dev/null
+HELIX_BENCH_OPENAPI_OUT="$DOC" go test -count=1 -run '^TestWriteBenchDocument$' ./internal/manifest/openapi/ >/dev/null
 HUGE_DOC="$WORK/openapi-20mb.json"
 if [[ ${HUGE:-1} != 0 ]]; then
-	HELIX_BENCH_OPENAPI_HUGE_OUT="$HUGE_DOC" go test -count=1 -run '^TestWriteHugeBenchDocument$' ./internal/manifest/ >/dev/null
+	HELIX_BENCH_OPENAPI_HUGE_OUT="$HUGE_DOC" go test -count=1 -run '^TestWriteHugeBenchDocument$' ./internal/manifest/openapi/ >/dev/null
 fi
 export HELIX_DATABASE_URL=${SERVER%/*}/$DBNAME?${SERVER#*\?}
 [[ $SERVER == *\?* ]] || export HELIX_DATABASE_URL=${SERVER%/*}/$DBNAME
-H="$WORK/helix"
+H=("env" "-u" "PGOPTIONS" "$WORK/helix")
 
 echo "in-process benchmarks..." >&2
-out=$(go test -run '^$' -bench 'Import5MB|KinOpenAPILoad5MB' -benchtime "${count}x" ./internal/manifest/)
+out=$(go test -run '^$' -bench 'Import5MB|KinOpenAPILoad5MB' -benchtime "${count}x" ./internal/manifest/openapi/)
 
 echo "whole process, $RUNS runs..." >&2
 walls=() cpus=() rsss=()
 for ((i = 0; i < RUNS; i++)); do
 	psql -q "$SERVER" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" -c "CREATE DATABASE $DBNAME" >/dev/null
-	"$H" migrate up >/dev/null
-	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "$H" manifest import "$DOC" --by bench >/dev/null 2>"$WORK/stderr" ||
+	"${H[@]}" migrate up >/dev/null
+	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "${H[@]}" manifest import "$DOC" --by bench >/dev/null 2>"$WORK/stderr" ||
 		{ cat "$WORK/stderr" "$WORK/time" >&2; exit 1; }
 	read -r e u s m <"$WORK/time"
 	walls+=("$e") cpus+=("$(echo "$u + $s" | bc -l)") rsss+=("$m")
@@ -77,8 +77,8 @@ echo "$out" | awk -v pw="$pw" -v pc="$pc" -v pm="$pm" -v runs="$RUNS" '
 if [[ ${HUGE:-1} != 0 ]]; then
 	echo "whole process, 20 MB document..." >&2
 	psql -q "$SERVER" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" -c "CREATE DATABASE $DBNAME" >/dev/null
-	"$H" migrate up >/dev/null
-	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "$H" manifest import "$HUGE_DOC" --by bench >/dev/null 2>"$WORK/stderr" ||
+	"${H[@]}" migrate up >/dev/null
+	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "${H[@]}" manifest import "$HUGE_DOC" --by bench >/dev/null 2>"$WORK/stderr" ||
 		{ cat "$WORK/stderr" "$WORK/time" >&2; exit 1; }
 	read -r e u s m <"$WORK/time"
 	ops=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for p in d["paths"].values() for k in p if k in ("get","put","post","delete","options","head","patch","trace")))' "$HUGE_DOC")

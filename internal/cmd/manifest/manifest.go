@@ -19,6 +19,7 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/tableprinter"
@@ -181,11 +182,11 @@ own manifest.max-* limits; a URL whose job is pending is not queued twice.
 
 // Result is the JSON document of an import.
 type Result struct {
-	Sources   []*manifest.Loaded `json:"sources"`
-	Changes   []manifest.Change  `json:"changes"`
-	Created   int                `json:"created"`
-	Unchanged int                `json:"unchanged"`
-	DryRun    bool               `json:"dry_run"`
+	Sources   []*openapi.Loaded `json:"sources"`
+	Changes   []manifest.Change `json:"changes"`
+	Created   int               `json:"created"`
+	Unchanged int               `json:"unchanged"`
+	DryRun    bool              `json:"dry_run"`
 }
 
 func importRun(ctx context.Context, opts *ImportOptions) error {
@@ -204,8 +205,8 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		memLimit = 0
 	}
-	lo := manifest.LoadOptions{
-		OpenAPI: manifest.OpenAPIOptions{Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server, Timeout: opts.ToolTimeout,
+	lo := openapi.LoadOptions{
+		OpenAPI: openapi.Options{Include: opts.Include, Exclude: opts.Exclude, Server: opts.Server, Timeout: opts.ToolTimeout,
 			Namespace: opts.Namespace, Budget: opts.ExpansionBudget},
 		Maxima: max,
 	}
@@ -235,7 +236,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			debug.SetMemoryLimit(manifest.HeapLimit(memLimit, len(data)))
 		}
 		pctx, cancel := context.WithTimeout(ctx, opts.Deadline)
-		l, err := manifest.Parse(pctx, name, data, lo)
+		l, err := openapi.Parse(pctx, name, data, lo)
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/toolexec"
 )
@@ -79,7 +80,7 @@ func TestExecRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := manifest.Parse(ctx, "petstore", data, manifest.LoadOptions{OpenAPI: manifest.OpenAPIOptions{Server: srv.URL + "/v1", Include: []string{"listPets"}}})
+	l, err := openapi.Parse(ctx, "petstore", data, openapi.LoadOptions{OpenAPI: openapi.Options{Server: srv.URL + "/v1", Include: []string{"listPets"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestExecInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := manifest.Parse(ctx, "petstore", data, manifest.LoadOptions{OpenAPI: manifest.OpenAPIOptions{Server: srv.URL + "/v1", Include: []string{"listPets"}}})
+	l, err := openapi.Parse(ctx, "petstore", data, openapi.LoadOptions{OpenAPI: openapi.Options{Server: srv.URL + "/v1", Include: []string{"listPets"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -73,7 +74,7 @@ func seed(t *testing.T) *pgxpool.Pool {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := manifest.Parse(ctx, file, data, manifest.LoadOptions{})
+		l, err := openapi.Parse(ctx, file, data, openapi.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

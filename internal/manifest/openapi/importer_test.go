@@ -1,4 +1,4 @@
-package manifest
+package openapi
 
 import (
 	"context"
@@ -10,19 +10,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
 // Each test here reproduces an importer defect seen on published API
 // descriptions, with a fixture of our own in testdata/manifest/importer.
 
-func importerTools(t *testing.T, name string, o OpenAPIOptions) (*Loaded, map[string]*Manifest) {
+func importerTools(t *testing.T, name string, o Options) (*Loaded, map[string]*manifest.Manifest) {
 	t.Helper()
 	l, err := Parse(context.Background(), name, readTestdata(t, "importer/"+name), LoadOptions{OpenAPI: o})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]*Manifest{}
+	byName := map[string]*manifest.Manifest{}
 	for _, c := range l.Candidates {
 		byName[c.Manifest.Name] = c.Manifest
 	}
@@ -31,11 +32,11 @@ func importerTools(t *testing.T, name string, o OpenAPIOptions) (*Loaded, map[st
 
 func validates(t *testing.T, schema any, input string) error {
 	t.Helper()
-	sch, err := Compile(jsonValue(schema))
+	sch, err := manifest.Compile(manifest.JSONValue(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := DecodeInput([]byte(input))
+	v, err := manifest.DecodeInput([]byte(input))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func validates(t *testing.T, schema any, input string) error {
 
 // RFC 6901 §6: "#/components/schemas/%7Bitem%7D" names the schema "{item}".
 func TestPercentEncodedRefs(t *testing.T) {
-	_, tools := importerTools(t, "percent-encoded-refs.yaml", OpenAPIOptions{})
+	_, tools := importerTools(t, "percent-encoded-refs.yaml", Options{})
 	put, get := tools["percent_refs.putItem"], tools["percent_refs.getItem"]
 	if put == nil || get == nil {
 		t.Fatalf("tools %v", tools)
@@ -58,14 +59,14 @@ func TestPercentEncodedRefs(t *testing.T) {
 			t.Errorf("%s accepted: the referenced schemas were not applied", bad)
 		}
 	}
-	if _, ok := Resolve(map[string]any{"a b": 1}, "#/a%zz"); ok {
+	if _, ok := manifest.Resolve(map[string]any{"a b": 1}, "#/a%zz"); ok {
 		t.Error("a malformed percent-encoding resolved")
 	}
 }
 
 // ECMA-262 patterns compile and are enforced instead of dropping operations.
 func TestECMAPatterns(t *testing.T) {
-	l, tools := importerTools(t, "ecma-patterns.yaml", OpenAPIOptions{})
+	l, tools := importerTools(t, "ecma-patterns.yaml", Options{})
 	create, get := tools["ecma_patterns.createUser"], tools["ecma_patterns.getUser"]
 	if create == nil || get == nil {
 		t.Fatalf("operations dropped: tools %v, warnings %+v", tools, l.Warnings)
@@ -96,14 +97,14 @@ func TestECMAPatterns(t *testing.T) {
 // A schema that really does not compile is left out with a warning that
 // points into the schema, not at a file that does not exist.
 func TestUncompilableSchemaWarning(t *testing.T) {
-	err := CompileSchema(map[string]any{"properties": map[string]any{"a": map[string]any{"pattern": "(unclosed"}}})
+	err := manifest.CompileSchema(map[string]any{"properties": map[string]any{"a": map[string]any{"pattern": "(unclosed"}}})
 	if err == nil || strings.Contains(err.Error(), "file:") || strings.Contains(err.Error(), "tool.json") || !strings.Contains(err.Error(), "/properties/a/pattern") {
 		t.Errorf("error %v", err)
 	}
 }
 
 func TestSchemeRelativeServer(t *testing.T) {
-	l, tools := importerTools(t, "scheme-relative-server.yaml", OpenAPIOptions{})
+	l, tools := importerTools(t, "scheme-relative-server.yaml", Options{})
 	ping := tools["scheme_relative.ping"]
 	if ping == nil || ping.Entrypoint.HTTP.URL != "https://api.example.com/v1/ping" || ping.Permissions.Network[0] != "api.example.com" {
 		t.Fatalf("tools %+v", tools)
@@ -111,7 +112,7 @@ func TestSchemeRelativeServer(t *testing.T) {
 	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0].Message, "scheme-relative") {
 		t.Errorf("warnings %+v", l.Warnings)
 	}
-	_, tools = importerTools(t, "scheme-relative-server.yaml", OpenAPIOptions{BaseURL: "http://docs.example.org/openapi.yaml"})
+	_, tools = importerTools(t, "scheme-relative-server.yaml", Options{BaseURL: "http://docs.example.org/openapi.yaml"})
 	if u := tools["scheme_relative.ping"].Entrypoint.HTTP.URL; u != "http://api.example.com/v1/ping" {
 		t.Errorf("against the document's URL: %s", u)
 	}
@@ -127,7 +128,7 @@ func TestFannedOutRefsBounded(t *testing.T) {
 	if !errors.As(err, &be) || !strings.Contains(err.Error(), "--expansion-budget") {
 		t.Fatalf("error %v, want the expansion budget", err)
 	}
-	l, err := Parse(context.Background(), "fan.json", data, LoadOptions{OpenAPI: OpenAPIOptions{Budget: 1 << 30, Include: []string{"fan0"}}})
+	l, err := Parse(context.Background(), "fan.json", data, LoadOptions{OpenAPI: Options{Budget: 1 << 30, Include: []string{"fan0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestFannedOutRefsBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
 	defer cancel()
 	<-ctx.Done()
-	if _, err := Parse(ctx, "fan.json", data, LoadOptions{OpenAPI: OpenAPIOptions{Budget: 1 << 30}}); err == nil || !strings.Contains(err.Error(), "deadline") {
+	if _, err := Parse(ctx, "fan.json", data, LoadOptions{OpenAPI: Options{Budget: 1 << 30}}); err == nil || !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("error %v, want the deadline", err)
 	}
 }
@@ -147,27 +148,27 @@ func TestFannedOutRefsBounded(t *testing.T) {
 func TestPetstoresSideBySide(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
-	parse := func(file, ns string) []Candidate {
-		l, err := parseFile(t, file, LoadOptions{OpenAPI: OpenAPIOptions{Namespace: ns}})
+	parse := func(file, ns string) []manifest.Candidate {
+		l, err := parseFile(t, file, LoadOptions{OpenAPI: Options{Namespace: ns}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return l.Candidates
 	}
-	o := ImportOptions{Actor: "t", Now: time.Now()}
-	if _, err := Record(ctx, pool, parse("oai-v3.0-petstore.yaml", ""), o); err != nil {
+	o := manifest.ImportOptions{Actor: "t", Now: time.Now()}
+	if _, err := manifest.Record(ctx, pool, parse("oai-v3.0-petstore.yaml", ""), o); err != nil {
 		t.Fatal(err)
 	}
 	// Same title, same operationIds, other content: refused, with the way out.
-	_, err := Record(ctx, pool, parse("oai-v2.0-json-petstore.json", ""), o)
-	var ce *ConflictError
+	_, err := manifest.Record(ctx, pool, parse("oai-v2.0-json-petstore.json", ""), o)
+	var ce *manifest.ConflictError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "--namespace") {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := Record(ctx, pool, parse("oai-v2.0-json-petstore.json", "petstore_v2"), o); err != nil {
+	if _, err := manifest.Record(ctx, pool, parse("oai-v2.0-json-petstore.json", "petstore_v2"), o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Record(ctx, pool, parse("openai-openapi.yaml.gz", ""), o); err != nil {
+	if _, err := manifest.Record(ctx, pool, parse("openai-openapi.yaml.gz", ""), o); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -176,35 +177,11 @@ func TestPetstoresSideBySide(t *testing.T) {
 	}
 }
 
-// The encoder that reuses shared schema parts writes exactly what
-// encoding/json does: digests of tools recorded before it are unchanged.
-func TestSharedEncodingIsJSONMarshal(t *testing.T) {
-	for _, f := range []string{openAIFile, "oai-v3.0-petstore-expanded.yaml", "tools/recursive.yaml"} {
-		l, err := parseFile(t, f, LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range l.Candidates {
-			if c.Manifest.sh == nil {
-				t.Fatalf("%s: no shared parts", c.Manifest.Name)
-			}
-			got, err := encode(c.Manifest, c.Manifest.sh)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _ := json.Marshal(c.Manifest)
-			if string(got) != string(want) {
-				t.Fatalf("%s: encodings differ:\n%.300s\n%.300s", c.Manifest.Name, got, want)
-			}
-		}
-	}
-}
-
 // RFC 6901 §6: a pointer is percent-decoded in every segment, whatever
 // follows, and may lead into a response's content (and through the
 // properties beside a $ref), which kin-openapi's copy must keep.
 func TestRefsIntoContent(t *testing.T) {
-	l, tools := importerTools(t, "refs-into-content.yaml", OpenAPIOptions{})
+	l, tools := importerTools(t, "refs-into-content.yaml", Options{})
 	put, post := tools["refs_into_content.putItem"], tools["refs_into_content.postLogo"]
 	if put == nil || post == nil || len(tools) != 4 {
 		t.Fatalf("tools %v, warnings %+v", tools, l.Warnings)
@@ -226,7 +203,7 @@ func TestRefsIntoContent(t *testing.T) {
 	if err := validates(t, post.Parameters, `{"body": 12}`); err == nil {
 		t.Error("a number accepted for the logo: the reference did not reach properties/logo/properties/full")
 	}
-	d, err := Decode("x", readTestdata(t, "importer/refs-into-content.yaml"))
+	d, err := manifest.Decode("x", readTestdata(t, "importer/refs-into-content.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +213,7 @@ func TestRefsIntoContent(t *testing.T) {
 		"#/paths/~1logos/post/requestBody/content/application%7E1json/schema/$ref":     "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
 		"#/paths/~1logos/post/requestBody/content/application~1json%2Fschema%2F%24ref": "#/paths/~1logos/get/responses/200/content/application%7E1json/schema/properties/logo/properties/full",
 	} {
-		if got, ok := Resolve(d.Tree, ref); !ok || got != want {
+		if got, ok := manifest.Resolve(d.Tree, ref); !ok || got != want {
 			t.Errorf("Resolve(%s) = %v, %v", ref, got, ok)
 		}
 	}
@@ -245,7 +222,7 @@ func TestRefsIntoContent(t *testing.T) {
 // Every ECMA-262 pattern compiles, \p{ASCII} included; a Java or POSIX
 // pattern drops only its own keyword, with a warning naming it.
 func TestDialectPatterns(t *testing.T) {
-	l, tools := importerTools(t, "dialect-patterns.yaml", OpenAPIOptions{})
+	l, tools := importerTools(t, "dialect-patterns.yaml", Options{})
 	create := tools["dialect_patterns.createNote"]
 	if create == nil {
 		t.Fatalf("operation dropped: warnings %+v", l.Warnings)
@@ -302,7 +279,7 @@ func TestPlaceholderServer(t *testing.T) {
 		}
 	}
 	l, err := Parse(context.Background(), "p.json", []byte(`{"openapi": "3.0.3", "info": {"title": "p", "version": "1.0.0"}, "servers": [{"url": "Your API URL"}],
-	  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`), LoadOptions{OpenAPI: OpenAPIOptions{Server: "https://api.example.com"}})
+	  "paths": {"/v1/items": {"get": {"operationId": "list", "responses": {"200": {"description": "ok"}}}}}}`), LoadOptions{OpenAPI: Options{Server: "https://api.example.com"}})
 	if err != nil || l.Candidates[0].Manifest.Entrypoint.HTTP.URL != "https://api.example.com/v1/items" {
 		t.Errorf("with --server: %v, %+v", err, l)
 	}
@@ -317,7 +294,7 @@ func TestResponseRefsNested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m *Manifest
+	var m *manifest.Manifest
 	for _, c := range l.Candidates {
 		if strings.HasSuffix(c.Manifest.Name, ".query_query_post") {
 			m = c.Manifest

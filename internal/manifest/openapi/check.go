@@ -1,4 +1,4 @@
-package manifest
+package openapi
 
 import (
 	"context"
@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
+
+	"github.com/helixhq/helix/internal/manifest"
 )
 
 // compile keeps the tools whose parameters compile as JSON Schema 2020-12.
@@ -19,22 +21,23 @@ import (
 // and through one schemaChecker, which compiles each distinct schema once and
 // skips the subschemas it has already seen compile. It stops, with ctx's
 // error, when ctx ends: one schema compiles in well under a second.
-func compile(ctx context.Context, tools []*Manifest, res *OpenAPIResult, sh *shared) ([]*Manifest, error) {
+func compile(ctx context.Context, tools []Tool, res *Result, sh *manifest.Shared) ([]Tool, error) {
 	errs := make([]error, len(tools))
 	sc := newSchemaChecker()
 	sc.sh = sh
 	rerrs := make([]error, len(tools))
-	err := inParallel(ctx, len(tools), func(i int) {
-		errs[i] = sc.check(tools[i].Parameters)
-		if tools[i].Returns != nil {
-			rerrs[i] = sc.check(tools[i].Returns)
+	err := manifest.InParallel(ctx, len(tools), func(i int) {
+		errs[i] = sc.check(tools[i].Manifest.Parameters)
+		if tools[i].Manifest.Returns != nil {
+			rerrs[i] = sc.check(tools[i].Manifest.Returns)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	kept := tools[:0]
-	for i, m := range tools {
+	for i, t := range tools {
+		m := t.Manifest
 		if rerrs[i] != nil {
 			// The tool still runs; only its responses go unchecked.
 			m.Returns = nil
@@ -44,14 +47,14 @@ func compile(ctx context.Context, tools []*Manifest, res *OpenAPIResult, sh *sha
 			if fixed, dropped, ok := repairSchema(m.Parameters, errs[i]); ok {
 				m.Parameters = fixed
 				for _, d := range dropped {
-					res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "parameters schema keyword left out, values are not checked against it: " + d})
+					res.Warnings = append(res.Warnings, manifest.Warning{Pointer: t.Pointer, Message: "parameters schema keyword left out, values are not checked against it: " + d})
 				}
 			} else {
-				res.Warnings = append(res.Warnings, Warning{Pointer: m.opPointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
+				res.Warnings = append(res.Warnings, manifest.Warning{Pointer: t.Pointer, Message: "left out: its parameters do not compile as JSON Schema: " + firstLine(errs[i].Error())})
 				continue
 			}
 		}
-		kept = append(kept, m)
+		kept = append(kept, t)
 	}
 	return kept, nil
 }
@@ -76,9 +79,9 @@ func repairSchema(s any, err error) (any, []string, bool) {
 		ptr, why, _ := strings.Cut(rest, ": ")
 		toks := strings.Split(ptr, "/")
 		for i, t := range toks {
-			toks[i] = unescape(t)
+			toks[i] = manifest.Unescape(t)
 		}
-		parent, ok := valueAt(fixed, toks[:len(toks)-1]).(map[string]any)
+		parent, ok := manifest.ValueAt(fixed, toks[:len(toks)-1]).(map[string]any)
 		last := toks[len(toks)-1]
 		if _, has := parent[last]; !ok || !has {
 			return nil, nil, false
@@ -92,7 +95,7 @@ func repairSchema(s any, err error) (any, []string, bool) {
 			delete(parent, last)
 		}
 		dropped = append(dropped, fmt.Sprintf("/%s (%s)", ptr, why))
-		if err = CompileSchema(jsonValue(fixed)); err == nil {
+		if err = manifest.CompileSchema(manifest.JSONValue(fixed)); err == nil {
 			return fixed, dropped, true
 		}
 	}
@@ -117,38 +120,8 @@ func deepClone(v any) any {
 	return v
 }
 
-// inParallel calls f(0) … f(n-1) on GOMAXPROCS goroutines and waits for
-// them. Once ctx ends it starts no more calls and returns ctx's error at
-// once, leaving the calls under way to finish unobserved (one schema's
-// compile can take seconds: quicksight's): the caller must then not read
-// what they write.
-func inParallel(ctx context.Context, n int, f func(i int)) error {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			close(next)
-			return ctx.Err()
-		}
-	}
-	close(next)
-	wg.Wait()
-	return ctx.Err()
-}
-
 // schemaChecker tells whether schemas compile as JSON Schema 2020-12, as
-// CompileSchema does, for many schemas that share parts: the expanded
+// manifest.CompileSchema does, for many schemas that share parts: the expanded
 // parameters of one document repeat the same component schemas over and over.
 //
 // Equal schemas (by a hash of their content) are compiled once. And a
@@ -161,7 +134,16 @@ type schemaChecker struct {
 	seen  map[[sha256.Size]byte]*compiled // whole schemas
 	valid map[[sha256.Size]byte]bool      // subschemas known to compile
 	walks sync.Pool                       // of *schemaWalk, for their buffers
-	sh    *shared                         // nil, or the document's shared schemas, whose hashes are kept
+	sh    *manifest.Shared                // nil, or the document's shared schemas, whose hashes are kept in memo
+
+	memoMu sync.RWMutex
+	memo   map[unsafe.Pointer]walkMemo // by the identity of a shared map
+}
+
+// walkMemo is a shared subschema's schemaWalk outcome.
+type walkMemo struct {
+	h      [sha256.Size]byte
+	placed bool
 }
 
 // compiled is the outcome of compiling one distinct schema.
@@ -171,10 +153,10 @@ type compiled struct {
 }
 
 func newSchemaChecker() *schemaChecker {
-	return &schemaChecker{seen: map[[sha256.Size]byte]*compiled{}, valid: map[[sha256.Size]byte]bool{}}
+	return &schemaChecker{seen: map[[sha256.Size]byte]*compiled{}, valid: map[[sha256.Size]byte]bool{}, memo: map[unsafe.Pointer]walkMemo{}}
 }
 
-// check returns CompileSchema's verdict on s. It is safe for concurrent use.
+// check returns manifest.CompileSchema's verdict on s. It is safe for concurrent use.
 func (sc *schemaChecker) check(s any) error {
 	w := sc.walk(nil)
 	defer sc.walks.Put(w)
@@ -189,7 +171,7 @@ func (sc *schemaChecker) check(s any) error {
 	sc.mu.Unlock()
 	c.once.Do(func() {
 		if placed {
-			c.err = CompileSchema(jsonValue(s))
+			c.err = manifest.CompileSchema(manifest.JSONValue(s))
 			return
 		}
 		// Walk again, now building the copy: most schemas are equal to one
@@ -199,7 +181,7 @@ func (sc *schemaChecker) check(s any) error {
 		sc.mu.RLock()
 		_, skel := w.schema(s)
 		sc.mu.RUnlock()
-		if c.err = CompileSchema(skel); c.err == nil {
+		if c.err = manifest.CompileSchema(skel); c.err == nil {
 			sc.mu.Lock()
 			for _, h := range w.subs {
 				sc.valid[h] = true
@@ -216,20 +198,27 @@ func (sc *schemaChecker) walk(valid map[[sha256.Size]byte]bool) *schemaWalk {
 	if w == nil {
 		w = &schemaWalk{}
 	}
-	w.sh = sc.sh
+	w.sc = sc
 	w.valid, w.subs, w.placed = valid, w.subs[:0], false
+	if valid != nil {
+		if w.copied == nil {
+			w.copied = map[[sha256.Size]byte]struct{}{}
+		}
+		clear(w.copied)
+	}
 	return w
 }
 
 // schemaWalk hashes one schema and, given valid, builds the copy to compile:
-// jsonValue's, with the subschemas known to compile replaced by true.
+// manifest.JSONValue's, with the subschemas known to compile replaced by true.
 type schemaWalk struct {
-	valid  map[[sha256.Size]byte]bool // nil: hash only
-	subs   [][sha256.Size]byte        // with valid: the hashes of every subschema (object) met
-	placed bool                       // a keyword whose meaning depends on the place was met
-	bufs   [][]byte                   // one encoding buffer per depth, kept for the next walk
+	valid  map[[sha256.Size]byte]bool     // nil: hash only
+	subs   [][sha256.Size]byte            // with valid: the hashes of the subschemas (objects) in the copy
+	copied map[[sha256.Size]byte]struct{} // subs, as a set: a part met twice is copied once
+	placed bool                           // a keyword whose meaning depends on the place was met
+	bufs   [][]byte                       // one encoding buffer per depth, kept for the next walk
 	depth  int
-	sh     *shared // hashes of shared subschemas, reused when hashing only
+	sc     *schemaChecker // its memo of shared subschemas' hashes, reused when hashing only
 }
 
 // Classes of keywords.
@@ -260,23 +249,33 @@ func keyword(k string) int {
 
 // schema returns the hash of the schema v and, when w.valid is set, its copy
 // to compile (the caller holds a read lock on it).
+//
+// A shared subschema is hashed once per document (w.sc.memo); building a
+// copy, one known to compile is not walked again: the copies of a large
+// document's schemas (graph.json's 11,422) are mostly such parts, and
+// walking them again was most of the check's time.
 func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 	m, ok := v.(map[string]any)
-	if ok && w.valid == nil && w.sh.isShared(m) {
+	if ok && w.sc.sh.Has(m) {
 		k := mapKey(m)
-		w.sh.mu.RLock()
-		memo, seen := w.sh.hash[k]
-		w.sh.mu.RUnlock()
-		if seen {
+		w.sc.memoMu.RLock()
+		memo, seen := w.sc.memo[k]
+		w.sc.memoMu.RUnlock()
+		switch {
+		case seen && w.valid == nil:
 			w.placed = w.placed || memo.placed
 			return memo.h, nil
+		case seen && w.valid[memo.h]:
+			return memo.h, true
+		case w.valid != nil:
+			return w.schemaMap(m)
 		}
 		outer := w.placed
 		w.placed = false
 		h, _ := w.schemaMap(m)
-		w.sh.mu.Lock()
-		w.sh.hash[k] = walkMemo{h: h, placed: w.placed}
-		w.sh.mu.Unlock()
+		w.sc.memoMu.Lock()
+		w.sc.memo[k] = walkMemo{h: h, placed: w.placed}
+		w.sc.memoMu.Unlock()
 		w.placed = w.placed || outer
 		return h, nil
 	}
@@ -284,11 +283,11 @@ func (w *schemaWalk) schema(v any) ([sha256.Size]byte, any) {
 		return w.schemaMap(m)
 	}
 	{ // true, false, or something the compiler will refuse
-		b := w.data(nil, v)
+		b := w.data(nil, v, true)
 		if w.valid == nil {
 			return sha256.Sum256(b), nil
 		}
-		return sha256.Sum256(b), jsonValue(v)
+		return sha256.Sum256(b), manifest.JSONValue(v)
 	}
 }
 
@@ -361,9 +360,14 @@ func (w *schemaWalk) schemaMap(m map[string]any) ([sha256.Size]byte, any) {
 			if kind == placeKeyword {
 				w.placed = true
 			}
-			b = w.data(b, e)
-			if out != nil {
-				out[k] = jsonValue(e)
+			b = w.data(b, e, !inert(k))
+			switch {
+			case out != nil && strings.HasPrefix(k, "x-"):
+				// An extension's value is no concern of the compiler, and
+				// may be large (stripe's x-expansionResources).
+				out[k] = true
+			case out != nil:
+				out[k] = manifest.JSONValue(e)
 			}
 		}
 	}
@@ -373,17 +377,24 @@ func (w *schemaWalk) schemaMap(m map[string]any) ([sha256.Size]byte, any) {
 	if w.valid == nil {
 		return h, nil
 	}
-	w.subs = append(w.subs, h)
 	if w.valid[h] {
 		return h, true
 	}
+	if _, dup := w.copied[h]; dup {
+		// Equal to a part already in this copy: compiled there. (A schema
+		// without place keywords compiles if each of its parts does.)
+		return h, true
+	}
+	w.copied[h] = struct{}{}
+	w.subs = append(w.subs, h)
 	return h, out
 }
 
-// data appends an unambiguous encoding of a JSON value to b, noting the
-// place keywords among its object keys (a $ref inside an example is harmless,
-// but telling it apart is not worth it).
-func (w *schemaWalk) data(b []byte, v any) []byte {
+// data appends an unambiguous encoding of a JSON value to b, noting, with
+// mark, the place keywords among its object keys: the value of a keyword the
+// walk does not know may be a schema to the compiler (draft 4's definitions,
+// dependencies).
+func (w *schemaWalk) data(b []byte, v any, mark bool) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, 'n')
@@ -401,30 +412,41 @@ func (w *schemaWalk) data(b []byte, v any) []byte {
 	case []any:
 		b = binary.BigEndian.AppendUint64(append(b, '['), uint64(len(x)))
 		for _, e := range x {
-			b = w.data(b, e)
+			b = w.data(b, e, mark)
 		}
 		return b
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
-			if keyword(k) == placeKeyword {
+			if mark && keyword(k) == placeKeyword {
 				w.placed = true
 			}
 		}
 		slices.Sort(keys)
 		b = binary.BigEndian.AppendUint64(append(b, '{'), uint64(len(x)))
 		for _, k := range keys {
-			b = w.data(appendString(b, k), x[k])
+			b = w.data(appendString(b, k), x[k], mark)
 		}
 		return b
 	}
-	// Not produced by Decode; encoded as JSON, which is unambiguous enough.
+	// Not produced by manifest.Decode; encoded as JSON, which is unambiguous enough.
 	js, err := json.Marshal(v)
 	if err != nil {
 		js = []byte(strconv.Quote(err.Error()))
 	}
 	return appendString(append(b, '?'), string(js))
+}
+
+// inert says whether the value of keyword k is data to the compiler in any
+// draft: a $ref or an "id" key inside it (stripe's x-expansionResources
+// inline whole schemas, properties named id included) places nothing.
+func inert(k string) bool {
+	switch k {
+	case "example", "examples", "enum", "const", "default":
+		return true
+	}
+	return strings.HasPrefix(k, "x-")
 }
 
 func appendString(b []byte, s string) []byte {
@@ -434,3 +456,8 @@ func appendString(b []byte, s string) []byte {
 
 func isMap(v any) bool   { _, ok := v.(map[string]any); return ok }
 func isArray(v any) bool { _, ok := v.([]any); return ok }
+
+// mapKey is a map's identity.
+func mapKey(m map[string]any) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
+}

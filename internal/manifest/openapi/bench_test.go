@@ -1,4 +1,4 @@
-package manifest
+package openapi
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -27,7 +28,7 @@ var (
 // and component renamed, then renamed copies of its paths, in path order, until 5 MB.
 func bigOpenAPI(b testing.TB) []byte {
 	bigOnce.Do(func() {
-		d, err := Decode("openai", readTestdata(b, openAIFile))
+		d, err := manifest.Decode("openai", readTestdata(b, openAIFile))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -170,11 +171,11 @@ func BenchmarkImport5MB(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		l, err := Parse(ctx, "big.json", doc, LoadOptions{OpenAPI: OpenAPIOptions{Timeout: "30s"}})
+		l, err := Parse(ctx, "big.json", doc, LoadOptions{OpenAPI: Options{Timeout: "30s"}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Record(ctx, pool, l.Candidates, ImportOptions{Actor: "bench", Now: time.Now()}); err != nil {
+		if _, err := manifest.Record(ctx, pool, l.Candidates, manifest.ImportOptions{Actor: "bench", Now: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 		tools = len(l.Candidates)
@@ -221,7 +222,7 @@ var (
 // x-oaiMeta examples so that the document keeps about 2 KB per operation.
 func hugeOpenAPI(b testing.TB) []byte {
 	hugeOnce.Do(func() {
-		d, err := Decode("openai", readTestdata(b, openAIFile))
+		d, err := manifest.Decode("openai", readTestdata(b, openAIFile))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -320,7 +321,7 @@ func BenchmarkParseFile(b *testing.B) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		l, err := Parse(ctx, file, doc, LoadOptions{OpenAPI: OpenAPIOptions{Timeout: "30s"}})
+		l, err := Parse(ctx, file, doc, LoadOptions{OpenAPI: Options{Timeout: "30s"}})
 		if err != nil {
 			b.Fatal(err)
 		}

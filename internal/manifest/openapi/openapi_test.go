@@ -1,4 +1,4 @@
-package manifest
+package openapi
 
 import (
 	"bytes"
@@ -16,9 +16,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/helixhq/helix/internal/manifest"
 )
 
-const testdata = "../../testdata/manifest/"
+const testdata = "../../../testdata/manifest/"
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
@@ -92,7 +94,7 @@ func TestRealWorldOpenAPI(t *testing.T) {
 					t.Errorf("%s: not in namespace %s", m.Name, c.ns)
 				}
 				names = append(names, short)
-				if err := CompileSchema(jsonValue(m.Parameters)); err != nil {
+				if err := manifest.CompileSchema(manifest.JSONValue(m.Parameters)); err != nil {
 					t.Errorf("%s: parameters do not compile as 2020-12: %v", m.Name, err)
 				}
 				if m.Entrypoint.HTTP == nil || m.Entrypoint.HTTP.Method == "" || m.Entrypoint.HTTP.URL == "" {
@@ -113,7 +115,7 @@ func TestRealWorldOpenAPI(t *testing.T) {
 			if len(names) != want {
 				t.Errorf("%d tools, want %d", len(names), want)
 			}
-			if want == 0 && !slices.ContainsFunc(l.Warnings, func(w Warning) bool { return strings.Contains(w.Message, "only webhooks") }) {
+			if want == 0 && !slices.ContainsFunc(l.Warnings, func(w manifest.Warning) bool { return strings.Contains(w.Message, "only webhooks") }) {
 				t.Errorf("a webhook-only document should say it has no tools: %+v", l.Warnings)
 			}
 		})
@@ -125,7 +127,7 @@ func TestOpenAIWarningsAreLocated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recursive *Warning
+	var recursive *manifest.Warning
 	for i, w := range l.Warnings {
 		if strings.Contains(w.Message, "$recursiveRef") {
 			recursive = &l.Warnings[i]
@@ -148,7 +150,7 @@ func TestOpenAIWarningsAreLocated(t *testing.T) {
 			if len(c.Manifest.Credentials) == 0 || c.Manifest.Credentials[0][0].Type != "http" {
 				t.Errorf("createChatCompletion credentials %+v, want the bearer scheme", c.Manifest.Credentials)
 			}
-			if got := c.Manifest.Permissions.Network; !slices.Equal(got, Network{"api.openai.com"}) {
+			if got := c.Manifest.Permissions.Network; !slices.Equal(got, manifest.Network{"api.openai.com"}) {
 				t.Errorf("network %v, want api.openai.com", got)
 			}
 			return
@@ -158,11 +160,11 @@ func TestOpenAIWarningsAreLocated(t *testing.T) {
 }
 
 func TestOperationToTool(t *testing.T) {
-	l, err := parseFile(t, "tools/recursive.yaml", LoadOptions{OpenAPI: OpenAPIOptions{Timeout: "15s"}})
+	l, err := parseFile(t, "tools/recursive.yaml", LoadOptions{OpenAPI: Options{Timeout: "15s"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]*Manifest{}
+	byName := map[string]*manifest.Manifest{}
 	for _, c := range l.Candidates {
 		byName[c.Manifest.Name] = c.Manifest
 	}
@@ -194,10 +196,10 @@ func TestOperationToTool(t *testing.T) {
 	if e := create.Entrypoint.HTTP; e.Method != "POST" || e.URL != "https://tree.example/api/nodes" || e.BodyContentType != "application/json" {
 		t.Errorf("entrypoint %+v", e)
 	}
-	if got := create.Permissions; !slices.Equal(got.Network, Network{"tree.example"}) || got.Timeout != "15s" {
+	if got := create.Permissions; !slices.Equal(got.Network, manifest.Network{"tree.example"}) || got.Timeout != "15s" {
 		t.Errorf("permissions %+v", got)
 	}
-	if len(create.Credentials) != 1 || !reflect.DeepEqual(create.Credentials[0][0], Credential{Scheme: "bearer", Type: "http", HTTPScheme: "bearer"}) {
+	if len(create.Credentials) != 1 || !reflect.DeepEqual(create.Credentials[0][0], manifest.Credential{Scheme: "bearer", Type: "http", HTTPScheme: "bearer"}) {
 		t.Errorf("credentials %+v", create.Credentials)
 	}
 	get := byName["tree.get_nodes_id"]
@@ -213,7 +215,7 @@ func TestOperationToTool(t *testing.T) {
 }
 
 func TestIncludeExclude(t *testing.T) {
-	names := func(o OpenAPIOptions) []string {
+	names := func(o Options) []string {
 		l, err := parseFile(t, "oai-v3.0-petstore.yaml", LoadOptions{OpenAPI: o})
 		if err != nil {
 			t.Fatal(err)
@@ -225,13 +227,13 @@ func TestIncludeExclude(t *testing.T) {
 		slices.Sort(ns)
 		return ns
 	}
-	if got := names(OpenAPIOptions{Include: []string{"listPets", "showPetById"}}); !slices.Equal(got, []string{"listPets", "showPetById"}) {
+	if got := names(Options{Include: []string{"listPets", "showPetById"}}); !slices.Equal(got, []string{"listPets", "showPetById"}) {
 		t.Errorf("include by operationId: %v", got)
 	}
-	if got := names(OpenAPIOptions{Exclude: []string{"pets"}}); len(got) != 0 {
+	if got := names(Options{Exclude: []string{"pets"}}); len(got) != 0 {
 		t.Errorf("exclude by tag: %v", got)
 	}
-	if got := names(OpenAPIOptions{Include: []string{"pets"}, Exclude: []string{"createPets"}}); !slices.Equal(got, []string{"listPets", "showPetById"}) {
+	if got := names(Options{Include: []string{"pets"}, Exclude: []string{"createPets"}}); !slices.Equal(got, []string{"listPets", "showPetById"}) {
 		t.Errorf("include tag, exclude one: %v", got)
 	}
 }
@@ -246,7 +248,7 @@ func TestFirstBrokenRefIsStable(t *testing.T) {
 	  "components": {"schemas": {"Ok": {"type": "string"}, "Loop": {"$ref": "#/components/schemas/Loop"}}}}`)
 	for i := 0; i < 20; i++ {
 		_, err := Parse(context.Background(), "t.json", doc, LoadOptions{})
-		var le *Error
+		var le *manifest.Error
 		if !errors.As(err, &le) || le.Pointer != "/components/schemas/Loop/$ref" {
 			t.Fatalf("run %d: %v, want the cycle in /components first", i, err)
 		}
@@ -272,10 +274,10 @@ func TestMalformed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			_, err := parseFile(t, c.file, LoadOptions{})
-			var le *Error
+			var le *manifest.Error
 			var be *BudgetError
 			if !errors.As(err, &le) && !errors.As(err, &be) {
-				t.Fatalf("error %v, want a located *Error", err)
+				t.Fatalf("error %v, want a located *manifest.Error", err)
 			}
 			if le.Line != c.line || le.Pointer != c.pointer || !strings.Contains(le.Msg, c.msg) {
 				t.Errorf("got line %d pointer %q msg %q; want line %d pointer %q msg ~%q", le.Line, le.Pointer, le.Msg, c.line, c.pointer, c.msg)
@@ -297,7 +299,7 @@ func TestManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Limits{StorageBytes: 1 << 30, CPUMillis: 500, MemoryBytes: 1 << 30, TimeoutMS: 120000}
+	want := manifest.Limits{StorageBytes: 1 << 30, CPUMillis: 500, MemoryBytes: 1 << 30, TimeoutMS: 120000}
 	if lim.StorageBytes != want.StorageBytes || lim.CPUMillis != want.CPUMillis || lim.MemoryBytes != want.MemoryBytes || lim.TimeoutMS != want.TimeoutMS || len(lim.Hosts) != 0 {
 		t.Errorf("limits %+v, want %+v", lim, want)
 	}
@@ -309,8 +311,8 @@ func TestManifests(t *testing.T) {
 	}
 
 	// Configured maxima apply.
-	_, err = parseFile(t, "tools/ocr.yaml", LoadOptions{Maxima: Maxima{MemoryBytes: 512 << 20}})
-	var le *Error
+	_, err = parseFile(t, "tools/ocr.yaml", LoadOptions{Maxima: manifest.Maxima{MemoryBytes: 512 << 20}})
+	var le *manifest.Error
 	if !errors.As(err, &le) || le.Pointer != "/permissions/memory" || le.Line != 17 || !strings.Contains(le.Msg, "manifest.max-memory") {
 		t.Errorf("memory over the maximum: %v", err)
 	}
@@ -333,7 +335,7 @@ func TestManifestSemanticChecks(t *testing.T) {
 			t.Fatalf("replacement %q not found", c.from)
 		}
 		_, err := Parse(context.Background(), "w.yaml", []byte(src), LoadOptions{})
-		var le *Error
+		var le *manifest.Error
 		if !errors.As(err, &le) || le.Pointer != c.pointer || !strings.Contains(le.Msg, c.msg) || le.Line == 0 {
 			t.Errorf("%s: got %v; want pointer %s, message ~%q, with a line", c.to, err, c.pointer, c.msg)
 		}
@@ -341,11 +343,11 @@ func TestManifestSemanticChecks(t *testing.T) {
 }
 
 func TestWidening(t *testing.T) {
-	prev := Limits{Hosts: []string{"a.example"}, MemoryBytes: 128 << 20, TimeoutMS: 10000}
-	if w := Widening(prev, Limits{Hosts: []string{"a.example"}, MemoryBytes: 64 << 20}); len(w) != 0 {
+	prev := manifest.Limits{Hosts: []string{"a.example"}, MemoryBytes: 128 << 20, TimeoutMS: 10000}
+	if w := manifest.Widening(prev, manifest.Limits{Hosts: []string{"a.example"}, MemoryBytes: 64 << 20}); len(w) != 0 {
 		t.Errorf("narrower permissions reported as widening: %v", w)
 	}
-	w := Widening(prev, Limits{Hosts: []string{"a.example", "b.example"}, MemoryBytes: 256 << 20, TimeoutMS: 10000})
+	w := manifest.Widening(prev, manifest.Limits{Hosts: []string{"a.example", "b.example"}, MemoryBytes: 256 << 20, TimeoutMS: 10000})
 	if !slices.Equal(w, []string{"new host b.example", "memory 128 MiB → 256 MiB"}) {
 		t.Errorf("widening %v", w)
 	}
@@ -359,7 +361,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Parse(context.Background(), "fuzz", data, LoadOptions{})
 		if err != nil {
-			var le *Error
+			var le *manifest.Error
 			var be *BudgetError
 			if !errors.As(err, &le) && !errors.As(err, &be) {
 				t.Fatalf("unlocated error %T: %v", err, err)
@@ -367,7 +369,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, c := range l.Candidates {
-			if _, _, err := Digest(c.Manifest); err != nil {
+			if _, _, err := manifest.Digest(c.Manifest); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -381,7 +383,7 @@ func TestYAMLAliasBomb(t *testing.T) {
 		prev := "*a" + string(rune('0'+i-1))
 		b.WriteString("a" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
 	}
-	_, err := Decode("bomb.yaml", []byte(b.String()))
+	_, err := manifest.Decode("bomb.yaml", []byte(b.String()))
 	if err == nil || !strings.Contains(err.Error(), "expands to too many values") {
 		t.Fatalf("alias bomb: %v", err)
 	}
@@ -417,7 +419,7 @@ func TestPruneForKinKeepsFindings(t *testing.T) {
 	    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S"}}}},
 	    "responses": {"200": {"description": "ok", "headers": {"x-rate": {"schema": {"type": "integer"}}}}}}}},
 	  "components": {"schemas": {"S": {"type": "object", "properties": {"x-keep": {"type": "strin"}}}}}}`)
-	d, err := Decode("t.json", doc)
+	d, err := manifest.Decode("t.json", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +439,7 @@ func TestPruneForKinKeepsFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(l.Warnings, func(w Warning) bool {
+	if !slices.ContainsFunc(l.Warnings, func(w manifest.Warning) bool {
 		return w.Pointer == "/components/schemas/S" && strings.Contains(w.Message, "strin")
 	}) {
 		t.Errorf("kin-openapi's finding on the property x-keep is missing: %+v", l.Warnings)
@@ -489,7 +491,7 @@ func TestTextRefusedWithLine(t *testing.T) {
 				t.Fatal("the fixture changed: the replacement did not apply")
 			}
 			_, err := Parse(context.Background(), "pet", []byte(c.doc), LoadOptions{})
-			var le *Error
+			var le *manifest.Error
 			if !errors.As(err, &le) || !strings.Contains(err.Error(), c.want) || !(le.Line > 1 || strings.Contains(le.Msg, "line ")) {
 				t.Fatalf("got %v, want a located %q", err, c.want)
 			}

@@ -1,4 +1,4 @@
-package manifest
+package openapi
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/helixhq/helix/internal/manifest"
 )
 
-// The schemaChecker's verdicts, and first error lines, are CompileSchema's:
+// The schemaChecker's verdicts, and first error lines, are manifest.CompileSchema's:
 // on the OpenAI document's parameters and on copies with one subschema broken
 // or given a $ref into another part (checked after the originals, so that
 // everything around the change is already known to compile).
@@ -33,16 +35,26 @@ func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
 		{"$ref": "#/properties/nowhere"},
 		{"$ref": "#"},
 		{"$anchor": "a b"},
+		// Place keywords inside data (an extension, an example) place
+		// nothing; inside a keyword the walk does not know (draft 4's
+		// definitions, which the compiler still reads) they might.
+		{"x-resources": map[string]any{"oneOf": []any{map[string]any{"$ref": "#/nowhere", "properties": map[string]any{"id": map[string]any{}}}}}},
+		{"examples": []any{map[string]any{"$ref": "#/nowhere", "id": "x"}}},
+		{"definitions": map[string]any{"a": map[string]any{"$ref": "#/nowhere"}}},
 	}
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 700; i++ {
 		s := deepCopy(schemas[rng.IntN(len(l.Candidates))])
 		subs := subschemas(s, "", nil)
 		at := subs[rng.IntN(len(subs))]
-		if i%5 == 4 {
+		switch {
+		case i%10 == 9:
+			// The same, from inside a keyword the walk takes for data.
+			at.m["definitions"] = map[string]any{"a": map[string]any{"$ref": "#" + subs[len(subs)-1].ptr}}
+		case i%5 == 4:
 			// A reference into a part that is known to compile: valid, but
 			// only while that part is there.
 			at.m["$ref"] = "#" + subs[len(subs)-1].ptr
-		} else {
+		default:
 			for k, v := range breaks[i%len(breaks)] {
 				at.m[k] = v
 			}
@@ -52,16 +64,16 @@ func TestSchemaCheckerAgreesWithCompileSchema(t *testing.T) {
 	got := make([]error, len(schemas))
 	sc := newSchemaChecker()
 	first := len(l.Candidates)
-	_ = inParallel(context.Background(), first, func(i int) { got[i] = sc.check(schemas[i]) })
-	_ = inParallel(context.Background(), len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
+	_ = manifest.InParallel(context.Background(), first, func(i int) { got[i] = sc.check(schemas[i]) })
+	_ = manifest.InParallel(context.Background(), len(schemas)-first, func(i int) { got[first+i] = sc.check(schemas[first+i]) })
 	var bad int
 	for i, s := range schemas {
-		want := CompileSchema(jsonValue(s))
+		want := manifest.CompileSchema(manifest.JSONValue(s))
 		if want != nil {
 			bad++
 		}
 		if (got[i] == nil) != (want == nil) || got[i] != nil && firstLine(got[i].Error()) != firstLine(want.Error()) {
-			t.Errorf("schema %d: schemaChecker says %v, CompileSchema %v", i, got[i], want)
+			t.Errorf("schema %d: schemaChecker says %v, manifest.CompileSchema %v", i, got[i], want)
 		}
 	}
 	if bad < 300 || len(sc.valid) == 0 {
@@ -151,14 +163,14 @@ func subschemas(s any, ptr string, out []subschema) []subschema {
 	}
 	out = append(out, subschema{ptr, m})
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		e, p := m[k], ptr+"/"+Escape(k)
+		e, p := m[k], ptr+"/"+manifest.Escape(k)
 		switch kind := keyword(k); {
 		case kind == oneSchema:
 			out = subschemas(e, p, out)
 		case kind == mapSchemas && isMap(e):
 			pm := e.(map[string]any)
 			for _, pk := range slices.Sorted(maps.Keys(pm)) {
-				out = subschemas(pm[pk], p+"/"+Escape(pk), out)
+				out = subschemas(pm[pk], p+"/"+manifest.Escape(pk), out)
 			}
 		case kind == arrSchemas && isArray(e):
 			for i, x := range e.([]any) {

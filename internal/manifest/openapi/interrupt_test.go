@@ -1,4 +1,4 @@
-package manifest
+package openapi
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/manifest"
 )
 
 // An import interrupted as any of its phases starts stops at once with the
@@ -24,7 +24,7 @@ func TestImportInterruptedInEachPhase(t *testing.T) {
 		// Uninterrupted, every phase runs, in this order.
 		var mu sync.Mutex
 		var seen []string
-		o := LoadOptions{OpenAPI: OpenAPIOptions{onPhase: func(p string) { mu.Lock(); seen = append(seen, p); mu.Unlock() }}}
+		o := LoadOptions{OpenAPI: Options{onPhase: func(p string) { mu.Lock(); seen = append(seen, p); mu.Unlock() }}}
 		if _, err := Parse(context.Background(), doc, data, o); err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestImportInterruptedInEachPhase(t *testing.T) {
 func TestInlinerStopsAtDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	b := &builder{ctx: ctx, root: map[string]any{}, sh: newShared()}
+	b := &builder{ctx: ctx, root: map[string]any{}, sh: manifest.NewShared()}
 	in := &inliner{b: b}
 	wide := map[string]any{}
 	for i := 0; i < 3*ctxEvery; i++ {
@@ -73,43 +73,5 @@ func TestInlinerStopsAtDeadline(t *testing.T) {
 	in.schema(map[string]any{"properties": wide})
 	if !errors.Is(in.err, context.Canceled) || in.size > 2*ctxEvery {
 		t.Errorf("err %v after %d values", in.err, in.size)
-	}
-}
-
-// erringCtx ends (its Err, not its Done) after its Err has been asked n times.
-type erringCtx struct {
-	context.Context
-	mu sync.Mutex
-	n  int
-}
-
-func (c *erringCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n--; c.n < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
-// Interrupted while it stores the tools, an import writes nothing.
-func TestRecordInterruptedWritesNothing(t *testing.T) {
-	pool := pgtest.New(t)
-	cands := candidates(t, "oai-v3.0-uspto.json", "oai-v3.0-petstore.yaml")
-	if len(cands) < 3 {
-		t.Fatalf("%d candidates", len(cands))
-	}
-	// The first row of the COPY goes out, the second finds the import interrupted.
-	ctx := &erringCtx{Context: context.Background(), n: 1}
-	_, err := Record(ctx, pool, cands, ImportOptions{Actor: "test", Now: time.Now()})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Record: %v", err)
-	}
-	var n int
-	if err := pool.QueryRow(context.Background(), "SELECT (SELECT count(*) FROM tool_manifests) + (SELECT count(*) FROM tool_audit)").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
-		t.Errorf("%d rows written", n)
 	}
 }
