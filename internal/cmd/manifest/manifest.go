@@ -197,7 +197,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	max, err := manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
 		cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
 	if err != nil {
-		return cmdutil.InputError(err)
+		return err
 	}
 	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
 	memLimit, _ := manifest.ParseBytes(opts.MemoryLimit)
@@ -221,7 +221,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		}
 		data, err := manifest.Read(ctx, t, opts.IO.In, client, maxBytes)
 		if err != nil {
-			return readError(t, err)
+			return err
 		}
 		name := t
 		if t == "-" {
@@ -241,7 +241,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			return ctx.Err()
 		}
 		if err != nil {
-			return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+			return fmt.Errorf("%w (nothing was imported)", err)
 		}
 		res.Sources = append(res.Sources, l)
 		cands = append(cands, l.Candidates...)
@@ -275,11 +275,10 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 				return map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err
 			})
 		if err != nil {
-			var ce *manifest.ConflictError
-			if errors.As(err, &ce) {
-				return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+			if ce := (*manifest.ConflictError)(nil); !errors.As(err, &ce) {
+				err = fmt.Errorf("record tools: %w", err)
 			}
-			return fmt.Errorf("record tools: %w (nothing was imported)", err)
+			return fmt.Errorf("%w (nothing was imported)", err)
 		}
 	} else {
 		for _, c := range cands {
@@ -351,14 +350,6 @@ func (r *Result) count() {
 			r.Created++
 		}
 	}
-}
-
-func readError(target string, err error) error {
-	err = fmt.Errorf("read %s: %w", target, err)
-	if manifest.IsURL(target) && !netguard.Permanent(err) {
-		return cmdutil.UnavailableError(err)
-	}
-	return cmdutil.InputError(err)
 }
 
 func firstLine(s string) string {

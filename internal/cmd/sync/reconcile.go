@@ -107,7 +107,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	}
 	strats, err := shared.SyncStrategies(cfg)
 	if err != nil {
-		return cmdutil.InputError(err)
+		return err
 	}
 	user := opts.UserID.Ptr()
 	pool, err := f.DB(ctx)
