@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
@@ -194,8 +195,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	max, err := manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
-		cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
+	max, err := shared.ManifestMaxima(cfg)
 	if err != nil {
 		return err
 	}
