@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/netguard"
 )
 
@@ -13,14 +14,15 @@ import (
 // command, and tests import it: none keeps a copy of its own.
 //
 // Errors carry their class from where they arise: the classes of package
-// exitcode (UsageError, Error, PartialError), which domain packages mark
-// without importing the command layer, and the database's lock and
+// exitcode (UsageError, PartialError, and Classed: an Error or a domain's
+// typed error that says its class), which domain packages mark without
+// importing the command layer, and the database's lock and
 // reachability errors, which pgx raises wherever a query runs; a few classes
 // are known by a sentinel wherever they surface: a refusal of a private or
 // loopback address is bad input (exit 2) in every command.
 func ExitCodeFor(ctx context.Context, err error) (ExitCode, string) {
 	var fe *FlagError
-	var ee *ExitError
+	var ce exitcode.Classed
 	var pe *PartialError
 	switch {
 	case err == nil:
@@ -31,8 +33,8 @@ func ExitCodeFor(ctx context.Context, err error) (ExitCode, string) {
 		return ExitUsage, "usage"
 	case errors.Is(err, netguard.ErrPrivate):
 		return ExitUsage, "input"
-	case errors.As(err, &ee):
-		return ee.Code, ee.Kind
+	case errors.As(err, &ce):
+		return ce.Class()
 	case errors.As(err, &pe):
 		if len(pe.Errs) > 0 && allUnavailable(pe.Errs) {
 			return ExitUnavailable, "unavailable"
@@ -57,8 +59,13 @@ func Code(err error) ExitCode {
 // arose, as a provider client's give-up is).
 func allUnavailable(errs []error) bool {
 	for _, e := range errs {
-		ee, marked := errors.AsType[*ExitError](e)
-		if !db.IsUnavailable(e) && !(marked && ee.Code == ExitUnavailable) {
+		ce, marked := errors.AsType[exitcode.Classed](e)
+		if marked {
+			if c, _ := ce.Class(); c == ExitUnavailable {
+				continue
+			}
+		}
+		if !db.IsUnavailable(e) {
 			return false
 		}
 	}

@@ -48,6 +48,32 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
+// Class is the exit code and kind e marks.
+func (e *Error) Class() (Code, string) { return e.Code, e.Kind }
+
+// Classed is an error that knows its class: *Error, and a domain's typed
+// errors (a tool not found, an input a tool refuses, a service out of
+// reach), which say where they arise what kind of failure they are. The
+// outermost one in an error's chain is its class (cmdutil.ExitCodeFor).
+type Classed interface {
+	error
+	Class() (Code, string)
+}
+
+// InputClass, embedded in a typed error, classes it as bad input (exit 2),
+// as AsInput marks an error.
+type InputClass struct{}
+
+// Class is bad input.
+func (InputClass) Class() (Code, string) { return Usage, "input" }
+
+// UnavailableClass, embedded in a typed error, classes it as a dependency
+// out of reach (exit 4, retry later), as AsUnavailable marks an error.
+type UnavailableClass struct{}
+
+// Class is unavailable.
+func (UnavailableClass) Class() (Code, string) { return Unavailable, "unavailable" }
+
 // AsInput marks bad input (a file, a schema, a value): exit 2.
 func AsInput(err error) error { return wrap(Usage, "input", err) }
 

@@ -2,11 +2,13 @@ package manifest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strings"
 
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/netguard"
 )
 
@@ -28,7 +30,24 @@ func IsURL(target string) bool {
 }
 
 // Read fetches a URL or reads a file (or stdin for "-"), at most max bytes.
+//
+// Its error names target and carries its class: a URL that could not be
+// fetched for now is unavailable (exit 4, retry later); a file, stdin, or a
+// URL refused for good (netguard.Permanent: a private address, a 4xx, too
+// large) is bad input.
 func Read(ctx context.Context, target string, stdin io.Reader, client *http.Client, max int64) ([]byte, error) {
+	b, err := read(ctx, target, stdin, client, max)
+	if err == nil {
+		return b, nil
+	}
+	err = fmt.Errorf("read %s: %w", target, err)
+	if IsURL(target) && !netguard.Permanent(err) {
+		return nil, exitcode.AsUnavailable(err)
+	}
+	return nil, exitcode.AsInput(err)
+}
+
+func read(ctx context.Context, target string, stdin io.Reader, client *http.Client, max int64) ([]byte, error) {
 	if target == "-" {
 		return netguard.ReadAll(stdin, max)
 	}

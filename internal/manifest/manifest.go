@@ -16,6 +16,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/dlclark/regexp2/v2"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/third_party/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -546,8 +547,14 @@ func checkHost(h string) error {
 	return nil
 }
 
-// ParseMaxima reads the configured maxima ("0" or "" for none).
+// ParseMaxima reads the configured maxima ("0" or "" for none); a value
+// it cannot read is bad input.
 func ParseMaxima(memory, cpu, storage, timeout string) (Maxima, error) {
+	m, err := parseMaxima(memory, cpu, storage, timeout)
+	return m, exitcode.AsInput(err)
+}
+
+func parseMaxima(memory, cpu, storage, timeout string) (Maxima, error) {
 	var m Maxima
 	var err error
 	if m.MemoryBytes, err = ParseBytes(memory); err != nil {

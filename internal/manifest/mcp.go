@@ -10,6 +10,8 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/helixhq/helix/internal/exitcode"
 )
 
 // MCPOptions describe the server whose tools FromMCP records.
@@ -28,8 +30,14 @@ type MCPOptions struct {
 // FromMCP turns the tools an MCP server lists into manifests: NAMESPACE.tool
 // at the server's version, its input schema as parameters, the server as
 // entrypoint, its hints as tags (read-only, destructive), the server's host
-// (HTTP) as the only network permission.
+// (HTTP) as the only network permission. Tools that cannot be made
+// manifests are bad input.
 func FromMCP(ctx context.Context, cs *mcp.ClientSession, o MCPOptions) ([]Candidate, []Warning, error) {
+	cands, warns, err := fromMCP(ctx, cs, o)
+	return cands, warns, exitcode.AsInput(err)
+}
+
+func fromMCP(ctx context.Context, cs *mcp.ClientSession, o MCPOptions) ([]Candidate, []Warning, error) {
 	info := cs.InitializeResult()
 	var name, raw string
 	if info != nil && info.ServerInfo != nil {

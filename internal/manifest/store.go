@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 )
 
 // Lifecycle states.
@@ -59,6 +60,7 @@ type Change struct {
 
 // ConflictError is a name@version already recorded (or given twice) with other content.
 type ConflictError struct {
+	exitcode.InputClass
 	Name, Version, Source string
 	Twice                 bool // twice in the same import
 }
@@ -71,12 +73,16 @@ func (e *ConflictError) Error() string {
 }
 
 // NotFoundError is a tool (version) that is not recorded.
-type NotFoundError struct{ Ref string }
+type NotFoundError struct {
+	exitcode.InputClass
+	Ref string
+}
 
 func (e *NotFoundError) Error() string { return "no tool " + e.Ref + ": see helix tool list" }
 
 // StateError is a transition the lifecycle does not allow.
 type StateError struct {
+	exitcode.InputClass
 	Ref, State, Want string
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/httpretry"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
@@ -97,7 +98,9 @@ func (e errPermanent) Unwrap() error { return e.error }
 // complete inside the transaction that writes the unit's results, where
 // there is one; a unit without one is completed by River after it returns.
 // A held lock snoozes the job; a permanent error (errPermanent, or a
-// provider's permanent answer: httpretry.Permanent) cancels it.
+// provider's permanent answer: httpretry.Permanent) cancels it; a unit
+// whose own items partly failed (exitcode.PartialError) is recorded partial
+// and the job completes: retrying would fail the same items again.
 func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec,
 	fn func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error) error {
 	spec.Params, spec.NoReap, spec.Now = RunParamsOf(job, 1), true, d.now()
@@ -112,7 +115,10 @@ func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec
 		return counts, fn(ctx, run, counts, complete)
 	})
 	var perm errPermanent
+	var partial *exitcode.PartialError
 	switch {
+	case errors.As(err, &partial):
+		return nil
 	case db.IsLockHeld(err):
 		return river.JobSnooze(5 * time.Second)
 	case errors.As(err, &perm):

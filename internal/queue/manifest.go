@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -54,7 +53,6 @@ func (w *ManifestImportWorker) Work(ctx context.Context, job *river.Job[Manifest
 	}
 	data, err := manifest.Read(ctx, a.URL, nil, w.d.HTTP(a.Net.AllowPrivate, a.Net.Timeout), a.Net.MaxBytes)
 	if err != nil {
-		err = fmt.Errorf("read %s: %w", a.URL, err)
 		if netguard.Permanent(err) {
 			return river.JobCancel(err)
 		}

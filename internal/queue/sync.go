@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/syncer"
@@ -40,7 +39,8 @@ type ReconcileWorker struct {
 }
 
 // Work reconciles one partition. Invalid changes are marked as such in
-// sync_changes and the run recorded partial; the job itself completes.
+// sync_changes and the run recorded partial with their errors, as
+// `sync reconcile` records it; the job itself completes.
 func (w *ReconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs]) error {
 	a := job.Args
 	strats, err := w.d.Strategies()
@@ -54,8 +54,8 @@ func (w *ReconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs
 			c, err := rec.Run(ctx, run.Conn, syncer.Filter{EntityType: a.EntityType, UserID: a.UserID, Bucket: &b})
 			counts["applied"], counts["discarded"], counts["merged"], counts["conflicted"], counts["invalid"] = c.Applied, c.Discarded, c.Merged, c.Conflicted, c.Invalid
 			counts["batches"] = c.Batches
-			if err == nil && c.Invalid > 0 {
-				run.SetStatus(db.RunPartial)
+			if err == nil {
+				err = syncer.InvalidError(ctx, run.Conn, run.ID, c)
 			}
 			return err
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 )
 
 // Conflict is a row of sync_conflicts.
@@ -28,14 +29,15 @@ type Conflict struct {
 	Resolution json.RawMessage `json:"resolution,omitempty"`
 }
 
-// ErrNoConflict is returned for an unknown conflict id.
-var ErrNoConflict = errors.New("no such conflict")
+// ErrNoConflict is returned for an unknown conflict id. It and the two
+// below are bad input (exit 2).
+var ErrNoConflict = exitcode.AsInput(errors.New("no such conflict"))
 
 // ErrNotOpen is returned when resolving a conflict that is already closed.
-var ErrNotOpen = errors.New("conflict is not open")
+var ErrNotOpen = exitcode.AsInput(errors.New("conflict is not open"))
 
 // ErrBadTake is returned when --take names no sibling and is no JSON object.
-var ErrBadTake = errors.New("take must be a sibling label or a JSON object")
+var ErrBadTake = exitcode.AsInput(errors.New("take must be a sibling label or a JSON object"))
 
 const conflictCols = `id, entity_type, user_id, entity_id, status, siblings::text, created_at, updated_at, resolved_at, resolution::text`
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/helixhq/helix/internal/exitcode"
 )
 
 // Op is what a change does to its entity.
@@ -43,7 +45,7 @@ func ParseStrategy(s string) (Strategy, error) {
 	case FieldLWW, LWW, Manual:
 		return st, nil
 	}
-	return "", fmt.Errorf("unknown sync strategy %q: use field-lww, lww or manual", s)
+	return "", exitcode.AsInput(fmt.Errorf("unknown sync strategy %q: use field-lww, lww or manual", s))
 }
 
 // Outcome is what reconciling did with one change.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/third_party/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -321,7 +322,10 @@ func (c *httpCall) output(body []byte, isJSON bool) {
 }
 
 // UnavailableError is a service that could not be reached: retry later.
-type UnavailableError struct{ Msg string }
+type UnavailableError struct {
+	exitcode.UnavailableClass
+	Msg string
+}
 
 func (e *UnavailableError) Error() string { return e.Msg }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helixhq/helix/internal/build"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
 )
@@ -96,7 +97,7 @@ func ConnectMCP(ctx context.Context, s MCPServer) (*mcp.ClientSession, func() st
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "helix", Version: build.Version}, nil)
 	cs, err := c.Connect(ctx, tr, nil)
-	return cs, stderr.String, err
+	return cs, stderr.String, exitcode.AsUnavailable(err) // a server that does not answer: retry later
 }
 
 // MCPRunner calls tools of MCP servers.

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/manifest"
 )
 
@@ -40,6 +41,7 @@ const (
 // approved, or (Changed) approved but its stored spec is no longer the one
 // that was approved.
 type NotApprovedError struct {
+	exitcode.InputClass
 	Ref, State string
 	// Changed is the stored spec's sha256 when it is not Approved, the
 	// sha256 of the spec that was imported and approved.
@@ -57,13 +59,19 @@ func (e *NotApprovedError) Error() string {
 func short(sha string) string { return sha[:min(len(sha), 12)] }
 
 // InputError is a tool input that does not match the tool's parameters.
-type InputError struct{ Msg string }
+type InputError struct {
+	exitcode.InputClass
+	Msg string
+}
 
 func (e *InputError) Error() string { return e.Msg }
 
 // RuntimeError is a container tool without a usable container runtime, or a
-// tool whose credentials are not configured: the operator must act.
-type RuntimeError struct{ Msg string }
+// tool whose credentials are not configured: the operator must act (exit 2).
+type RuntimeError struct {
+	exitcode.InputClass
+	Msg string
+}
 
 func (e *RuntimeError) Error() string { return e.Msg }
 

@@ -8,8 +8,8 @@
 #               unset: the default, batches by memories)
 # INTERLEAVE=1 instead runs, in this order, in-process, 1 worker, 1 worker,
 # in-process (all --concurrency 1, enqueue with the default flags unless
-# USERS_PER_JOB; a worker run counts its enqueue), and prints the overhead
-# from the means, with the load.
+# USERS_PER_JOB; a worker run counts its enqueue), ROUNDS times (default 1),
+# and prints the overhead from the means, with the load.
 # with wall time and the helix processes' CPU time (user+sys, GNU time), and
 # the queue's overhead per job: (1 worker − in-process, both one at a time) / U,
 # in wall and in helix CPU, against the per-user work (in-process / U) at the
@@ -64,15 +64,24 @@ if [ -n "${INTERLEAVE:-}" ]; then
     echo "$(echo "$w + $ew" | bc -l) $(echo "$c + $ec" | bc -l) $(psql "$url" -tAc "SELECT count(*) FROM river_job")"
   }
   printf '%-34s %9s %9s %6s %s\n' "run (--concurrency 1)" "wall s" "cpu s" "load" "jobs"
-  l=$(load); read -r a1 ac1 < <(inproc); printf '%-34s %9.2f %9.2f %6s\n' "in-process" "$a1" "$ac1" "$l"
-  l=$(load); read -r b1 bc1 j1 < <(worker); printf '%-34s %9.2f %9.2f %6s %s\n' "worker (enqueue ${UPJ:-default})" "$b1" "$bc1" "$l" "$j1"
-  l=$(load); read -r b2 bc2 j2 < <(worker); printf '%-34s %9.2f %9.2f %6s %s\n' "worker (enqueue ${UPJ:-default})" "$b2" "$bc2" "$l" "$j2"
-  l=$(load); read -r a2 ac2 < <(inproc); printf '%-34s %9.2f %9.2f %6s\n' "in-process" "$a2" "$ac2" "$l"
-  awk -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" -v c1="$ac1" -v c2="$ac2" -v d1="$bc1" -v d2="$bc2" -v u="$U" 'BEGIN {
-    iw = (a1 + a2) / 2; ic = (c1 + c2) / 2; ww = (b1 + b2) / 2; wc = (d1 + d2) / 2
+  # ROUNDS=N repeats the four runs; the overhead is from the means of all
+  # of them (the load moves: one round's figure is noisy), each round's too.
+  : >"$dir/rounds"
+  for r in $(seq "${ROUNDS:-1}"); do
+    l=$(load); read -r a1 ac1 < <(inproc); printf '%-34s %9.2f %9.2f %6s\n' "in-process" "$a1" "$ac1" "$l"
+    l=$(load); read -r b1 bc1 j1 < <(worker); printf '%-34s %9.2f %9.2f %6s %s\n' "worker (enqueue ${UPJ:-default})" "$b1" "$bc1" "$l" "$j1"
+    l=$(load); read -r b2 bc2 j2 < <(worker); printf '%-34s %9.2f %9.2f %6s %s\n' "worker (enqueue ${UPJ:-default})" "$b2" "$bc2" "$l" "$j2"
+    l=$(load); read -r a2 ac2 < <(inproc); printf '%-34s %9.2f %9.2f %6s\n' "in-process" "$a2" "$ac2" "$l"
+    echo "$a1 $a2 $b1 $b2 $ac1 $ac2 $bc1 $bc2" >>"$dir/rounds"
+  done
+  awk -v u="$U" '{
+      a += $1 + $2; b += $3 + $4; c += $5 + $6; d += $7 + $8; n += 2
+      printf "round %d: queue overhead %.1f %% wall, %.1f %% helix cpu\n", NR, (($3 + $4) - ($1 + $2)) / ($1 + $2) * 100, (($7 + $8) - ($5 + $6)) / ($5 + $6) * 100
+    } END {
+    iw = a / n; ic = c / n; ww = b / n; wc = d / n
     printf "per-user work (in-process): %.3f ms wall, %.3f ms helix cpu\n", iw / u * 1000, ic / u * 1000
-    printf "queue overhead per user: %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n",
-      (ww - iw) / u * 1000, (ww - iw) / iw * 100, (wc - ic) / u * 1000, (wc - ic) / ic * 100 }'
+    printf "queue overhead per user (%d rounds): %.3f ms wall = %.1f %%, %.3f ms helix cpu = %.1f %% (goal <= 5 %%)\n",
+      NR, (ww - iw) / u * 1000, (ww - iw) / iw * 100, (wc - ic) / u * 1000, (wc - ic) / ic * 100 }' "$dir/rounds"
   echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   exit 0
 fi

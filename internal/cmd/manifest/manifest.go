@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
@@ -195,10 +196,9 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return cmdutil.InputError(err)
 	}
-	max, err := manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
-		cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
+	max, err := shared.ManifestMaxima(cfg)
 	if err != nil {
-		return cmdutil.InputError(err)
+		return err
 	}
 	maxBytes, _ := manifest.ParseBytes(opts.MaxSize)
 	memLimit, _ := manifest.ParseBytes(opts.MemoryLimit)
@@ -222,7 +222,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		}
 		data, err := manifest.Read(ctx, t, opts.IO.In, client, maxBytes)
 		if err != nil {
-			return readError(t, err)
+			return err
 		}
 		name := t
 		if t == "-" {
@@ -242,7 +242,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			return ctx.Err()
 		}
 		if err != nil {
-			return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+			return fmt.Errorf("%w (nothing was imported)", err)
 		}
 		res.Sources = append(res.Sources, l)
 		cands = append(cands, l.Candidates...)
@@ -276,11 +276,10 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 				return map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err
 			})
 		if err != nil {
-			var ce *manifest.ConflictError
-			if errors.As(err, &ce) {
-				return cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+			if ce := (*manifest.ConflictError)(nil); !errors.As(err, &ce) {
+				err = fmt.Errorf("record tools: %w", err)
 			}
-			return fmt.Errorf("record tools: %w (nothing was imported)", err)
+			return fmt.Errorf("%w (nothing was imported)", err)
 		}
 	} else {
 		for _, c := range cands {
@@ -352,14 +351,6 @@ func (r *Result) count() {
 			r.Created++
 		}
 	}
-}
-
-func readError(target string, err error) error {
-	err = fmt.Errorf("read %s: %w", target, err)
-	if manifest.IsURL(target) && !netguard.Permanent(err) {
-		return cmdutil.UnavailableError(err)
-	}
-	return cmdutil.InputError(err)
 }
 
 func firstLine(s string) string {

@@ -97,13 +97,13 @@ func mcpCandidates(ctx context.Context, opts *ImportOptions, max manifest.Maxima
 		if s := stderr(); s != "" {
 			err = fmt.Errorf("%w (server stderr: %s)", err, s)
 		}
-		return nil, cmdutil.UnavailableError(fmt.Errorf("connect to the MCP server: %w (nothing was imported)", err))
+		return nil, fmt.Errorf("connect to the MCP server: %w (nothing was imported)", err)
 	}
 	defer cs.Close()
 	cands, warns, err := manifest.FromMCP(cctx, cs, manifest.MCPOptions{Command: srv.Command, URL: opts.MCPURL,
 		Namespace: opts.Namespace, Env: opts.MCPEnv, Timeout: opts.ToolTimeout, Maxima: max})
 	if err != nil {
-		return nil, cmdutil.InputError(fmt.Errorf("%w (nothing was imported)", err))
+		return nil, fmt.Errorf("%w (nothing was imported)", err)
 	}
 	asJSON := opts.F.Global.JSON() // stderr carries JSON objects only: log lines
 	for _, w := range warns {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/syncer"
 )
 
@@ -14,8 +15,13 @@ const SyncStrategiesKey = "sync.strategies"
 
 // SyncStrategies reads sync.strategies: a map in the config file, or
 // "type=strategy,type=strategy" in HELIX_SYNC_STRATEGIES; the sync
-// commands' and a queue worker's.
+// commands' and a queue worker's. A value it cannot read is bad input.
 func SyncStrategies(cfg *config.Config) (map[string]syncer.Strategy, error) {
+	s, err := syncStrategies(cfg)
+	return s, exitcode.AsInput(err)
+}
+
+func syncStrategies(cfg *config.Config) (map[string]syncer.Strategy, error) {
 	raw := map[string]string{}
 	switch v := cfg.Get(SyncStrategiesKey).(type) {
 	case nil:

@@ -2,7 +2,6 @@ package synccmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -135,9 +134,6 @@ func conflictsShowRun(ctx context.Context, opts *ConflictsShowOptions) error {
 		return err
 	}
 	c, err := syncer.GetConflict(ctx, pool, opts.ID)
-	if errors.Is(err, syncer.ErrNoConflict) {
-		return cmdutil.InputError(err)
-	}
 	if err != nil {
 		return err
 	}
@@ -216,9 +212,6 @@ func conflictsResolveRun(ctx context.Context, opts *ConflictsResolveOptions) err
 		return err
 	}
 	res, err := syncer.ResolveConflict(ctx, pool, opts.ID, opts.Take, f.Now())
-	if errors.Is(err, syncer.ErrNoConflict) || errors.Is(err, syncer.ErrNotOpen) || errors.Is(err, syncer.ErrBadTake) {
-		return cmdutil.InputError(err)
-	}
 	if err != nil {
 		return err
 	}

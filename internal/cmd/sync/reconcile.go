@@ -107,7 +107,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	}
 	strats, err := shared.SyncStrategies(cfg)
 	if err != nil {
-		return cmdutil.InputError(err)
+		return err
 	}
 	user := opts.UserID.Ptr()
 	pool, err := f.DB(ctx)
@@ -195,35 +195,10 @@ func reconcile(ctx context.Context, opts *ReconcileOptions, runID int64, strats 
 		}
 		_, err = fmt.Fprintln(f.IOStreams.Out, msg)
 	}
-	if err == nil && counts.Invalid > 0 {
-		err = invalidError(ctx, pool, runID, counts)
+	if err == nil {
+		err = syncer.InvalidError(ctx, pool, runID, counts)
 	}
 	return counts, err
-}
-
-// invalidError lists (the first few) invalid changes of the run.
-func invalidError(ctx context.Context, q db.Querier, runID int64, counts syncer.Counts) error {
-	rows, err := q.Query(ctx, `SELECT id, coalesce(error, '') FROM sync_changes WHERE run_id = $1 AND outcome = 'invalid' ORDER BY id LIMIT 10`, runID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	pe := &cmdutil.PartialError{Total: counts.Total()}
-	for rows.Next() {
-		var id int64
-		var msg string
-		if err := rows.Scan(&id, &msg); err != nil {
-			return err
-		}
-		pe.Failed = append(pe.Failed, fmt.Sprintf("change %d: %s", id, msg))
-	}
-	if more := counts.Invalid - len(pe.Failed); more > 0 {
-		pe.Failed = append(pe.Failed, fmt.Sprintf("%d more (SELECT * FROM sync_changes WHERE run_id = %d AND outcome = 'invalid')", more, runID))
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return pe
 }
 
 func plural(n int, noun string) string {

@@ -50,7 +50,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	}
 	strats, err := shared.SyncStrategies(cfg)
 	if err != nil {
-		return cmdutil.InputError(err)
+		return err
 	}
 	pool, err := f.DB(ctx)
 	if err != nil {

@@ -128,11 +128,10 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	}
 	t, err := toolexec.Load(ctx, pool, opts.Name, opts.Version)
 	if err != nil {
-		var na *toolexec.NotApprovedError
-		if errors.As(err, &na) {
-			return cmdutil.InputError(fmt.Errorf("%w; nothing was sent", err))
+		if na := (*toolexec.NotApprovedError)(nil); errors.As(err, &na) {
+			return fmt.Errorf("%w; nothing was sent", err)
 		}
-		return dbError(err)
+		return err
 	}
 	maxResp, _ := manifest.ParseBytes(opts.MaxResponse)
 	env := &shared.ToolEnv{Config: cfg, DB: pool, LookupEnv: opts.LookupEnv, FindRuntime: opts.FindRuntime,
@@ -148,7 +147,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 			err = perr
 		}
 	}
-	return execError(err)
+	return err
 }
 
 func printResult(opts *ExecOptions, res *toolexec.Result) error {
@@ -180,25 +179,6 @@ func printResult(opts *ExecOptions, res *toolexec.Result) error {
 	}
 	_, err := opts.IO.Out.Write(b.Bytes())
 	return err
-}
-
-// execError maps an execution's failure to its exit status: bad input, a
-// tool that may not run or cannot run here: 2; a service out of reach: 4;
-// anything the tool itself did wrong: 1.
-func execError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ie *toolexec.InputError
-	var re *toolexec.RuntimeError
-	var ue *toolexec.UnavailableError
-	switch {
-	case errors.As(err, &ie), errors.As(err, &re):
-		return cmdutil.InputError(err)
-	case errors.As(err, &ue):
-		return cmdutil.UnavailableError(err)
-	}
-	return dbError(err)
 }
 
 func readInput(arg string, stdin io.Reader) ([]byte, error) {

@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,8 +103,7 @@ func TestExecRun(t *testing.T) {
 	// Proposed: exit 2, nothing sent, nothing printed on stdout.
 	opts, s := newExec(false)
 	err = execRun(ctx, opts)
-	var ee *cmdutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "is proposed") || s.Out.String() != "" {
+	if cmdutil.Code(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "is proposed") || s.Out.String() != "" {
 		t.Fatalf("proposed tool: %v, stdout %q", err, s.Out)
 	}
 	if _, err := manifest.Approve(ctx, pool, "swagger_petstore.listPets", "1.0.0", "t", "", time.Now()); err != nil {
@@ -132,7 +130,7 @@ func TestExecRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts, s = newExec(false)
-	if err := execRun(ctx, opts); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "is revoked") {
+	if err := execRun(ctx, opts); cmdutil.Code(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "is revoked") {
 		t.Errorf("revoked tool: %v", err)
 	}
 	if strings.Contains(s.Out.String()+s.Err.String(), secret) {

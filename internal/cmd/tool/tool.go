@@ -4,7 +4,6 @@ package tool
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -85,7 +84,7 @@ func listRun(ctx context.Context, opts *Options) error {
 	}
 	tools, err := manifest.List(ctx, pool, opts.State)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		if tools == nil {
@@ -145,7 +144,7 @@ func showRun(ctx context.Context, opts *Options) error {
 	}
 	t, err := manifest.Show(ctx, pool, opts.Name, opts.Version)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, t)
@@ -251,7 +250,7 @@ func approveRun(ctx context.Context, opts *Options) error {
 	}
 	t, err := manifest.Approve(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, t)
@@ -306,7 +305,7 @@ func revokeRun(ctx context.Context, opts *Options) error {
 	}
 	changes, err := manifest.Revoke(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	if opts.F.Global.JSON() {
 		if changes == nil {
@@ -349,16 +348,6 @@ func paramSummary(schema any) string {
 		names[i] = n
 	}
 	return strings.Join(names, ", ")
-}
-
-func dbError(err error) error {
-	var nf *manifest.NotFoundError
-	var se *manifest.StateError
-	switch {
-	case errors.As(err, &nf), errors.As(err, &se):
-		return cmdutil.InputError(err)
-	}
-	return err
 }
 
 func firstLine(s string) string {

@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"strings"
@@ -157,8 +156,7 @@ func TestShowApproveRevoke(t *testing.T) {
 	opts, _ = newOpts(t, pool, false)
 	opts.Name, opts.Version, opts.By = "weather", "1.1.0", "bob"
 	err := approveRun(ctx, opts)
-	var ee *cmdutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "weather@1.1.0 is approved") {
+	if cmdutil.Code(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "weather@1.1.0 is approved") {
 		t.Errorf("approving an approved tool: %v", err)
 	}
 
@@ -191,7 +189,7 @@ func TestShowApproveRevoke(t *testing.T) {
 
 	opts, _ = newOpts(t, pool, false)
 	opts.Name = "nope"
-	if err := showRun(ctx, opts); !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage {
+	if err := showRun(ctx, opts); cmdutil.Code(err) != cmdutil.ExitUsage {
 		t.Errorf("unknown tool: %v", err)
 	}
 }

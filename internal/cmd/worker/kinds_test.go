@@ -224,8 +224,9 @@ func TestSyncJobs(t *testing.T) {
 }
 
 // fakeEmbeddings answers POST /v1/embeddings as OpenAI does, with a vector
-// drawn from each input's text.
-func fakeEmbeddings(t *testing.T) string {
+// drawn from each input's text; a request with an input containing refuse
+// (if not "") is refused as OpenAI refuses a bad request.
+func fakeEmbeddings(t *testing.T, refuse string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model string   `json:"model"`
@@ -237,6 +238,13 @@ func fakeEmbeddings(t *testing.T) string {
 			return
 		}
 		data := []map[string]any{}
+		for _, in := range req.Input {
+			if refuse != "" && strings.Contains(in, refuse) {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":{"message":"input refused","type":"invalid_request_error"}}`))
+				return
+			}
+		}
 		for i, in := range req.Input {
 			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": []float32{float32(len(in)), float32(in[len(in)-1]), 0.5}})
 		}
@@ -253,7 +261,7 @@ func TestEmbedJobs(t *testing.T) {
 		t.Skip("starts helix processes: skipped with -short")
 	}
 	t.Parallel()
-	env := []string{"HELIX_EMBED_BASE_URL=" + fakeEmbeddings(t), "HELIX_EMBED_API_KEY=", "OPENAI_API_KEY="}
+	env := []string{"HELIX_EMBED_BASE_URL=" + fakeEmbeddings(t, ""), "HELIX_EMBED_API_KEY=", "OPENAI_API_KEY="}
 	queued, ref := twoDatabases(t, func(pool *pgxpool.Pool) { seed(t, pool, 40, 5) })
 	helix(t, ref, env, "embed", "--all-users", "--model", "mini")
 	// The enqueuing host needs no provider settings.

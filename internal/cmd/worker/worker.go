@@ -357,8 +357,7 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			if err != nil {
 				return manifest.Maxima{}, err
 			}
-			return manifest.ParseMaxima(cfg.String("manifest.max-memory"), cfg.String("manifest.max-cpu"),
-				cfg.String("manifest.max-storage"), cfg.String("manifest.max-timeout"))
+			return shared.ManifestMaxima(cfg)
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/manifest"
 )
 
@@ -27,8 +28,14 @@ type Loaded struct {
 }
 
 // Parse turns one document into candidates: an OpenAPI document yields one
-// tool per operation, anything else is read as a tool manifest.
+// tool per operation, anything else is read as a tool manifest. A document
+// that cannot be (within ctx's deadline or o's budget) is bad input.
 func Parse(ctx context.Context, source string, data []byte, o LoadOptions) (*Loaded, error) {
+	l, err := parse(ctx, source, data, o)
+	return l, exitcode.AsInput(err)
+}
+
+func parse(ctx context.Context, source string, data []byte, o LoadOptions) (*Loaded, error) {
 	if err := o.OpenAPI.enter(ctx, source, phaseDecode); err != nil {
 		return nil, err
 	}
