@@ -38,7 +38,7 @@ func benchParams() synthesis.Params {
 	return p
 }
 
-// BenchmarkSynthesizeUnit is the per-user work alone: synthesis.User on a
+// BenchmarkSynthesizeUnit is the per-user work alone: read, analyse and write one user on a
 // connection of its own, writing, one user after another.
 func BenchmarkSynthesizeUnit(b *testing.B) {
 	pool := pgtest.New(b)
@@ -51,8 +51,11 @@ func BenchmarkSynthesizeUnit(b *testing.B) {
 	defer conn.Release()
 	b.ResetTimer()
 	for i := range b.N {
-		w := &synthesis.Write{Now: time.Now()}
-		if _, _, err := synthesis.User(ctx, conn, users[i], synthesis.Filter{}, benchParams(), w, nil); err != nil {
+		r, err := synthesis.Compute(ctx, users[i], synthesis.ReadUser(ctx, conn, users[i], synthesis.Filter{}, benchParams()), benchParams())
+		if err == nil {
+			err = (&synthesis.Write{Now: time.Now()}).One(ctx, conn, r)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}

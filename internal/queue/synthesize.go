@@ -95,9 +95,17 @@ type Synthesis struct {
 	Step func(UserOutcome)
 }
 
+// WriteBatch is how many users a streamed run (Synthesis.State set) writes
+// in one transaction (synthesis.Write.Many), and WriteWait how long a user
+// analysed waits for its batch to fill before the batch is written anyway.
+const (
+	WriteBatch = 64
+	WriteWait  = time.Second
+)
+
 // SynthesizeUsers is the one unit of work of synthesis, called in-process
 // and by River alike. Its rules:
-//   - lock: each user is written in one transaction that holds the user's
+//   - lock: each user is written in a transaction that holds the user's
 //     transaction lock (synthesis.UserLock), waited for up to LockWait; a
 //     user another run holds is Skipped: it is that run's to write.
 //   - failure: a user that fails (its memories, its analysis, its write)
@@ -106,7 +114,10 @@ type Synthesis struct {
 //     the error (users it did not reach have outcomes not Reached).
 //
 // A user's synthesis and its state commit together, so a user done is
-// never done again for the same memories (exactly once per change).
+// never done again for the same memories (exactly once per change). A
+// streamed run writes its users WriteBatch to a transaction (one lock query,
+// one COPY, one state statement); a batch that fails is written again
+// user by user, so that only the failing user fails.
 func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 	out := make([]UserOutcome, len(s.Users))
 	ctx, stop := context.WithCancelCause(ctx)
@@ -125,21 +136,14 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 		}
 		return c, c.Release, nil
 	}
-	unit := func(i int, read *synthesis.Read) {
-		u := s.Users[i]
-		o := UserOutcome{User: u, Patterns: []synthesis.Pattern{}}
-		q, release, err := conn()
-		if err == nil {
-			var w *synthesis.Write
-			if s.RunID != nil {
-				w = &synthesis.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
-			}
-			var ps []synthesis.Pattern
-			o.Memories, ps, err = synthesis.User(ctx, q, u, s.Filter, s.Params, w, read)
-			release()
-			if ps != nil { // [] in JSON for a user with nothing to find, never null
-				o.Patterns = ps
-			}
+	write := func() *synthesis.Write {
+		return &synthesis.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
+	}
+	// finish records what became of user i.
+	finish := func(i int, r synthesis.Result, err error) {
+		o := UserOutcome{User: s.Users[i], Memories: r.Memories, Patterns: []synthesis.Pattern{}}
+		if r.Patterns != nil { // [] in JSON for a user with nothing to find, never null
+			o.Patterns = r.Patterns
 		}
 		switch {
 		case err == nil:
@@ -157,16 +161,128 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 			s.Step(o)
 		}
 	}
+	// one writes user i's result alone, on a connection of its own.
+	one := func(i int, r synthesis.Result) {
+		q, release, err := conn()
+		if err == nil {
+			err = write().One(ctx, q, r)
+			release()
+		}
+		finish(i, r, err)
+	}
 	if s.State == nil {
-		for i := range s.Users {
+		for i, u := range s.Users {
 			if ctx.Err() != nil {
 				break
 			}
-			unit(i, nil)
+			q, release, err := conn()
+			if err != nil {
+				finish(i, synthesis.Result{}, err)
+				continue
+			}
+			r, err := synthesis.Compute(ctx, u, synthesis.ReadUser(ctx, q, u, s.Filter, s.Params), s.Params)
+			if err == nil && s.RunID != nil {
+				err = write().One(ctx, q, r)
+			}
+			release()
+			finish(i, r, err)
 		}
-	} else {
-		synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), unit)
+		return out, context.Cause(ctx)
 	}
+	if s.RunID == nil || s.Complete != nil {
+		synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthesis.Read) {
+			r, err := synthesis.Compute(ctx, s.Users[i], read, s.Params)
+			if err == nil && s.RunID != nil {
+				one(i, r)
+				return
+			}
+			finish(i, r, err)
+		})
+		return out, context.Cause(ctx)
+	}
+	type done struct {
+		i int
+		r synthesis.Result
+	}
+	// flush writes a batch: together, then whoever it could not take or
+	// that failed with it, alone.
+	flush := func(batch []done) {
+		if len(batch) == 0 || ctx.Err() != nil {
+			return
+		}
+		rs := make([]synthesis.Result, len(batch))
+		for k, d := range batch {
+			rs[k] = d.r
+		}
+		q, release, err := conn()
+		var held []int
+		if err == nil {
+			held, err = write().Many(ctx, q, rs)
+			release()
+		}
+		switch {
+		case err != nil && (ctx.Err() != nil || db.IsUnavailable(err)):
+			stop(err)
+		case err != nil:
+			for _, d := range batch {
+				one(d.i, d.r)
+			}
+		default:
+			for k, d := range batch {
+				if !slices.Contains(held, k) {
+					finish(d.i, d.r, nil)
+				}
+			}
+			for _, k := range held {
+				one(batch[k].i, batch[k].r)
+			}
+		}
+	}
+	results := make(chan done, WriteBatch)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		var batch []done
+		users := map[uuid.UUID]bool{}
+		var wait <-chan time.Time
+		send := func() {
+			flush(batch)
+			batch, wait = nil, nil
+			clear(users)
+		}
+		for {
+			select {
+			case d, ok := <-results:
+				if !ok {
+					send()
+					return
+				}
+				if users[d.r.User] { // a user listed twice: its writes in order, one a batch
+					send()
+				}
+				batch = append(batch, d)
+				users[d.r.User] = true
+				if len(batch) == 1 {
+					wait = time.After(WriteWait)
+				}
+				if len(batch) >= WriteBatch {
+					send()
+				}
+			case <-wait:
+				send()
+			}
+		}
+	}()
+	synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthesis.Read) {
+		r, err := synthesis.Compute(ctx, s.Users[i], read, s.Params)
+		if err != nil {
+			finish(i, r, err)
+			return
+		}
+		results <- done{i, r}
+	})
+	close(results)
+	<-written
 	return out, context.Cause(ctx)
 }
 

@@ -157,24 +157,37 @@ func (s *State) Save(ctx context.Context, q db.Querier, runID *int64) error {
 	if s == nil {
 		return errors.New("no synthesis state to save")
 	}
-	// prev reads the recorded row as it was before this statement (the
+	return saveStates(ctx, q, []*State{s}, runID)
+}
+
+// saveStates is Save for many users' states in one statement (no user twice).
+func saveStates(ctx context.Context, q db.Querier, states []*State, runID *int64) error {
+	n := len(states)
+	users, settings, memories, seen, since := make([]uuid.UUID, n), make([]string, n), make([]int64, n), make([]string, n), make([]*time.Time, n)
+	for i, s := range states {
+		users[i], settings[i], memories[i], seen[i], since[i] = s.User, s.Settings, s.Memories, s.seen, s.since
+	}
+	// was reads the recorded rows as they were before this statement (the
 	// statement's snapshot), whenever PostgreSQL runs the CTE; a concurrent
-	// save of the same user is held off by the user's lock (User).
-	_, err := q.Exec(ctx, `WITH prev AS (
-			SELECT seen FROM helix_synthesis_state WHERE user_id = $1),
+	// save of the same user is held off by the user's lock (UserLock).
+	_, err := q.Exec(ctx, `WITH s AS (
+			SELECT user_id, settings, memories, seen::pg_snapshot AS seen, since
+			FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::text[], $5::timestamptz[]) AS s(user_id, settings, memories, seen, since)),
+		was AS (
+			SELECT s.user_id, s.seen, h.seen AS prev FROM helix_synthesis_state h JOIN s ON s.user_id = h.user_id),
 		redo AS (
 			INSERT INTO helix_memory_changes (user_id, xid)
-			SELECT $1, pg_snapshot_xmax($4::pg_snapshot) FROM prev
-			WHERE NOT (pg_snapshot_xmax($4::pg_snapshot) >= pg_snapshot_xmax(prev.seen) AND NOT EXISTS (
-				SELECT 1 FROM pg_snapshot_xip($4::pg_snapshot) x WHERE pg_visible_in_snapshot(x, prev.seen)))
+			SELECT user_id, pg_snapshot_xmax(seen) FROM was
+			WHERE NOT (pg_snapshot_xmax(seen) >= pg_snapshot_xmax(prev) AND NOT EXISTS (
+				SELECT 1 FROM pg_snapshot_xip(seen) x WHERE pg_visible_in_snapshot(x, prev)))
 			ON CONFLICT DO NOTHING),
 		covered AS (
-			DELETE FROM helix_memory_changes WHERE user_id = $1 AND pg_visible_in_snapshot(xid, $4::pg_snapshot))
+			DELETE FROM helix_memory_changes c USING s WHERE c.user_id = s.user_id AND pg_visible_in_snapshot(c.xid, s.seen))
 		INSERT INTO helix_synthesis_state (user_id, settings, memories, seen, since, job_run_id, synthesized_at)
-		VALUES ($1, $2, $3, $4::pg_snapshot, $5, $6, now())
-		ON CONFLICT (user_id) DO UPDATE SET settings = $2, memories = $3, digest = NULL, seen = $4::pg_snapshot, since = $5,
-			job_run_id = $6, synthesized_at = now()`,
-		s.User, s.Settings, s.Memories, s.seen, s.since, runID)
+		SELECT user_id, settings, memories, seen, since, $6, now() FROM s
+		ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings, memories = excluded.memories, digest = NULL,
+			seen = excluded.seen, since = excluded.since, job_run_id = excluded.job_run_id, synthesized_at = excluded.synthesized_at`,
+		users, settings, memories, seen, since, runID)
 	return err
 }
 

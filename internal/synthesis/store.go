@@ -301,28 +301,41 @@ const Generator = "helix"
 // and rows another writer inserted are never touched.
 func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, now time.Time, patterns []Pattern) error {
 	return db.InTx(ctx, q, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1 AND generator = $2`, user, Generator); err != nil {
-			return err
-		}
-		i := 0
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
-			[]string{"id", "user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
-			pgx.CopyFromFunc(func() ([]any, error) {
-				if i == len(patterns) {
-					return nil, nil
-				}
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				p := patterns[i]
-				i++
-				ev, err := json.Marshal(p.Evidence)
-				if err != nil {
-					return nil, err
-				}
-				// the id too: the platform's table promises no default for it
-				return []any{uuid.New(), user, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
-			}))
-		return err
+		return replace(ctx, tx, []Result{{User: user, Patterns: patterns}}, runID, now)
 	})
+}
+
+// replace swaps the previous helix synthesis of every user of rs for its
+// patterns: one DELETE and one COPY, however many users.
+func replace(ctx context.Context, tx pgx.Tx, rs []Result, runID *int64, now time.Time) error {
+	users := make([]uuid.UUID, len(rs))
+	for i, r := range rs {
+		users[i] = r.User
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = ANY($1) AND generator = $2`, users, Generator); err != nil {
+		return err
+	}
+	u, i := 0, 0 // the next pattern: rs[u].Patterns[i]
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
+		[]string{"id", "user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			for u < len(rs) && i == len(rs[u].Patterns) {
+				u, i = u+1, 0
+			}
+			if u == len(rs) {
+				return nil, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p := rs[u].Patterns[i]
+			i++
+			ev, err := json.Marshal(p.Evidence)
+			if err != nil {
+				return nil, err
+			}
+			// the id too: the platform's table promises no default for it
+			return []any{uuid.New(), rs[u].User, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
+		}))
+	return err
 }

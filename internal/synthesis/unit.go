@@ -12,7 +12,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 )
 
-// Write says where and how User stores its patterns.
+// Write says where and how a run stores its users' patterns (One, Many).
 type Write struct {
 	RunID *int64
 	Now   time.Time
@@ -25,56 +25,75 @@ type Write struct {
 	LockWait time.Duration
 }
 
-// Read is a user's memories read ahead of User (by Stream, for a whole
-// --all-users run), with the State taken before they were read, or the error
-// reading them gave.
+// Read is a user's memories read ahead of the analysis (by Stream, for a
+// whole --all-users run; by ReadUser for one), with the State taken before
+// they were read, or the error reading them gave.
 type Read struct {
 	Memories []Memory
 	State    *State
 	Err      error
 }
 
-// User is the one unit of work of synthesis, shared by `helix synthesize`
-// (in-process, one user or a stream of them) and the River worker: take the
-// user's state (Snapshot) and load the memories, unless read says they were
-// read already; analyze them; and, when w is not nil, replace the user's
-// synthesis and record the state in one transaction. The state is taken
-// before the memories are read, so a change landing in between only makes
-// the next --all-users run recompute the user once more, never skip a change.
-func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params, w *Write, read *Read) (memories int, patterns []Pattern, err error) {
-	var ms []Memory
-	var state *State
-	if read != nil {
-		if read.Err != nil {
-			return 0, nil, read.Err
-		}
-		ms, state = read.Memories, read.State
-	} else {
-		if state, err = Snapshot(ctx, q, user, f, p); err != nil {
-			return 0, nil, fmt.Errorf("read memories: %w", err)
-		}
-		if ms, err = Load(ctx, q, user, f); err != nil {
-			return 0, nil, fmt.Errorf("read memories: %w", err)
-		}
-	}
-	ps, err := Analyze(ctx, ms, p)
+// Result is one user's synthesis, ready to be written: its patterns and
+// the state they were computed from (nil: none to record).
+type Result struct {
+	User     uuid.UUID
+	Memories int
+	Patterns []Pattern
+	State    *State
+}
+
+// ReadUser takes the user's state (Snapshot) and then loads its memories
+// (Load), on q: the state is taken before the memories are read, so a
+// change landing in between only makes the next --all-users run recompute
+// the user once more, never skip a change.
+func ReadUser(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params) *Read {
+	state, err := Snapshot(ctx, q, user, f, p)
 	if err != nil {
-		return len(ms), nil, err
+		return &Read{Err: fmt.Errorf("read memories: %w", err)}
 	}
-	if w == nil {
-		return len(ms), ps, nil
+	ms, err := Load(ctx, q, user, f)
+	if err != nil {
+		return &Read{Err: fmt.Errorf("read memories: %w", err)}
 	}
-	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
-		if err := db.TryXactLock(ctx, tx, UserLock(user), w.LockWait); err != nil {
+	return &Read{Memories: ms, State: state}
+}
+
+// Compute analyses what read holds of user's memories (Analyze). It reads
+// and writes nothing: the analysis and the database meet only here and in
+// Write.
+func Compute(ctx context.Context, user uuid.UUID, read *Read, p Params) (Result, error) {
+	r := Result{User: user}
+	if read.Err != nil {
+		return r, read.Err
+	}
+	r.Memories = len(read.Memories)
+	ps, err := Analyze(ctx, read.Memories, p)
+	if err != nil {
+		return r, err
+	}
+	r.Patterns = ps
+	if read.State != nil {
+		st := *read.State // a map's, maybe shared by listings of one user
+		st.Memories = int64(r.Memories)
+		r.State = &st
+	}
+	return r, nil
+}
+
+// One writes r in one transaction that holds the user's lock (waited for
+// up to LockWait): it replaces the user's synthesis, records its state and
+// runs Complete, all or nothing.
+func (w *Write) One(ctx context.Context, q db.Querier, r Result) error {
+	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
+		if err := db.TryXactLock(ctx, tx, UserLock(r.User), w.LockWait); err != nil {
 			return err
 		}
-		if err := Replace(ctx, tx, user, w.RunID, w.Now, ps); err != nil {
+		if err := replace(ctx, tx, []Result{r}, w.RunID, w.Now); err != nil {
 			return err
 		}
-		if state != nil {
-			st := *state // a map's, maybe shared by listings of one user
-			st.Memories = int64(len(ms))
-			if err := st.Save(ctx, tx, w.RunID); err != nil {
+		if r.State != nil {
+			if err := r.State.Save(ctx, tx, w.RunID); err != nil {
 				return fmt.Errorf("record synthesis state: %w", err)
 			}
 		}
@@ -84,9 +103,57 @@ func User(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params,
 		return nil
 	})
 	if err != nil {
-		return len(ms), ps, fmt.Errorf("write synthesis: %w", err)
+		return fmt.Errorf("write synthesis: %w", err)
 	}
-	return len(ms), ps, nil
+	return nil
+}
+
+// Many writes the users of rs (no user twice) in one transaction, as One
+// writes one: each user's lock, one DELETE and one COPY of every user's
+// patterns, one statement recording every state. A user whose lock another
+// run holds is not waited for: it is left out, unwritten, and its index in
+// rs returned in held (write it with One, which waits LockWait and names the
+// holder). An error means nothing of rs was written (write them with One to
+// learn which user fails). Complete is not called.
+func (w *Write) Many(ctx context.Context, q db.Querier, rs []Result) (held []int, err error) {
+	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
+		names := make([]string, len(rs))
+		for i, r := range rs {
+			names[i] = UserLock(r.User)
+		}
+		got, err := db.TryXactLocks(ctx, tx, "synthesize", names)
+		if err != nil {
+			return err
+		}
+		mine := make([]Result, 0, len(rs))
+		var states []*State
+		for i, r := range rs {
+			if !got[i] {
+				held = append(held, i)
+				continue
+			}
+			mine = append(mine, r)
+			if r.State != nil {
+				states = append(states, r.State)
+			}
+		}
+		if len(mine) == 0 {
+			return nil
+		}
+		if err := replace(ctx, tx, mine, w.RunID, w.Now); err != nil {
+			return err
+		}
+		if len(states) > 0 {
+			if err := saveStates(ctx, tx, states, w.RunID); err != nil {
+				return fmt.Errorf("record synthesis state: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write synthesis: %w", err)
+	}
+	return held, nil
 }
 
 // UserLock names the lock one user's synthesis write holds (a transaction
