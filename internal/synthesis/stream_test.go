@@ -258,13 +258,26 @@ func TestEachStreamDroppedMidway(t *testing.T) {
 // TestEachOutlastsStatementTimeout: a run over many users takes longer than
 // the server's statement_timeout, because each user's analysis holds the
 // stream back; Each reads a window of users a query, so no query lives as
-// long as the run and every user is read.
+// long as the run and every user is read. The control: the same run in one
+// query is cancelled by the timeout. (Scaled down from StreamWindow: windows
+// of 8 users, each user's analysis 20 ms, statement_timeout 1 s; a window's
+// query lasts ~0.16 s, the run ~4 s.)
 func TestEachOutlastsStatementTimeout(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	u := pgtest.URL(t)
 	pool := pgtest.Open(t, u)
-	users := make([]uuid.UUID, 769) // three windows of 256 and one more user
+	// 200 users × 8 memories of 1,536 reals, ~20 MB on the wire: past what
+	// the sockets between server and client can buffer (Linux's tcp_wmem and
+	// tcp_rmem allow 4 and 6 MB at most by default), so the server waits on
+	// the reader, which takes a user every 20 ms (5 MB/s): one query for
+	// the whole run would last ~2 s, twice the timeout
+	const (
+		window  = 8
+		pause   = 20 * time.Millisecond
+		timeout = time.Second
+	)
+	users := make([]uuid.UUID, 25*window+1)
 	var ms []memories.Memory
 	for i := range users {
 		users[i] = uuid.NewSHA1(uuid.NameSpaceOID, []byte{'w', byte(i), byte(i >> 8)})
@@ -277,33 +290,40 @@ func TestEachOutlastsStatementTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const timeout = 2 * time.Second
 	sep := "?"
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
 	short := pgtest.Open(t, u+sep+"statement_timeout="+fmt.Sprint(timeout.Milliseconds()))
-	// 769 users × 8 memories of 1,536 reals: ~38 MB, far past what the
-	// sockets buffer, so the server waits on the reader; each window's users
-	// take ~1.3 s to "analyse", the whole run ~4 s, past the timeout
-	pause := 5 * time.Millisecond
-	start := time.Now()
-	var mu sync.Mutex
-	read := 0
-	Each(ctx, short, users, StateOf(states), Filter{}, 1, func(i int, r *Read) {
-		time.Sleep(pause)
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Err != nil || len(r.Memories) != 8 {
-			t.Errorf("user %d: %d memories, %v", i, len(r.Memories), r.Err)
-			return
-		}
-		read++
-	})
-	if took := time.Since(start); took <= timeout {
+	run := func(size int) (read int, errs []error, took time.Duration) {
+		start := time.Now()
+		var mu sync.Mutex
+		each(ctx, short, users, StateOf(states), Filter{}, 1, size, func(i int, r *Read) {
+			if r.Err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				errs = append(errs, r.Err)
+				return
+			}
+			time.Sleep(pause)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(r.Memories) != 8 {
+				t.Errorf("user %d: %d memories", i, len(r.Memories))
+			}
+			read++
+		})
+		return read, errs, time.Since(start)
+	}
+	read, errs, took := run(window)
+	if took <= timeout {
 		t.Fatalf("the run took %v, not past the %v statement_timeout: the test shows nothing", took, timeout)
 	}
-	if read != len(users) {
-		t.Fatalf("%d of %d users read", read, len(users))
+	if read != len(users) || len(errs) > 0 {
+		t.Fatalf("%d of %d users read; errors: %v", read, len(users), errs)
+	}
+	read, errs, _ = run(len(users))
+	if len(errs) == 0 || !strings.Contains(errs[0].Error(), "statement timeout") {
+		t.Fatalf("one query for the whole run: %d users read, errors %v; want the statement timeout to cut it", read, errs)
 	}
 }

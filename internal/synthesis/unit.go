@@ -181,6 +181,11 @@ const StreamWindow = 256
 // or whose state could not be taken, gets a Read with the error. q must not
 // be a connection fn writes on: the stream holds it.
 func Each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(context.Context, uuid.UUID) (*State, error), f Filter, n int, fn func(i int, read *Read)) {
+	each(ctx, q, users, state, f, n, StreamWindow, fn)
+}
+
+// each is Each with windows of size users.
+func each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(context.Context, uuid.UUID) (*State, error), f Filter, n, size int, fn func(i int, read *Read)) {
 	if len(users) == 0 {
 		return
 	}
@@ -209,8 +214,8 @@ func Each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(conte
 	// One query a window of users, not one for the whole run: a query stays
 	// open while its users are analysed, and a run over every user would
 	// otherwise outlast any statement_timeout.
-	for start := 0; start < len(users) && ctx.Err() == nil; start += StreamWindow {
-		window := users[start:min(start+StreamWindow, len(users))]
+	for start := 0; start < len(users) && ctx.Err() == nil; start += size {
+		window := users[start:min(start+size, len(users))]
 		err := Stream(ctx, q, window, f, func(i int, ms []Memory, err error) {
 			if err == nil && ms == nil {
 				ms = []Memory{}
