@@ -13,6 +13,7 @@ import (
 
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // benchUsers seeds n users × 10 memories and returns their ids.
@@ -25,7 +26,7 @@ func benchUsers(b *testing.B, pool *pgxpool.Pool, n int) []uuid.UUID {
 		FROM generate_series(1, $1) u, generate_series(1, 10) k`, n); err != nil {
 		b.Fatal(err)
 	}
-	users, err := synthesis.Users(ctx, pool, synthesis.Filter{})
+	users, err := synthstore.Users(ctx, pool, synthstore.Filter{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,9 +52,9 @@ func BenchmarkSynthesizeUnit(b *testing.B) {
 	defer conn.Release()
 	b.ResetTimer()
 	for i := range b.N {
-		r, err := synthesis.Compute(ctx, users[i], synthesis.ReadUser(ctx, conn, users[i], synthesis.Filter{}, benchParams()), benchParams())
+		r, err := synthstore.Compute(ctx, users[i], synthstore.ReadUser(ctx, conn, users[i], synthstore.Filter{}, benchParams()), benchParams())
 		if err == nil {
-			err = (&synthesis.Write{Now: time.Now()}).One(ctx, conn, r)
+			err = (&synthstore.Write{Now: time.Now()}).One(ctx, conn, r)
 		}
 		if err != nil {
 			b.Fatal(err)

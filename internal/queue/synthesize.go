@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // SynthesizeArgs is one user's synthesis.
@@ -76,11 +77,11 @@ type Synthesis struct {
 	Conn  db.Querier
 	Users []uuid.UUID
 	// State gives each user's state taken before the stream started
-	// (synthesis.StateOf, Ahead.State): the users' memories are then read
-	// in one stream (synthesis.Each). nil: each user is read on its own,
+	// (synthstore.StateOf, Ahead.State): the users' memories are then read
+	// in one stream (synthstore.Each). nil: each user is read on its own,
 	// on the connection it is written on (one user).
-	State       func(context.Context, uuid.UUID) (*synthesis.State, error)
-	Filter      synthesis.Filter
+	State       func(context.Context, uuid.UUID) (*synthstore.State, error)
+	Filter      synthstore.Filter
 	Params      synthesis.Params
 	Concurrency int
 	// RunID is the job_runs row the users' synthesis is written under;
@@ -96,7 +97,7 @@ type Synthesis struct {
 }
 
 // WriteBatch is how many users a streamed run (Synthesis.State set) writes
-// in one transaction (synthesis.Write.Many), and WriteWait how long a user
+// in one transaction (synthstore.Write.Many), and WriteWait how long a user
 // analysed waits for its batch to fill before the batch is written anyway.
 const (
 	WriteBatch = 64
@@ -106,7 +107,7 @@ const (
 // SynthesizeUsers is the one unit of work of synthesis, called in-process
 // and by River alike. Its rules:
 //   - lock: each user is written in a transaction that holds the user's
-//     transaction lock (synthesis.UserLock), waited for up to LockWait; a
+//     transaction lock (synthstore.UserLock), waited for up to LockWait; a
 //     user another run holds is Skipped: it is that run's to write.
 //   - failure: a user that fails (its memories, its analysis, its write)
 //     is recorded in its outcome and the other users go on; only a
@@ -136,11 +137,11 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 		}
 		return c, c.Release, nil
 	}
-	write := func() *synthesis.Write {
-		return &synthesis.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
+	write := func() *synthstore.Write {
+		return &synthstore.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
 	}
 	// finish records what became of user i.
-	finish := func(i int, r synthesis.Result, err error) {
+	finish := func(i int, r synthstore.Result, err error) {
 		o := UserOutcome{User: s.Users[i], Memories: r.Memories, Patterns: []synthesis.Pattern{}}
 		if r.Patterns != nil { // [] in JSON for a user with nothing to find, never null
 			o.Patterns = r.Patterns
@@ -162,7 +163,7 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 		}
 	}
 	// one writes user i's result alone, on a connection of its own.
-	one := func(i int, r synthesis.Result) {
+	one := func(i int, r synthstore.Result) {
 		q, release, err := conn()
 		if err == nil {
 			err = write().One(ctx, q, r)
@@ -177,10 +178,10 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 			}
 			q, release, err := conn()
 			if err != nil {
-				finish(i, synthesis.Result{}, err)
+				finish(i, synthstore.Result{}, err)
 				continue
 			}
-			r, err := synthesis.Compute(ctx, u, synthesis.ReadUser(ctx, q, u, s.Filter, s.Params), s.Params)
+			r, err := synthstore.Compute(ctx, u, synthstore.ReadUser(ctx, q, u, s.Filter, s.Params), s.Params)
 			if err == nil && s.RunID != nil {
 				err = write().One(ctx, q, r)
 			}
@@ -190,8 +191,8 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 		return out, context.Cause(ctx)
 	}
 	if s.RunID == nil || s.Complete != nil {
-		synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthesis.Read) {
-			r, err := synthesis.Compute(ctx, s.Users[i], read, s.Params)
+		synthstore.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthstore.Read) {
+			r, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
 			if err == nil && s.RunID != nil {
 				one(i, r)
 				return
@@ -202,7 +203,7 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 	}
 	type done struct {
 		i int
-		r synthesis.Result
+		r synthstore.Result
 	}
 	// flush writes a batch: together, then whoever it could not take or
 	// that failed with it, alone.
@@ -210,7 +211,7 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 		if len(batch) == 0 || ctx.Err() != nil {
 			return
 		}
-		rs := make([]synthesis.Result, len(batch))
+		rs := make([]synthstore.Result, len(batch))
 		for k, d := range batch {
 			rs[k] = d.r
 		}
@@ -273,8 +274,8 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 			}
 		}
 	}()
-	synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthesis.Read) {
-		r, err := synthesis.Compute(ctx, s.Users[i], read, s.Params)
+	synthstore.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthstore.Read) {
+		r, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
 		if err != nil {
 			finish(i, r, err)
 			return
@@ -331,7 +332,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, 1), NoReap: true, Now: w.d.now()},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			var counts map[string]int
-			s := Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: []uuid.UUID{a.UserID}, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit},
+			s := Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: []uuid.UUID{a.UserID}, Filter: synthstore.Filter{Since: a.Since, Limit: a.Limit},
 				Params: a.Params, Concurrency: 1, RunID: &run.ID, Now: w.d.now(),
 				Complete: func(ctx context.Context, tx pgx.Tx) error {
 					if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
@@ -380,20 +381,20 @@ type SynthesizeUsersWorker struct {
 // Work synthesizes the job's users.
 func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[SynthesizeUsersArgs]) error {
 	a := job.Args
-	filter := synthesis.Filter{Since: a.Since, Limit: a.Limit}
+	filter := synthstore.Filter{Since: a.Since, Limit: a.Limit}
 	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, len(a.UserIDs)), NoReap: true, Now: w.d.now()},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			counts := map[string]int{"users": len(a.UserIDs)}
-			states, err := synthesis.Snapshots(ctx, run.Conn, a.UserIDs, filter, a.Params)
+			states, err := synthstore.Snapshots(ctx, run.Conn, a.UserIDs, filter, a.Params)
 			if err != nil {
 				return counts, err
 			}
-			current, err := synthesis.Recorded(ctx, run.Conn, states)
+			current, err := synthstore.Recorded(ctx, run.Conn, states)
 			if err != nil {
 				return counts, err
 			}
 			todo := slices.DeleteFunc(slices.Clone(a.UserIDs), func(u uuid.UUID) bool { return current[u] })
-			out, err := SynthesizeUsers(ctx, Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: todo, State: synthesis.StateOf(states),
+			out, err := SynthesizeUsers(ctx, Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: todo, State: synthstore.StateOf(states),
 				Filter: filter, Params: a.Params, Concurrency: 1, RunID: &run.ID, Now: w.d.now()})
 			counts, failed, _ := SynthesisCounts(out)
 			counts["users"], counts["unchanged"] = len(a.UserIDs), len(a.UserIDs)-len(todo)

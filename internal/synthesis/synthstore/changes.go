@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -12,22 +12,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/synthesis"
 )
-
-// Version names the analysis: bump it when a change to Analyze changes its
-// output for the same memories, so that every user is recomputed once.
-const Version = 2 // 2: the auto algorithm (issue 33), the LSA spectrum knee in evidence.space
 
 // Settings is the key of what a synthesis depends on besides the memories:
 // the analysis parameters, the per-user limit and Version. Since is not in
 // it: a state records the window it read, and a later window differs only
 // by the memories between the two (see ChangedUsers).
-func Settings(p Params, f Filter) string {
+func Settings(p synthesis.Params, f Filter) string {
 	b, _ := json.Marshal(struct {
-		V     int    `json:"v"`
-		P     Params `json:"p"`
-		Limit int    `json:"limit,omitempty"`
-	}{Version, p, f.Limit})
+		V     int              `json:"v"`
+		P     synthesis.Params `json:"p"`
+		Limit int              `json:"limit,omitempty"`
+	}{synthesis.Version, p, f.Limit})
 	return string(b)
 }
 
@@ -52,7 +49,7 @@ const unseen = `(s.seen IS NULL OR NOT pg_visible_in_snapshot(c.xid, s.seen))`
 // states holds the changed users' states, taken now: before their memories
 // are read. With full it lists every user with memories, like Users, and
 // states is nil.
-func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p Params, full bool) (users []uuid.UUID, unchanged int, states map[uuid.UUID]*State, err error) {
+func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p synthesis.Params, full bool) (users []uuid.UUID, unchanged int, states map[uuid.UUID]*State, err error) {
 	if full {
 		users, err = Users(ctx, q, f)
 		return users, 0, nil, err
@@ -125,14 +122,14 @@ type State struct {
 // are read. Take it before Load and Save it after Replace: a change that lands
 // in between then only makes the next run recompute the user once more,
 // never skip a change. It reads no memory.
-func Snapshot(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params) (*State, error) {
+func Snapshot(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p synthesis.Params) (*State, error) {
 	s := &State{User: user, Settings: Settings(p, f), since: since(f)}
 	return s, q.QueryRow(ctx, `SELECT `+snapshot).Scan(&s.seen)
 }
 
 // Snapshots is Snapshot for many users, from one snapshot: one query,
 // whatever the number of users.
-func Snapshots(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, p Params) (map[uuid.UUID]*State, error) {
+func Snapshots(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, p synthesis.Params) (map[uuid.UUID]*State, error) {
 	var seen string
 	if err := q.QueryRow(ctx, `SELECT `+snapshot).Scan(&seen); err != nil {
 		return nil, err
@@ -241,7 +238,7 @@ type Ahead struct {
 // SnapshotsAhead takes the states of users as Snapshots does. Call it
 // before the stream starts, so that every state is taken before its user's
 // memories are read, as Snapshot requires; call Wait when done with it.
-func SnapshotsAhead(ctx context.Context, pool *pgxpool.Pool, users []uuid.UUID, f Filter, p Params) (*Ahead, error) {
+func SnapshotsAhead(ctx context.Context, pool *pgxpool.Pool, users []uuid.UUID, f Filter, p synthesis.Params) (*Ahead, error) {
 	states, err := Snapshots(ctx, pool, users, f, p)
 	if err != nil {
 		return nil, err

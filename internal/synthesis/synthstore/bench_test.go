@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 // BenchmarkJob10k is the whole job for one user with 10,000 memories of 384
@@ -16,7 +17,7 @@ func BenchmarkJob10k(b *testing.B) {
 	pool := pgtest.New(b)
 	ctx := context.Background()
 	user := uuid.MustParse("99999999-9999-4999-8999-999999999999")
-	if _, err := memories.Insert(ctx, pool, Synthetic(user, 10000, 384, 1)); err != nil {
+	if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(user, 10000, 384, 1)); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
@@ -25,7 +26,7 @@ func BenchmarkJob10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ps, err := Analyze(ctx, ms, DefaultParams())
+		ps, err := synthesis.Analyze(ctx, ms, synthesis.DefaultParams())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 // Write says where and how a run stores its users' patterns (One, Many).
@@ -29,7 +30,7 @@ type Write struct {
 // whole --all-users run; by ReadUser for one), with the State taken before
 // they were read, or the error reading them gave.
 type Read struct {
-	Memories []Memory
+	Memories []synthesis.Memory
 	State    *State
 	Err      error
 }
@@ -39,7 +40,7 @@ type Read struct {
 type Result struct {
 	User     uuid.UUID
 	Memories int
-	Patterns []Pattern
+	Patterns []synthesis.Pattern
 	State    *State
 }
 
@@ -47,7 +48,7 @@ type Result struct {
 // (Load), on q: the state is taken before the memories are read, so a
 // change landing in between only makes the next --all-users run recompute
 // the user once more, never skip a change.
-func ReadUser(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params) *Read {
+func ReadUser(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p synthesis.Params) *Read {
 	state, err := Snapshot(ctx, q, user, f, p)
 	if err != nil {
 		return &Read{Err: fmt.Errorf("read memories: %w", err)}
@@ -62,13 +63,13 @@ func ReadUser(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Par
 // Compute analyses what read holds of user's memories (Analyze). It reads
 // and writes nothing: the analysis and the database meet only here and in
 // Write.
-func Compute(ctx context.Context, user uuid.UUID, read *Read, p Params) (Result, error) {
+func Compute(ctx context.Context, user uuid.UUID, read *Read, p synthesis.Params) (Result, error) {
 	r := Result{User: user}
 	if read.Err != nil {
 		return r, read.Err
 	}
 	r.Memories = len(read.Memories)
-	ps, err := Analyze(ctx, read.Memories, p)
+	ps, err := synthesis.Analyze(ctx, read.Memories, p)
 	if err != nil {
 		return r, err
 	}
@@ -216,9 +217,9 @@ func each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(conte
 	// otherwise outlast any statement_timeout.
 	for start := 0; start < len(users) && ctx.Err() == nil; start += size {
 		window := users[start:min(start+size, len(users))]
-		err := Stream(ctx, q, window, f, func(i int, ms []Memory, err error) {
+		err := Stream(ctx, q, window, f, func(i int, ms []synthesis.Memory, err error) {
 			if err == nil && ms == nil {
-				ms = []Memory{}
+				ms = []synthesis.Memory{}
 			}
 			var st *State
 			if err == nil {

@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 var ana = uuid.MustParse("11111111-1111-4111-8111-111111111111")
@@ -52,7 +53,7 @@ func synthesize(ctx context.Context, t *testing.T, pool *pgxpool.Pool) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := Analyze(ctx, ms, DefaultParams())
+	ps, err := synthesis.Analyze(ctx, ms, synthesis.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func TestLoadFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 300 || !slices.IsSortedFunc(all, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
-		t.Fatalf("loaded %d memories (sorted: %v), want 300 in time order", len(all), slices.IsSortedFunc(all, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }))
+	if len(all) != 300 || !slices.IsSortedFunc(all, func(a, b synthesis.Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
+		t.Fatalf("loaded %d memories (sorted: %v), want 300 in time order", len(all), slices.IsSortedFunc(all, func(a, b synthesis.Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }))
 	}
 	// Embeddings arrive back to back in one array, so Analyze clusters them in place.
 	var withEmb []int
@@ -77,7 +78,7 @@ func TestLoadFilters(t *testing.T) {
 			withEmb = append(withEmb, i)
 		}
 	}
-	if len(withEmb) < 250 || contiguous(all, withEmb, 384) == nil {
+	if len(withEmb) < 250 || !backToBack(all, withEmb, 384) {
 		t.Fatalf("%d embeddings not loaded into one array", len(withEmb))
 	}
 	recent, _ := Load(ctx, pool, ana, Filter{Limit: 50})
@@ -160,12 +161,12 @@ func TestWriteManyLeavesHeldUser(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
-	p, f := DefaultParams(), Filter{}
+	p, f := synthesis.DefaultParams(), Filter{}
 	p.MinConfidence = 0 // every user has patterns to write
 	var rs []Result
 	for i := range 4 {
 		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'w', byte(i)})
-		if _, err := memories.Insert(ctx, pool, Synthetic(u, 30, 8, uint64(i+1))); err != nil {
+		if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 30, 8, uint64(i+1))); err != nil {
 			t.Fatal(err)
 		}
 		r, err := Compute(ctx, u, ReadUser(ctx, pool, u, f, p), p)

@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 // TestStreamEqualsLoad: one streamed query hands every user exactly what
@@ -60,9 +61,9 @@ func TestStreamEqualsLoad(t *testing.T) {
 	users = append(users, all[0])
 	ref, _ := Load(ctx, pool, ana, Filter{})
 	for _, f := range []Filter{{}, {Limit: 7}, {Since: ref[150].CreatedAt}, {Since: ref[150].CreatedAt, Limit: 20}} {
-		got := make([][]Memory, len(users))
+		got := make([][]synthesis.Memory, len(users))
 		calls := make([]int, len(users))
-		err := Stream(ctx, pool, users, f, func(i int, ms []Memory, err error) {
+		err := Stream(ctx, pool, users, f, func(i int, ms []synthesis.Memory, err error) {
 			if err != nil {
 				t.Fatalf("user %s: %v", users[i], err)
 			}
@@ -95,12 +96,12 @@ func TestStreamEqualsLoad(t *testing.T) {
 					withEmb = append(withEmb, k)
 				}
 			}
-			if len(withEmb) > 0 && contiguous(got[i], withEmb, 384) == nil {
+			if len(withEmb) > 0 && !backToBack(got[i], withEmb, 384) {
 				t.Fatalf("%+v: user %s: embeddings not back to back", f, u)
 			}
 			if f == (Filter{}) && u == ana {
-				a, errA := Analyze(ctx, got[i], DefaultParams())
-				b, errB := Analyze(ctx, want, DefaultParams())
+				a, errA := synthesis.Analyze(ctx, got[i], synthesis.DefaultParams())
+				b, errB := synthesis.Analyze(ctx, want, synthesis.DefaultParams())
 				if errA != nil || errB != nil || len(a) < 10 || !reflect.DeepEqual(a, b) {
 					t.Fatalf("Analyze: %d patterns from the stream, %d from Load (%v, %v)", len(a), len(b), errA, errB)
 				}
@@ -125,7 +126,7 @@ func TestStreamBadEmbeddingFailsOneUser(t *testing.T) {
 	}
 	var failed []int
 	read := map[int]int{}
-	if err := Stream(ctx, pool, users, Filter{}, func(i int, ms []Memory, err error) {
+	if err := Stream(ctx, pool, users, Filter{}, func(i int, ms []synthesis.Memory, err error) {
 		if err != nil {
 			failed = append(failed, i)
 		}
@@ -209,11 +210,11 @@ func TestEachStreamDroppedMidway(t *testing.T) {
 	for i := range 100 {
 		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'d', byte(i)})
 		users = append(users, u)
-		if _, err := memories.Insert(ctx, pool, Synthetic(u, 30, 1536, uint64(i+1))); err != nil {
+		if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 30, 1536, uint64(i+1))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	states, err := Snapshots(ctx, pool, users, Filter{}, DefaultParams())
+	states, err := Snapshots(ctx, pool, users, Filter{}, synthesis.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +282,12 @@ func TestEachOutlastsStatementTimeout(t *testing.T) {
 	var ms []memories.Memory
 	for i := range users {
 		users[i] = uuid.NewSHA1(uuid.NameSpaceOID, []byte{'w', byte(i), byte(i >> 8)})
-		ms = append(ms, Synthetic(users[i], 8, 1536, uint64(i+1))...)
+		ms = append(ms, synthesis.Synthetic(users[i], 8, 1536, uint64(i+1))...)
 	}
 	if _, err := memories.Insert(ctx, pool, ms); err != nil {
 		t.Fatal(err)
 	}
-	states, err := Snapshots(ctx, pool, users, Filter{}, DefaultParams())
+	states, err := Snapshots(ctx, pool, users, Filter{}, synthesis.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
