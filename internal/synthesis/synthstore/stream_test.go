@@ -207,12 +207,14 @@ func TestEachStreamDroppedMidway(t *testing.T) {
 	// sockets between server and client can buffer (Linux's tcp_rmem and
 	// tcp_wmem allow 6 and 4 MB at most by default)
 	var users []uuid.UUID
+	var ms []memories.Memory
 	for i := range 100 {
 		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'d', byte(i)})
 		users = append(users, u)
-		if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 30, 1536, uint64(i+1))); err != nil {
-			t.Fatal(err)
-		}
+		ms = append(ms, synthesis.Synthetic(u, 30, 1536, uint64(i+1))...)
+	}
+	if _, err := memories.Insert(ctx, pool, ms); err != nil {
+		t.Fatal(err)
 	}
 	states, err := Snapshots(ctx, pool, users, Filter{}, synthesis.DefaultParams())
 	if err != nil {
