@@ -330,6 +330,32 @@ func TryXactLock(ctx context.Context, tx pgx.Tx, name string, wait time.Duration
 	return &ErrLockHeld{Job: name, Holder: holder}
 }
 
+// TryXactLocks tries once, in one query, for the transaction-scoped
+// advisory lock of each of names (TryXactLock's locks, the same keys) and
+// reports which it took; a lock already held is not waited for (TryXactLock
+// it alone to wait and to learn its holder). The session is named holder
+// (SessionName) for as long as tx lasts.
+func TryXactLocks(ctx context.Context, tx pgx.Tx, holder string, names []string) ([]bool, error) {
+	keys := make([]int64, len(names))
+	for i, n := range names {
+		keys[i] = LockKey(n)
+	}
+	got := make([]bool, 0, len(names))
+	rows, err := tx.Query(ctx, `SELECT pg_try_advisory_xact_lock(k.key) FROM (SELECT set_config('application_name', $2, true)) s,
+		unnest($1::int8[]) WITH ORDINALITY k(key, i) ORDER BY k.i`, keys, SessionName(holder))
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	if _, err := pgx.ForEachRow(rows, []any{&ok}, func() error { got = append(got, ok); return nil }); err != nil {
+		return nil, err
+	}
+	if len(got) != len(names) {
+		return nil, fmt.Errorf("tried %d locks, got %d answers", len(names), len(got))
+	}
+	return got, nil
+}
+
 // HeldLocks lists the helix locks held now in the database: unexpired
 // leases and advisory locks of sessions named helix-* (none after every
 // test, and none with no helix process alive once the TTL has passed).

@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/scrub"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // Synthesizer holds what every user of a run shares. User is the per-user
@@ -31,7 +32,7 @@ type Synthesizer struct {
 	Types     []string
 	Budget    *Budget
 	Params    synthesis.Params
-	Filter    synthesis.Filter
+	Filter    synthstore.Filter
 	Limits    Limits
 	Now       func() time.Time
 
@@ -82,7 +83,7 @@ type Prepared struct {
 // Prepare reads the user's memories, runs the statistical synthesis and
 // builds the scrubbed brief and the request that would carry it.
 func (s *Synthesizer) Prepare(ctx context.Context, q db.Querier, user uuid.UUID) (*Prepared, error) {
-	ms, err := synthesis.Load(ctx, q, user, s.Filter)
+	ms, err := synthstore.Load(ctx, q, user, s.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
-	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // How `synthesize --all-users --enqueue` sizes its batches by default
@@ -32,7 +32,7 @@ const (
 // about BatchWork by the users' memories matching f (one grouped count over
 // the users' rows). The same users and memories give the same batches, so
 // enqueuing again while they are pending queues nothing twice.
-func SynthesizeBatches(ctx context.Context, q db.Querier, users []uuid.UUID, f synthesis.Filter, perJob int) ([][]uuid.UUID, error) {
+func SynthesizeBatches(ctx context.Context, q db.Querier, users []uuid.UUID, f synthstore.Filter, perJob int) ([][]uuid.UUID, error) {
 	if perJob > 0 {
 		return slices.Collect(slices.Chunk(users, perJob)), nil
 	}

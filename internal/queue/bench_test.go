@@ -13,6 +13,7 @@ import (
 
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // benchUsers seeds n users × 10 memories and returns their ids.
@@ -25,7 +26,7 @@ func benchUsers(b *testing.B, pool *pgxpool.Pool, n int) []uuid.UUID {
 		FROM generate_series(1, $1) u, generate_series(1, 10) k`, n); err != nil {
 		b.Fatal(err)
 	}
-	users, err := synthesis.Users(ctx, pool, synthesis.Filter{})
+	users, err := synthstore.Users(ctx, pool, synthstore.Filter{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func benchParams() synthesis.Params {
 	return p
 }
 
-// BenchmarkSynthesizeUnit is the per-user work alone: synthesis.User on a
+// BenchmarkSynthesizeUnit is the per-user work alone: read, analyse and write one user on a
 // connection of its own, writing, one user after another.
 func BenchmarkSynthesizeUnit(b *testing.B) {
 	pool := pgtest.New(b)
@@ -51,8 +52,11 @@ func BenchmarkSynthesizeUnit(b *testing.B) {
 	defer conn.Release()
 	b.ResetTimer()
 	for i := range b.N {
-		w := &synthesis.Write{Now: time.Now()}
-		if _, _, err := synthesis.User(ctx, conn, users[i], synthesis.Filter{}, benchParams(), w, nil); err != nil {
+		r, err := synthstore.Compute(ctx, users[i], synthstore.ReadUser(ctx, conn, users[i], synthstore.Filter{}, benchParams()), benchParams())
+		if err == nil {
+			err = (&synthstore.Write{Now: time.Now()}).One(ctx, conn, r)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}

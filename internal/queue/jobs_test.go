@@ -23,6 +23,7 @@ import (
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // argsOf is every kind's typed args, as the table names them.
@@ -117,7 +118,7 @@ func TestEnqueueBatches(t *testing.T) {
 		FROM generate_series(1, 151) u, generate_series(1, CASE WHEN u = 101 THEN 3000 ELSE 10 END) k`); err != nil {
 		t.Fatal(err)
 	}
-	users, err := synthesis.Users(ctx, tx, synthesis.Filter{})
+	users, err := synthstore.Users(ctx, tx, synthstore.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestEnqueueBatches(t *testing.T) {
 	if err := tx.QueryRow(ctx, `SELECT md5('u101')::uuid`).Scan(&big); err != nil {
 		t.Fatal(err)
 	}
-	batches, err := SynthesizeBatches(ctx, tx, users, synthesis.Filter{}, 0)
+	batches, err := SynthesizeBatches(ctx, tx, users, synthstore.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func failingUsers(t *testing.T, pool *pgxpool.Pool, n int) (users []uuid.UUID, b
 		VALUES (gen_random_uuid(), $1, 'episodic', 'broken', ARRAY[1, NULL]::real[], now())`, bad); err != nil {
 		t.Fatal(err)
 	}
-	users, err := synthesis.Users(ctx, pool, synthesis.Filter{})
+	users, err := synthstore.Users(ctx, pool, synthstore.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

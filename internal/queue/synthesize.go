@@ -17,6 +17,7 @@ import (
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // SynthesizeArgs is one user's synthesis.
@@ -76,11 +77,11 @@ type Synthesis struct {
 	Conn  db.Querier
 	Users []uuid.UUID
 	// State gives each user's state taken before the stream started
-	// (synthesis.StateOf, Ahead.State): the users' memories are then read
-	// in one stream (synthesis.Each). nil: each user is read on its own,
+	// (synthstore.StateOf, Ahead.State): the users' memories are then read
+	// in one stream (synthstore.Each). nil: each user is read on its own,
 	// on the connection it is written on (one user).
-	State       func(context.Context, uuid.UUID) (*synthesis.State, error)
-	Filter      synthesis.Filter
+	State       func(context.Context, uuid.UUID) (*synthstore.State, error)
+	Filter      synthstore.Filter
 	Params      synthesis.Params
 	Concurrency int
 	// RunID is the job_runs row the users' synthesis is written under;
@@ -95,10 +96,18 @@ type Synthesis struct {
 	Step func(UserOutcome)
 }
 
+// WriteBatch is how many users a streamed run (Synthesis.State set) writes
+// in one transaction (synthstore.Write.Many), and WriteWait how long a user
+// analysed waits for its batch to fill before the batch is written anyway.
+const (
+	WriteBatch = 64
+	WriteWait  = time.Second
+)
+
 // SynthesizeUsers is the one unit of work of synthesis, called in-process
 // and by River alike. Its rules:
-//   - lock: each user is written in one transaction that holds the user's
-//     transaction lock (synthesis.UserLock), waited for up to LockWait; a
+//   - lock: each user is written in a transaction that holds the user's
+//     transaction lock (synthstore.UserLock), waited for up to LockWait; a
 //     user another run holds is Skipped: it is that run's to write.
 //   - failure: a user that fails (its memories, its analysis, its write)
 //     is recorded in its outcome and the other users go on; only a
@@ -106,7 +115,10 @@ type Synthesis struct {
 //     the error (users it did not reach have outcomes not Reached).
 //
 // A user's synthesis and its state commit together, so a user done is
-// never done again for the same memories (exactly once per change).
+// never done again for the same memories (exactly once per change). A
+// streamed run writes its users WriteBatch to a transaction (one lock query,
+// one COPY, one state statement); a batch that fails is written again
+// user by user, so that only the failing user fails.
 func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 	out := make([]UserOutcome, len(s.Users))
 	ctx, stop := context.WithCancelCause(ctx)
@@ -125,21 +137,14 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 		}
 		return c, c.Release, nil
 	}
-	unit := func(i int, read *synthesis.Read) {
-		u := s.Users[i]
-		o := UserOutcome{User: u, Patterns: []synthesis.Pattern{}}
-		q, release, err := conn()
-		if err == nil {
-			var w *synthesis.Write
-			if s.RunID != nil {
-				w = &synthesis.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
-			}
-			var ps []synthesis.Pattern
-			o.Memories, ps, err = synthesis.User(ctx, q, u, s.Filter, s.Params, w, read)
-			release()
-			if ps != nil { // [] in JSON for a user with nothing to find, never null
-				o.Patterns = ps
-			}
+	write := func() *synthstore.Write {
+		return &synthstore.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
+	}
+	// finish records what became of user i.
+	finish := func(i int, r synthstore.Result, err error) {
+		o := UserOutcome{User: s.Users[i], Memories: r.Memories, Patterns: []synthesis.Pattern{}}
+		if r.Patterns != nil { // [] in JSON for a user with nothing to find, never null
+			o.Patterns = r.Patterns
 		}
 		switch {
 		case err == nil:
@@ -157,16 +162,128 @@ func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
 			s.Step(o)
 		}
 	}
+	// one writes user i's result alone, on a connection of its own.
+	one := func(i int, r synthstore.Result) {
+		q, release, err := conn()
+		if err == nil {
+			err = write().One(ctx, q, r)
+			release()
+		}
+		finish(i, r, err)
+	}
 	if s.State == nil {
-		for i := range s.Users {
+		for i, u := range s.Users {
 			if ctx.Err() != nil {
 				break
 			}
-			unit(i, nil)
+			q, release, err := conn()
+			if err != nil {
+				finish(i, synthstore.Result{}, err)
+				continue
+			}
+			r, err := synthstore.Compute(ctx, u, synthstore.ReadUser(ctx, q, u, s.Filter, s.Params), s.Params)
+			if err == nil && s.RunID != nil {
+				err = write().One(ctx, q, r)
+			}
+			release()
+			finish(i, r, err)
 		}
-	} else {
-		synthesis.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), unit)
+		return out, context.Cause(ctx)
 	}
+	if s.RunID == nil || s.Complete != nil {
+		synthstore.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthstore.Read) {
+			r, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
+			if err == nil && s.RunID != nil {
+				one(i, r)
+				return
+			}
+			finish(i, r, err)
+		})
+		return out, context.Cause(ctx)
+	}
+	type done struct {
+		i int
+		r synthstore.Result
+	}
+	// flush writes a batch: together, then whoever it could not take or
+	// that failed with it, alone.
+	flush := func(batch []done) {
+		if len(batch) == 0 || ctx.Err() != nil {
+			return
+		}
+		rs := make([]synthstore.Result, len(batch))
+		for k, d := range batch {
+			rs[k] = d.r
+		}
+		q, release, err := conn()
+		var held []int
+		if err == nil {
+			held, err = write().Many(ctx, q, rs)
+			release()
+		}
+		switch {
+		case err != nil && (ctx.Err() != nil || db.IsUnavailable(err)):
+			stop(err)
+		case err != nil:
+			for _, d := range batch {
+				one(d.i, d.r)
+			}
+		default:
+			for k, d := range batch {
+				if !slices.Contains(held, k) {
+					finish(d.i, d.r, nil)
+				}
+			}
+			for _, k := range held {
+				one(batch[k].i, batch[k].r)
+			}
+		}
+	}
+	results := make(chan done, WriteBatch)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		var batch []done
+		users := map[uuid.UUID]bool{}
+		var wait <-chan time.Time
+		send := func() {
+			flush(batch)
+			batch, wait = nil, nil
+			clear(users)
+		}
+		for {
+			select {
+			case d, ok := <-results:
+				if !ok {
+					send()
+					return
+				}
+				if users[d.r.User] { // a user listed twice: its writes in order, one a batch
+					send()
+				}
+				batch = append(batch, d)
+				users[d.r.User] = true
+				if len(batch) == 1 {
+					wait = time.After(WriteWait)
+				}
+				if len(batch) >= WriteBatch {
+					send()
+				}
+			case <-wait:
+				send()
+			}
+		}
+	}()
+	synthstore.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthstore.Read) {
+		r, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
+		if err != nil {
+			finish(i, r, err)
+			return
+		}
+		results <- done{i, r}
+	})
+	close(results)
+	<-written
 	return out, context.Cause(ctx)
 }
 
@@ -215,7 +332,7 @@ func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeAr
 	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, 1), NoReap: true, Now: w.d.now()},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			var counts map[string]int
-			s := Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: []uuid.UUID{a.UserID}, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit},
+			s := Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: []uuid.UUID{a.UserID}, Filter: synthstore.Filter{Since: a.Since, Limit: a.Limit},
 				Params: a.Params, Concurrency: 1, RunID: &run.ID, Now: w.d.now(),
 				Complete: func(ctx context.Context, tx pgx.Tx) error {
 					if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
@@ -264,20 +381,20 @@ type SynthesizeUsersWorker struct {
 // Work synthesizes the job's users.
 func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[SynthesizeUsersArgs]) error {
 	a := job.Args
-	filter := synthesis.Filter{Since: a.Since, Limit: a.Limit}
+	filter := synthstore.Filter{Since: a.Since, Limit: a.Limit}
 	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, len(a.UserIDs)), NoReap: true, Now: w.d.now()},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			counts := map[string]int{"users": len(a.UserIDs)}
-			states, err := synthesis.Snapshots(ctx, run.Conn, a.UserIDs, filter, a.Params)
+			states, err := synthstore.Snapshots(ctx, run.Conn, a.UserIDs, filter, a.Params)
 			if err != nil {
 				return counts, err
 			}
-			current, err := synthesis.Recorded(ctx, run.Conn, states)
+			current, err := synthstore.Recorded(ctx, run.Conn, states)
 			if err != nil {
 				return counts, err
 			}
 			todo := slices.DeleteFunc(slices.Clone(a.UserIDs), func(u uuid.UUID) bool { return current[u] })
-			out, err := SynthesizeUsers(ctx, Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: todo, State: synthesis.StateOf(states),
+			out, err := SynthesizeUsers(ctx, Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: todo, State: synthstore.StateOf(states),
 				Filter: filter, Params: a.Params, Concurrency: 1, RunID: &run.ID, Now: w.d.now()})
 			counts, failed, _ := SynthesisCounts(out)
 			counts["users"], counts["unchanged"] = len(a.UserIDs), len(a.UserIDs)-len(todo)

@@ -52,6 +52,7 @@ func cpSeries(r *rand.Rand) []float64 {
 // maxT(perm) ≥ t exactly as maxT itself does, including permutations
 // placed right at the threshold.
 func TestExceedsMatchesMaxT(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	checked := 0
 	for range 400 {
@@ -83,6 +84,7 @@ func TestExceedsMatchesMaxT(t *testing.T) {
 // TestChangePointSameAsNaive: the p-value (and split) of a full test equal
 // those of computing maxT on all 999 permutations, bit for bit.
 func TestChangePointSameAsNaive(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 60 {
 		y := cpSeries(r)
@@ -105,6 +107,7 @@ func TestChangePointSameAsNaive(t *testing.T) {
 // TestChangePointStopsOnlyWhenSettled: with a stopping rule, the test stops
 // early only when the full count would give the same decision.
 func TestChangePointStopsOnlyWhenSettled(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	stopped := 0
 	for i := range 60 {

@@ -1,6 +1,9 @@
 // Package synthesis finds patterns in one user's memories — semantic
 // clusters, temporal bursts and rhythms, emotional trends, shifts and
 // triggers — each with its members, its evidence and a confidence drawn from it.
+// It is the analysis alone: it reads and writes no database (package
+// synthstore reads the memories, records the patterns and the states, and
+// runs many users).
 package synthesis
 
 import (
@@ -15,6 +18,10 @@ import (
 
 	"github.com/google/uuid"
 )
+
+// Version names the analysis: bump it when a change to Analyze changes its
+// output for the same memories, so that every user is recomputed once.
+const Version = 2 // 2: the auto algorithm (issue 33), the LSA spectrum knee in evidence.space
 
 // Pattern types, as stored in memory_synthesis.pattern_type.
 const (

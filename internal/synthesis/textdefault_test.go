@@ -77,6 +77,7 @@ func clusterLabels(ms []Memory, ps []Pattern) (labels []int, largest int) {
 // default, DBSCAN with eps at the k-distance elbow, put nearly all of them in
 // one theme (ARI about 0); asked for explicitly, it still does.
 func TestTextDefaultDoesNotCollapse(t *testing.T) {
+	t.Parallel()
 	ms, truth, k := wordnetGlosses(t)
 	if len(ms) != 480 || k != 8 {
 		t.Fatalf("fixture: %d texts, %d labels", len(ms), k)
@@ -122,6 +123,7 @@ func TestTextDefaultDoesNotCollapse(t *testing.T) {
 // explicitly, unless one DBSCAN cluster holds more than half the memories and
 // k-means separates them better; --algorithm dbscan never switches.
 func TestAutoOnEmbeddings(t *testing.T) {
+	t.Parallel()
 	rows, truth := cluster.Planted(400, 16, 4, 0.15, 0.05, 9)
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	ms := make([]Memory, len(rows))

@@ -7,8 +7,9 @@
 # each (scripts/bench/pgcpu.sh), and the ratios to the COPY floor; the goal
 # (issues 20, 37) is ≤ 1.3× in wall time and in PostgreSQL CPU. With
 # BASE=<git revision> that revision's helix runs too, and its output
-# (--dry-run --output json) must equal this tree's byte for byte. URL=<a
-# database synthload made> reuses it instead of loading one (it is kept).
+# (--full --dry-run --output json: every user, not only the changed ones)
+# must equal this tree's byte for byte. URL=<a database synthload made>
+# reuses it instead of loading one (it is kept).
 #
 #   scripts/bench/synthesize_all.sh            # 1,000 × 100 × 1,536
 #   U=200 D=384 R=5 BASE=main scripts/bench/synthesize_all.sh
@@ -45,10 +46,10 @@ fi
 psql "$url" -qc "VACUUM ANALYZE memories"
 if [ -n "$BASE" ]; then
   for b in "${bins[@]}"; do
-    HELIX_DATABASE_URL=$url "$b" synthesize --all-users --dry-run --output json >"$b.json" 2>/dev/null
+    HELIX_DATABASE_URL=$url "$b" synthesize --all-users --full --dry-run --output json >"$b.json" 2>/dev/null
   done
   cmp -s "$dir/helix-base.json" "$dir/helix.json" || { echo "outputs differ from $BASE's" >&2; exit 1; }
-  echo "output (--dry-run --output json, $(wc -c <"$dir/helix.json") bytes): identical to $BASE's"
+  echo "output (--full --dry-run --output json, $(wc -c <"$dir/helix.json") bytes): identical to $BASE's"
 fi
 copy="\\copy (SELECT id, content, embedding::real[], emotional_valence, created_at FROM memories ORDER BY user_id, created_at, id) TO '/dev/null' (FORMAT binary)"
 for i in $(seq "$R"); do

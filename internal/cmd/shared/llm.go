@@ -15,6 +15,7 @@ import (
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 )
 
 // LLMSettings are what NewSynthesizer needs besides the configuration: the
@@ -25,7 +26,7 @@ type LLMSettings struct {
 	MaxCost       float64 // USD; 0: no limit
 	Types         []string
 	Params        synthesis.Params
-	Filter        synthesis.Filter
+	Filter        synthstore.Filter
 	DryRun        bool // no key needed
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
-	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -71,7 +71,7 @@ func llmRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	warn := func(msg string) { log.Warn(msg) }
-	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	filter := synthstore.Filter{Since: opts.since, Limit: opts.Limit}
 	s, mi, url, err := shared.NewSynthesizer(ctx, cfg, pool, shared.LLMSettings{Model: opts.Model, ModelUnlisted: opts.ModelUnlisted,
 		MaxCost: opts.MaxCost, Types: opts.types, Params: opts.params(), Filter: filter, DryRun: opts.DryRun}, client, f.Now, warn)
 	if err != nil {
@@ -79,7 +79,7 @@ func llmRun(ctx context.Context, opts *Options) error {
 	}
 	users := []uuid.UUID{opts.user}
 	if opts.AllUsers {
-		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
+		if users, err = synthstore.Users(ctx, pool, filter); err != nil {
 			return err
 		}
 	}
@@ -314,10 +314,10 @@ func llmEnqueue(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	filter := synthstore.Filter{Since: opts.since, Limit: opts.Limit}
 	users := []uuid.UUID{opts.user}
 	if opts.AllUsers {
-		if users, err = synthesis.Users(ctx, pool, filter); err != nil {
+		if users, err = synthstore.Users(ctx, pool, filter); err != nil {
 			return err
 		}
 	}

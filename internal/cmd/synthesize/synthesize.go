@@ -23,6 +23,7 @@ import (
 	"github.com/helixhq/helix/internal/progress"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -257,8 +258,8 @@ type Report struct {
 	Warnings []string `json:"warnings"`
 }
 
-// UserLock is synthesis.UserLock.
-func UserLock(user uuid.UUID) string { return synthesis.UserLock(user) }
+// UserLock is synthstore.UserLock.
+func UserLock(user uuid.UUID) string { return synthstore.UserLock(user) }
 
 func synthesizeRun(ctx context.Context, opts *Options) error {
 	f := opts.F
@@ -266,12 +267,12 @@ func synthesizeRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	filter := synthesis.Filter{Since: opts.since, Limit: opts.Limit}
+	filter := synthstore.Filter{Since: opts.since, Limit: opts.Limit}
 	users := []uuid.UUID{opts.user}
 	unchanged := 0
-	var states map[uuid.UUID]*synthesis.State // taken by the scan that found the changed users
+	var states map[uuid.UUID]*synthstore.State // taken by the scan that found the changed users
 	if opts.AllUsers {
-		if users, unchanged, states, err = synthesis.ChangedUsers(ctx, pool, filter, opts.params(), opts.Full); err != nil {
+		if users, unchanged, states, err = synthstore.ChangedUsers(ctx, pool, filter, opts.params(), opts.Full); err != nil {
 			return err
 		}
 	}
@@ -328,7 +329,7 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 		}
 		res, err = queue.Enqueue(ctx, client, args)
 	} else {
-		batches, berr := queue.SynthesizeBatches(ctx, pool, users, synthesis.Filter{Since: opts.since, Limit: opts.Limit}, opts.UsersPerJob)
+		batches, berr := queue.SynthesizeBatches(ctx, pool, users, synthstore.Filter{Since: opts.since, Limit: opts.Limit}, opts.UsersPerJob)
 		if berr != nil {
 			return berr
 		}
@@ -404,8 +405,8 @@ func report(ctx context.Context, opts *Options, rep *Report, users []uuid.UUID, 
 // under the user's lock. The users' states are states (taken by the scan
 // that chose them) or, with --full, taken beside the stream. run is nil for
 // a dry run.
-func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, states map[uuid.UUID]*synthesis.State, run *jobrun.Run) ([]queue.UserOutcome, error) {
-	s := queue.Synthesis{Pool: pool, Users: users, Filter: synthesis.Filter{Since: opts.since, Limit: opts.Limit},
+func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.UUID, states map[uuid.UUID]*synthstore.State, run *jobrun.Run) ([]queue.UserOutcome, error) {
+	s := queue.Synthesis{Pool: pool, Users: users, Filter: synthstore.Filter{Since: opts.since, Limit: opts.Limit},
 		Params: opts.params(), Concurrency: opts.Concurrency, Now: opts.F.Now}
 	if run != nil {
 		s.RunID = &run.ID
@@ -420,9 +421,9 @@ func work(ctx context.Context, pool *pgxpool.Pool, opts *Options, users []uuid.U
 	mode := progress.ChooseMode(opts.IO.IsStderrTTY(), opts.F.Global.JSON())
 	bar := progress.New(opts.IO.ErrOut, mode, opts.F.Logger(), "synthesize", len(users))
 	defer bar.Finish()
-	s.State = synthesis.StateOf(states)
+	s.State = synthstore.StateOf(states)
 	if states == nil {
-		ahead, err := synthesis.SnapshotsAhead(ctx, pool, users, s.Filter, s.Params)
+		ahead, err := synthstore.SnapshotsAhead(ctx, pool, users, s.Filter, s.Params)
 		if err != nil {
 			return nil, fmt.Errorf("read memories: %w", err)
 		}

@@ -30,7 +30,7 @@ import (
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/syncer"
-	"github.com/helixhq/helix/internal/synthesis"
+	"github.com/helixhq/helix/internal/synthesis/synthstore"
 	"github.com/helixhq/helix/internal/voice/stt"
 )
 
@@ -334,7 +334,7 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 				return nil, err
 			}
 			s, _, _, err := shared.NewSynthesizer(ctx, cfg, pool, shared.LLMSettings{Model: a.Model, ModelUnlisted: a.ModelUnlisted,
-				Types: a.Types, Params: a.Params, Filter: synthesis.Filter{Since: a.Since, Limit: a.Limit}}, hc, f.Now,
+				Types: a.Types, Params: a.Params, Filter: synthstore.Filter{Since: a.Since, Limit: a.Limit}}, hc, f.Now,
 				func(msg string) { log.Debug(msg) })
 			return s, err
 		},

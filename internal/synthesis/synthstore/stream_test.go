@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 // TestStreamEqualsLoad: one streamed query hands every user exactly what
@@ -60,9 +61,9 @@ func TestStreamEqualsLoad(t *testing.T) {
 	users = append(users, all[0])
 	ref, _ := Load(ctx, pool, ana, Filter{})
 	for _, f := range []Filter{{}, {Limit: 7}, {Since: ref[150].CreatedAt}, {Since: ref[150].CreatedAt, Limit: 20}} {
-		got := make([][]Memory, len(users))
+		got := make([][]synthesis.Memory, len(users))
 		calls := make([]int, len(users))
-		err := Stream(ctx, pool, users, f, func(i int, ms []Memory, err error) {
+		err := Stream(ctx, pool, users, f, func(i int, ms []synthesis.Memory, err error) {
 			if err != nil {
 				t.Fatalf("user %s: %v", users[i], err)
 			}
@@ -95,12 +96,12 @@ func TestStreamEqualsLoad(t *testing.T) {
 					withEmb = append(withEmb, k)
 				}
 			}
-			if len(withEmb) > 0 && contiguous(got[i], withEmb, 384) == nil {
+			if len(withEmb) > 0 && !backToBack(got[i], withEmb, 384) {
 				t.Fatalf("%+v: user %s: embeddings not back to back", f, u)
 			}
 			if f == (Filter{}) && u == ana {
-				a, errA := Analyze(ctx, got[i], DefaultParams())
-				b, errB := Analyze(ctx, want, DefaultParams())
+				a, errA := synthesis.Analyze(ctx, got[i], synthesis.DefaultParams())
+				b, errB := synthesis.Analyze(ctx, want, synthesis.DefaultParams())
 				if errA != nil || errB != nil || len(a) < 10 || !reflect.DeepEqual(a, b) {
 					t.Fatalf("Analyze: %d patterns from the stream, %d from Load (%v, %v)", len(a), len(b), errA, errB)
 				}
@@ -125,7 +126,7 @@ func TestStreamBadEmbeddingFailsOneUser(t *testing.T) {
 	}
 	var failed []int
 	read := map[int]int{}
-	if err := Stream(ctx, pool, users, Filter{}, func(i int, ms []Memory, err error) {
+	if err := Stream(ctx, pool, users, Filter{}, func(i int, ms []synthesis.Memory, err error) {
 		if err != nil {
 			failed = append(failed, i)
 		}
@@ -206,14 +207,16 @@ func TestEachStreamDroppedMidway(t *testing.T) {
 	// sockets between server and client can buffer (Linux's tcp_rmem and
 	// tcp_wmem allow 6 and 4 MB at most by default)
 	var users []uuid.UUID
+	var ms []memories.Memory
 	for i := range 100 {
 		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'d', byte(i)})
 		users = append(users, u)
-		if _, err := memories.Insert(ctx, pool, Synthetic(u, 30, 1536, uint64(i+1))); err != nil {
-			t.Fatal(err)
-		}
+		ms = append(ms, synthesis.Synthetic(u, 30, 1536, uint64(i+1))...)
 	}
-	states, err := Snapshots(ctx, pool, users, Filter{}, DefaultParams())
+	if _, err := memories.Insert(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	states, err := Snapshots(ctx, pool, users, Filter{}, synthesis.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,52 +261,72 @@ func TestEachStreamDroppedMidway(t *testing.T) {
 // TestEachOutlastsStatementTimeout: a run over many users takes longer than
 // the server's statement_timeout, because each user's analysis holds the
 // stream back; Each reads a window of users a query, so no query lives as
-// long as the run and every user is read.
+// long as the run and every user is read. The control: the same run in one
+// query is cancelled by the timeout. (Scaled down from StreamWindow: windows
+// of 8 users, each user's analysis 20 ms, statement_timeout 1 s; a window's
+// query lasts ~0.16 s, the run ~4 s.)
 func TestEachOutlastsStatementTimeout(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	u := pgtest.URL(t)
 	pool := pgtest.Open(t, u)
-	users := make([]uuid.UUID, 769) // three windows of 256 and one more user
+	// 200 users × 8 memories of 1,536 reals, ~20 MB on the wire: past what
+	// the sockets between server and client can buffer (Linux's tcp_wmem and
+	// tcp_rmem allow 4 and 6 MB at most by default), so the server waits on
+	// the reader, which takes a user every 20 ms (5 MB/s): one query for
+	// the whole run would last ~2 s, twice the timeout
+	const (
+		window  = 8
+		pause   = 20 * time.Millisecond
+		timeout = time.Second
+	)
+	users := make([]uuid.UUID, 25*window+1)
 	var ms []memories.Memory
 	for i := range users {
 		users[i] = uuid.NewSHA1(uuid.NameSpaceOID, []byte{'w', byte(i), byte(i >> 8)})
-		ms = append(ms, Synthetic(users[i], 8, 1536, uint64(i+1))...)
+		ms = append(ms, synthesis.Synthetic(users[i], 8, 1536, uint64(i+1))...)
 	}
 	if _, err := memories.Insert(ctx, pool, ms); err != nil {
 		t.Fatal(err)
 	}
-	states, err := Snapshots(ctx, pool, users, Filter{}, DefaultParams())
+	states, err := Snapshots(ctx, pool, users, Filter{}, synthesis.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
-	const timeout = 2 * time.Second
 	sep := "?"
 	if strings.Contains(u, "?") {
 		sep = "&"
 	}
 	short := pgtest.Open(t, u+sep+"statement_timeout="+fmt.Sprint(timeout.Milliseconds()))
-	// 769 users × 8 memories of 1,536 reals: ~38 MB, far past what the
-	// sockets buffer, so the server waits on the reader; each window's users
-	// take ~1.3 s to "analyse", the whole run ~4 s, past the timeout
-	pause := 5 * time.Millisecond
-	start := time.Now()
-	var mu sync.Mutex
-	read := 0
-	Each(ctx, short, users, StateOf(states), Filter{}, 1, func(i int, r *Read) {
-		time.Sleep(pause)
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Err != nil || len(r.Memories) != 8 {
-			t.Errorf("user %d: %d memories, %v", i, len(r.Memories), r.Err)
-			return
-		}
-		read++
-	})
-	if took := time.Since(start); took <= timeout {
+	run := func(size int) (read int, errs []error, took time.Duration) {
+		start := time.Now()
+		var mu sync.Mutex
+		each(ctx, short, users, StateOf(states), Filter{}, 1, size, func(i int, r *Read) {
+			if r.Err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				errs = append(errs, r.Err)
+				return
+			}
+			time.Sleep(pause)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(r.Memories) != 8 {
+				t.Errorf("user %d: %d memories", i, len(r.Memories))
+			}
+			read++
+		})
+		return read, errs, time.Since(start)
+	}
+	read, errs, took := run(window)
+	if took <= timeout {
 		t.Fatalf("the run took %v, not past the %v statement_timeout: the test shows nothing", took, timeout)
 	}
-	if read != len(users) {
-		t.Fatalf("%d of %d users read", read, len(users))
+	if read != len(users) || len(errs) > 0 {
+		t.Fatalf("%d of %d users read; errors: %v", read, len(users), errs)
+	}
+	read, errs, _ = run(len(users))
+	if len(errs) == 0 || !strings.Contains(errs[0].Error(), "statement timeout") {
+		t.Fatalf("one query for the whole run: %d users read, errors %v; want the statement timeout to cut it", read, errs)
 	}
 }

@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -12,22 +12,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/synthesis"
 )
-
-// Version names the analysis: bump it when a change to Analyze changes its
-// output for the same memories, so that every user is recomputed once.
-const Version = 2 // 2: the auto algorithm (issue 33), the LSA spectrum knee in evidence.space
 
 // Settings is the key of what a synthesis depends on besides the memories:
 // the analysis parameters, the per-user limit and Version. Since is not in
 // it: a state records the window it read, and a later window differs only
 // by the memories between the two (see ChangedUsers).
-func Settings(p Params, f Filter) string {
+func Settings(p synthesis.Params, f Filter) string {
 	b, _ := json.Marshal(struct {
-		V     int    `json:"v"`
-		P     Params `json:"p"`
-		Limit int    `json:"limit,omitempty"`
-	}{Version, p, f.Limit})
+		V     int              `json:"v"`
+		P     synthesis.Params `json:"p"`
+		Limit int              `json:"limit,omitempty"`
+	}{synthesis.Version, p, f.Limit})
 	return string(b)
 }
 
@@ -52,7 +49,7 @@ const unseen = `(s.seen IS NULL OR NOT pg_visible_in_snapshot(c.xid, s.seen))`
 // states holds the changed users' states, taken now: before their memories
 // are read. With full it lists every user with memories, like Users, and
 // states is nil.
-func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p Params, full bool) (users []uuid.UUID, unchanged int, states map[uuid.UUID]*State, err error) {
+func ChangedUsers(ctx context.Context, q db.Querier, f Filter, p synthesis.Params, full bool) (users []uuid.UUID, unchanged int, states map[uuid.UUID]*State, err error) {
 	if full {
 		users, err = Users(ctx, q, f)
 		return users, 0, nil, err
@@ -125,14 +122,14 @@ type State struct {
 // are read. Take it before Load and Save it after Replace: a change that lands
 // in between then only makes the next run recompute the user once more,
 // never skip a change. It reads no memory.
-func Snapshot(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p Params) (*State, error) {
+func Snapshot(ctx context.Context, q db.Querier, user uuid.UUID, f Filter, p synthesis.Params) (*State, error) {
 	s := &State{User: user, Settings: Settings(p, f), since: since(f)}
 	return s, q.QueryRow(ctx, `SELECT `+snapshot).Scan(&s.seen)
 }
 
 // Snapshots is Snapshot for many users, from one snapshot: one query,
 // whatever the number of users.
-func Snapshots(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, p Params) (map[uuid.UUID]*State, error) {
+func Snapshots(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, p synthesis.Params) (map[uuid.UUID]*State, error) {
 	var seen string
 	if err := q.QueryRow(ctx, `SELECT `+snapshot).Scan(&seen); err != nil {
 		return nil, err
@@ -157,24 +154,37 @@ func (s *State) Save(ctx context.Context, q db.Querier, runID *int64) error {
 	if s == nil {
 		return errors.New("no synthesis state to save")
 	}
-	// prev reads the recorded row as it was before this statement (the
+	return saveStates(ctx, q, []*State{s}, runID)
+}
+
+// saveStates is Save for many users' states in one statement (no user twice).
+func saveStates(ctx context.Context, q db.Querier, states []*State, runID *int64) error {
+	n := len(states)
+	users, settings, memories, seen, since := make([]uuid.UUID, n), make([]string, n), make([]int64, n), make([]string, n), make([]*time.Time, n)
+	for i, s := range states {
+		users[i], settings[i], memories[i], seen[i], since[i] = s.User, s.Settings, s.Memories, s.seen, s.since
+	}
+	// was reads the recorded rows as they were before this statement (the
 	// statement's snapshot), whenever PostgreSQL runs the CTE; a concurrent
-	// save of the same user is held off by the user's lock (User).
-	_, err := q.Exec(ctx, `WITH prev AS (
-			SELECT seen FROM helix_synthesis_state WHERE user_id = $1),
+	// save of the same user is held off by the user's lock (UserLock).
+	_, err := q.Exec(ctx, `WITH s AS (
+			SELECT user_id, settings, memories, seen::pg_snapshot AS seen, since
+			FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::text[], $5::timestamptz[]) AS s(user_id, settings, memories, seen, since)),
+		was AS (
+			SELECT s.user_id, s.seen, h.seen AS prev FROM helix_synthesis_state h JOIN s ON s.user_id = h.user_id),
 		redo AS (
 			INSERT INTO helix_memory_changes (user_id, xid)
-			SELECT $1, pg_snapshot_xmax($4::pg_snapshot) FROM prev
-			WHERE NOT (pg_snapshot_xmax($4::pg_snapshot) >= pg_snapshot_xmax(prev.seen) AND NOT EXISTS (
-				SELECT 1 FROM pg_snapshot_xip($4::pg_snapshot) x WHERE pg_visible_in_snapshot(x, prev.seen)))
+			SELECT user_id, pg_snapshot_xmax(seen) FROM was
+			WHERE NOT (pg_snapshot_xmax(seen) >= pg_snapshot_xmax(prev) AND NOT EXISTS (
+				SELECT 1 FROM pg_snapshot_xip(seen) x WHERE pg_visible_in_snapshot(x, prev)))
 			ON CONFLICT DO NOTHING),
 		covered AS (
-			DELETE FROM helix_memory_changes WHERE user_id = $1 AND pg_visible_in_snapshot(xid, $4::pg_snapshot))
+			DELETE FROM helix_memory_changes c USING s WHERE c.user_id = s.user_id AND pg_visible_in_snapshot(c.xid, s.seen))
 		INSERT INTO helix_synthesis_state (user_id, settings, memories, seen, since, job_run_id, synthesized_at)
-		VALUES ($1, $2, $3, $4::pg_snapshot, $5, $6, now())
-		ON CONFLICT (user_id) DO UPDATE SET settings = $2, memories = $3, digest = NULL, seen = $4::pg_snapshot, since = $5,
-			job_run_id = $6, synthesized_at = now()`,
-		s.User, s.Settings, s.Memories, s.seen, s.since, runID)
+		SELECT user_id, settings, memories, seen, since, $6, now() FROM s
+		ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings, memories = excluded.memories, digest = NULL,
+			seen = excluded.seen, since = excluded.since, job_run_id = excluded.job_run_id, synthesized_at = excluded.synthesized_at`,
+		users, settings, memories, seen, since, runID)
 	return err
 }
 
@@ -228,7 +238,7 @@ type Ahead struct {
 // SnapshotsAhead takes the states of users as Snapshots does. Call it
 // before the stream starts, so that every state is taken before its user's
 // memories are read, as Snapshot requires; call Wait when done with it.
-func SnapshotsAhead(ctx context.Context, pool *pgxpool.Pool, users []uuid.UUID, f Filter, p Params) (*Ahead, error) {
+func SnapshotsAhead(ctx context.Context, pool *pgxpool.Pool, users []uuid.UUID, f Filter, p synthesis.Params) (*Ahead, error) {
 	states, err := Snapshots(ctx, pool, users, f, p)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -15,10 +15,11 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 // markAll records every user's current state, as a run over all of them would.
-func markAll(t *testing.T, pool *pgxpool.Pool, f Filter, p Params) {
+func markAll(t *testing.T, pool *pgxpool.Pool, f Filter, p synthesis.Params) {
 	t.Helper()
 	ctx := context.Background()
 	users, _, _, err := ChangedUsers(ctx, pool, f, p, true)
@@ -60,8 +61,8 @@ func TestChangedUsers(t *testing.T) {
 		}
 		return u
 	}
-	p, f := DefaultParams(), Filter{}
-	changedIn := func(f Filter, p Params) []uuid.UUID {
+	p, f := synthesis.DefaultParams(), Filter{}
+	changedIn := func(f Filter, p synthesis.Params) []uuid.UUID {
 		t.Helper()
 		us, unchanged, states, err := ChangedUsers(ctx, pool, f, p, false)
 		if err != nil {
@@ -195,7 +196,7 @@ func count(t *testing.T, q db.Querier, sql string, args ...any) int {
 func nightly(t *testing.T, pool *pgxpool.Pool, between func(users []uuid.UUID)) []uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
-	p, f := DefaultParams(), Filter{}
+	p, f := synthesis.DefaultParams(), Filter{}
 	users, _, states, err := ChangedUsers(ctx, pool, f, p, false)
 	if err != nil {
 		t.Fatalf("change check: %v", err)
@@ -204,13 +205,20 @@ func nightly(t *testing.T, pool *pgxpool.Pool, between func(users []uuid.UUID)) 
 		between(users)
 	}
 	var failed []string
+	var rs []Result
 	Each(ctx, pool, users, StateOf(states), f, 1, func(i int, read *Read) {
-		if _, _, err := User(ctx, pool, users[i], f, p, &Write{Now: time.Now()}, read); err != nil {
+		r, err := Compute(ctx, users[i], read, p)
+		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", users[i], err))
 		}
+		rs = append(rs, r)
 	})
 	if len(failed) > 0 {
 		t.Fatalf("nightly run: %s", strings.Join(failed, "; "))
+	}
+	// written as the run writes them: a batch in one transaction
+	if held, err := (&Write{Now: time.Now()}).Many(ctx, pool, rs); err != nil || len(held) > 0 {
+		t.Fatalf("nightly run: write: %v (held: %v)", err, held)
 	}
 	return users
 }
@@ -241,7 +249,7 @@ func TestChangeDuringRun(t *testing.T) {
 			for i := range 5 {
 				u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'c', byte(i)})
 				us = append(us, u)
-				if _, err := memories.Insert(ctx, writer, Synthetic(u, 12, 8, uint64(i+1))); err != nil {
+				if _, err := memories.Insert(ctx, writer, synthesis.Synthetic(u, 12, 8, uint64(i+1))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -363,7 +371,7 @@ func TestUnchangedUsersNotRead(t *testing.T) {
 	for i := range 6 {
 		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'g', byte(i)})
 		us = append(us, u)
-		if _, err := memories.Insert(ctx, pool, Synthetic(u, 20, 16, uint64(i+1))); err != nil {
+		if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 20, 16, uint64(i+1))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -382,7 +390,7 @@ func TestUnchangedUsersNotRead(t *testing.T) {
 	}
 
 	// The control: a read of every user, as --full does, hits the guard.
-	err := Stream(ctx, pool, us, Filter{}, func(int, []Memory, error) {})
+	err := Stream(ctx, pool, us, Filter{}, func(int, []synthesis.Memory, error) {})
 	if err == nil || !strings.Contains(err.Error(), "read a memory of unchanged user") {
 		t.Fatalf("streaming every user: %v, want the guard's error", err)
 	}
@@ -410,7 +418,7 @@ func TestInstallMarksExistingUsers(t *testing.T) {
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _, _, err := ChangedUsers(ctx, pool, Filter{}, DefaultParams(), false)
+	got, _, _, err := ChangedUsers(ctx, pool, Filter{}, synthesis.DefaultParams(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,10 +435,10 @@ func TestSaveOlderStateRedoes(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	u := uuid.NewSHA1(uuid.NameSpaceOID, []byte("older"))
-	if _, err := memories.Insert(ctx, pool, Synthetic(u, 5, 4, 1)); err != nil {
+	if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 5, 4, 1)); err != nil {
 		t.Fatal(err)
 	}
-	p, f := DefaultParams(), Filter{}
+	p, f := synthesis.DefaultParams(), Filter{}
 	old, err := Snapshot(ctx, pool, u, f, p) // the nightly's, before its read
 	if err != nil {
 		t.Fatal(err)
@@ -468,7 +476,7 @@ func TestAllMemoriesDeleted(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	u := uuid.NewSHA1(uuid.NameSpaceOID, []byte("gone"))
-	if _, err := memories.Insert(ctx, pool, Synthetic(u, 40, 8, 3)); err != nil {
+	if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 40, 8, 3)); err != nil {
 		t.Fatal(err)
 	}
 	nightly(t, pool, nil)

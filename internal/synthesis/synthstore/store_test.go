@@ -1,4 +1,4 @@
-package synthesis
+package synthstore
 
 import (
 	"context"
@@ -11,8 +11,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 var ana = uuid.MustParse("11111111-1111-4111-8111-111111111111")
@@ -51,7 +53,7 @@ func synthesize(ctx context.Context, t *testing.T, pool *pgxpool.Pool) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := Analyze(ctx, ms, DefaultParams())
+	ps, err := synthesis.Analyze(ctx, ms, synthesis.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +68,8 @@ func TestLoadFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 300 || !slices.IsSortedFunc(all, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
-		t.Fatalf("loaded %d memories (sorted: %v), want 300 in time order", len(all), slices.IsSortedFunc(all, func(a, b Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }))
+	if len(all) != 300 || !slices.IsSortedFunc(all, func(a, b synthesis.Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }) {
+		t.Fatalf("loaded %d memories (sorted: %v), want 300 in time order", len(all), slices.IsSortedFunc(all, func(a, b synthesis.Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }))
 	}
 	// Embeddings arrive back to back in one array, so Analyze clusters them in place.
 	var withEmb []int
@@ -76,7 +78,7 @@ func TestLoadFilters(t *testing.T) {
 			withEmb = append(withEmb, i)
 		}
 	}
-	if len(withEmb) < 250 || contiguous(all, withEmb, 384) == nil {
+	if len(withEmb) < 250 || !backToBack(all, withEmb, 384) {
 		t.Fatalf("%d embeddings not loaded into one array", len(withEmb))
 	}
 	recent, _ := Load(ctx, pool, ana, Filter{Limit: 50})
@@ -149,5 +151,74 @@ func TestCancelledRunKeepsPreviousSynthesis(t *testing.T) {
 	}
 	if after := stored(t, pool, ana); !slices.Equal(before, after) {
 		t.Fatalf("cancelled run changed the previous synthesis: %d rows before, %d after", len(before), len(after))
+	}
+}
+
+// Write.Many writes every user of a batch in one transaction, with their
+// states, except a user whose lock another run holds: that one is left as
+// it was and named in held. Written again, a batch replaces, never adds.
+func TestWriteManyLeavesHeldUser(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	p, f := synthesis.DefaultParams(), Filter{}
+	p.MinConfidence = 0 // every user has patterns to write
+	var rs []Result
+	for i := range 4 {
+		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'w', byte(i)})
+		if _, err := memories.Insert(ctx, pool, synthesis.Synthetic(u, 30, 8, uint64(i+1))); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Compute(ctx, u, ReadUser(ctx, pool, u, f, p), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Patterns) == 0 {
+			t.Fatalf("user %d: no patterns to write", i)
+		}
+		rs = append(rs, r)
+	}
+	locked := rs[2].User
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := db.TryXactLock(ctx, tx, UserLock(locked), 0); err != nil {
+		t.Fatal(err)
+	}
+	w := &Write{Now: testNow}
+	for range 2 {
+		held, err := w.Many(ctx, pool, rs)
+		if err != nil || !slices.Equal(held, []int{2}) {
+			t.Fatalf("held %v, err %v: want [2]", held, err)
+		}
+	}
+	for _, r := range rs {
+		want := len(r.Patterns)
+		if r.User == locked {
+			want = 0
+		}
+		if n := count(t, pool, `SELECT count(*) FROM memory_synthesis WHERE user_id = $1`, r.User); n != want {
+			t.Errorf("user %s: %d patterns stored, want %d", r.User, n, want)
+		}
+		if n := count(t, pool, `SELECT count(*) FROM helix_synthesis_state WHERE user_id = $1 AND memories = 30 AND seen IS NOT NULL`, r.User); n != min(want, 1) {
+			t.Errorf("user %s: %d states recorded, want %d", r.User, n, min(want, 1))
+		}
+	}
+	if n := count(t, pool, `SELECT count(*) FROM helix_memory_changes WHERE user_id <> $1`, locked); n != 0 {
+		t.Errorf("%d change markers of written users left", n)
+	}
+	// once the lock is free, One writes the user (Complete in the same transaction)
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	completed := false
+	w.Complete = func(context.Context, pgx.Tx) error { completed = true; return nil }
+	if err := w.One(ctx, pool, rs[2]); err != nil || !completed {
+		t.Fatalf("One: %v (completed %v)", err, completed)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM memory_synthesis WHERE user_id = $1`, locked); n != len(rs[2].Patterns) {
+		t.Errorf("held user: %d patterns after One, want %d", n, len(rs[2].Patterns))
 	}
 }

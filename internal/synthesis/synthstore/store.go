@@ -1,4 +1,10 @@
-package synthesis
+// Package synthstore is synthesis's PostgreSQL side: which users changed
+// (change markers and recorded states), reading their memories (one user,
+// or a stream of many), writing their patterns and states (one user, or a
+// batch in one transaction), and Each, the run over many users that
+// `helix synthesize --all-users` and the synthesize jobs share. The
+// analysis itself is package synthesis, which touches no database.
+package synthstore
 
 import (
 	"bytes"
@@ -15,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/synthesis"
 )
 
 // Filter selects the memories a run reads.
@@ -44,7 +51,7 @@ func since(f Filter) *time.Time {
 // read as real[] so that a pgvector column works as well, and land in one
 // contiguous array (sized by a count first) that Analyze can cluster in
 // place: at 50,000 × 1,536 a second copy would cost 300 MB.
-func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory, error) {
+func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]synthesis.Memory, error) {
 	var limit *int
 	if f.Limit > 0 {
 		limit = &f.Limit
@@ -68,7 +75,7 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 	}
 	defer rows.Close()
 	var arena []float32
-	var out []Memory
+	var out []synthesis.Memory
 	var r memRow
 	for rows.Next() {
 		if err := r.scan(rows, 0); err != nil {
@@ -99,12 +106,12 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]Memory
 // PostgreSQL's binary array format straight into emb, without going
 // through pgx's per-element scanning (issue 20: 17 % of a many-user run).
 type memRow struct {
-	m   Memory
+	m   synthesis.Memory
 	emb []float32 // reused: valid until the next scan
 }
 
 func (r *memRow) scan(rows pgx.Rows, offset int, lead ...any) error {
-	r.m = Memory{}
+	r.m = synthesis.Memory{}
 	dest := append(lead, &r.m.ID, &r.m.Content, nil, &r.m.Valence, &r.m.CreatedAt)
 	fd := rows.FieldDescriptions()[offset+2]
 	if fd.Format != pgx.BinaryFormatCode {
@@ -170,7 +177,7 @@ func decodeFloat4Array(src []byte, dst []float32) ([]float32, error) {
 // slow fn holds the query back: hand the work to others to overlap reading
 // and analysing. The error returned is the query's (users not yet delivered
 // when it fails are not called).
-func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn func(i int, ms []Memory, err error)) error {
+func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn func(i int, ms []synthesis.Memory, err error)) error {
 	order := make([]int, len(users))
 	for i := range order {
 		order[i] = i
@@ -202,7 +209,7 @@ func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn f
 		r       memRow
 		u       uuid.UUID
 		next    int // position in order of the next user to deliver
-		ms      []Memory
+		ms      []synthesis.Memory
 		offs    []int // embedding offsets in buf, -1: none
 		buf     []float32
 		userErr error
@@ -220,7 +227,7 @@ func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn f
 		}
 		// Each listing of the user gets its own copy, made before any is
 		// handed over: Analyze normalises embeddings in place.
-		copies := [][]Memory{ms}
+		copies := [][]synthesis.Memory{ms}
 		for k := next + 1; k < len(order) && users[order[k]] == id && userErr == nil; k++ {
 			dup, b := slices.Clone(ms), slices.Clone(buf)
 			for j, off := range offs {
@@ -299,30 +306,43 @@ const Generator = "helix"
 // Replace swaps the user's previous helix synthesis for patterns in one
 // transaction: a failure or cancellation at any point leaves the previous rows,
 // and rows another writer inserted are never touched.
-func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, now time.Time, patterns []Pattern) error {
+func Replace(ctx context.Context, q db.Querier, user uuid.UUID, runID *int64, now time.Time, patterns []synthesis.Pattern) error {
 	return db.InTx(ctx, q, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = $1 AND generator = $2`, user, Generator); err != nil {
-			return err
-		}
-		i := 0
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
-			[]string{"id", "user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
-			pgx.CopyFromFunc(func() ([]any, error) {
-				if i == len(patterns) {
-					return nil, nil
-				}
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				p := patterns[i]
-				i++
-				ev, err := json.Marshal(p.Evidence)
-				if err != nil {
-					return nil, err
-				}
-				// the id too: the platform's table promises no default for it
-				return []any{uuid.New(), user, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
-			}))
-		return err
+		return replace(ctx, tx, []Result{{User: user, Patterns: patterns}}, runID, now)
 	})
+}
+
+// replace swaps the previous helix synthesis of every user of rs for its
+// patterns: one DELETE and one COPY, however many users.
+func replace(ctx context.Context, tx pgx.Tx, rs []Result, runID *int64, now time.Time) error {
+	users := make([]uuid.UUID, len(rs))
+	for i, r := range rs {
+		users[i] = r.User
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = ANY($1) AND generator = $2`, users, Generator); err != nil {
+		return err
+	}
+	u, i := 0, 0 // the next pattern: rs[u].Patterns[i]
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
+		[]string{"id", "user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			for u < len(rs) && i == len(rs[u].Patterns) {
+				u, i = u+1, 0
+			}
+			if u == len(rs) {
+				return nil, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p := rs[u].Patterns[i]
+			i++
+			ev, err := json.Marshal(p.Evidence)
+			if err != nil {
+				return nil, err
+			}
+			// the id too: the platform's table promises no default for it
+			return []any{uuid.New(), rs[u].User, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
+		}))
+	return err
 }
