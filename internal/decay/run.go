@@ -95,25 +95,34 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// runRecord is job_runs.params of an in-process run, in the shape a worker's
+// run records (queue.RunParams): the args a decay job carries (less its id
+// range), and the options no job carries.
+func runRecord(o Options) map[string]any {
+	args := map[string]any{"at": o.At.UTC(), "memory": o.Memory, "layers": o.Layers}
+	if o.ForgetBelow > 0 {
+		args["forget_below"] = o.ForgetBelow
+	}
+	if o.UserID != "" {
+		args["user_id"] = o.UserID
+	}
+	options := map[string]any{"chunk_size": o.ChunkSize}
+	if o.Tick != "" {
+		options["tick"] = o.Tick
+	}
+	if o.Full {
+		options["full"] = true
+	}
+	return map[string]any{"args": args, "units": 0, "options": options}
+}
+
 // Run takes the decay lock, records a job_runs row and updates every memory
 // and layer in scope, one committed key-range chunk at a time. An interrupted
 // run leaves a checkpoint; the next run over the same scope resumes after it.
 // When another session holds the lock it records a skipped run and returns *db.ErrLockHeld.
 func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 	o = o.withDefaults()
-	params := map[string]any{"at": o.At.UTC(), "chunk_size": o.ChunkSize}
-	if o.ForgetBelow > 0 {
-		params["forget_below"] = o.ForgetBelow
-	}
-	if o.UserID != "" {
-		params["user_id"] = o.UserID
-	}
-	if o.Tick != "" {
-		params["tick"] = o.Tick
-	}
-	if o.Full {
-		params["full"] = true
-	}
+	params := runRecord(o)
 
 	var res *Result
 	spec := jobrun.Spec{Job: JobName, Params: params, Lock: JobName, RecordSkipped: true}

@@ -297,7 +297,7 @@ func TestRunLockHeldAndTick(t *testing.T) {
 		}
 	}
 	var ticked int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs WHERE status = 'ok' AND params->>'tick' = $1`, tick).Scan(&ticked); err != nil || ticked != 2 {
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs WHERE status = 'ok' AND params->'options'->>'tick' = $1`, tick).Scan(&ticked); err != nil || ticked != 2 {
 		t.Errorf("ok runs recording tick %s: %d (%v)", tick, ticked, err)
 	}
 }

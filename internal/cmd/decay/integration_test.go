@@ -141,8 +141,8 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 	if n := count(t, pool, `SELECT count(*) FROM helix_schedules WHERE name = 'decay' AND argv = '{decay,run,--batch-size,1000}'`); n != 1 {
 		t.Errorf("%d stored schedules named decay with the job line", n)
 	}
-	if n := count(t, pool, `SELECT count(*) FROM (SELECT params->>'tick' FROM job_runs
-		WHERE status = 'ok' GROUP BY 1 HAVING count(*) > 1 OR params->>'tick' IS NULL) s`); n != 0 {
+	if n := count(t, pool, `SELECT count(*) FROM (SELECT params->'options'->>'tick' FROM job_runs
+		WHERE status = 'ok' GROUP BY 1 HAVING count(*) > 1 OR params->'options'->>'tick' IS NULL) s`); n != 0 {
 		t.Errorf("%d ticks ran more than once (or without a tick)", n)
 	}
 	if n := count(t, pool, `SELECT count(*) FROM job_runs x JOIN job_runs y ON x.id < y.id
@@ -155,7 +155,7 @@ func TestTwoSchedulersRunEachTickOnce(t *testing.T) {
 	}
 	// Every ok run is one fire of the schedule, recorded ok with its counts.
 	if n := count(t, pool, `SELECT count(*) FROM job_runs r WHERE r.status = 'ok' AND NOT EXISTS (
-		SELECT 1 FROM helix_schedule_fires f WHERE f.status = 'ok' AND f.exit_code = 0 AND f.tick = (r.params->>'tick')::timestamptz
+		SELECT 1 FROM helix_schedule_fires f WHERE f.status = 'ok' AND f.exit_code = 0 AND f.tick = (r.params->'options'->>'tick')::timestamptz
 		  AND (f.counts->>'run_id')::bigint = r.id AND f.counts ? 'memories')`); n != 0 {
 		t.Errorf("%d ok runs without their ok fire in the schedule's history", n)
 	}
