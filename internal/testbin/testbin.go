@@ -86,11 +86,17 @@ func Shared(elem ...string) string {
 // schedules, lock expiries) rather than on the CPU: the default, GOMAXPROCS,
 // is 2 on a two-core machine and leaves it idle while two tests sleep.
 func Main(m *testing.M, parallel int) {
+	Parallel(parallel)
+	os.Exit(m.Run())
+}
+
+// Parallel is Main's setting alone, for a TestMain that runs m itself
+// (goleak.VerifyTestMain): call it first.
+func Parallel(n int) {
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set && parallel > runtime.GOMAXPROCS(0) {
-		_ = flag.Set("test.parallel", strconv.Itoa(parallel))
+	if !set && n > runtime.GOMAXPROCS(0) {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
 	}
-	os.Exit(m.Run())
 }
