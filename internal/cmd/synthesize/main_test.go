@@ -7,6 +7,6 @@ import (
 )
 
 // Twenty parallel tests, each on a database of its own, mostly waiting on
-// PostgreSQL, locks held by another run, or a killed helix: 17 s of CPU in
-// 48 s of wall with six at a time.
-func TestMain(m *testing.M) { testbin.Main(m, 6) }
+// PostgreSQL, locks held by another run, or a killed helix: four at a time,
+// not two (a bound on the connections they hold together).
+func TestMain(m *testing.M) { testbin.Main(m, 4) }
