@@ -61,6 +61,7 @@ func closedPortURL(t *testing.T) string {
 }
 
 func TestUnreachableDatabaseIsExit4WithOneLine(t *testing.T) {
+	t.Parallel()
 	env := []string{"DATABASE_URL=" + closedPortURL(t)}
 	r := helix(t, env, "", "migrate", "status")
 	if r.code != 4 {
@@ -90,6 +91,7 @@ func TestUnreachableDatabaseIsExit4WithOneLine(t *testing.T) {
 }
 
 func TestUsageErrorsAreExit2(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"migrate", "status", "--no-such-flag"},
 		{"no-such-command"},
@@ -105,6 +107,7 @@ func TestUsageErrorsAreExit2(t *testing.T) {
 }
 
 func TestVersionJSON(t *testing.T) {
+	t.Parallel()
 	r := helix(t, nil, "", "version", "-o", "json")
 	var v map[string]string
 	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || r.code != 0 {
@@ -118,6 +121,7 @@ func TestVersionJSON(t *testing.T) {
 }
 
 func TestMigrateRoundTrip(t *testing.T) {
+	t.Parallel()
 	env := []string{"DATABASE_URL=" + pgtest.URL(t)}
 	status := func() (applied, pending int) {
 		r := helix(t, env, "", "migrate", "status", "-o", "json")
@@ -176,6 +180,7 @@ func countMemories(t *testing.T, url string) int {
 }
 
 func TestImportDemoMemories(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	env := []string{"HELIX_DATABASE_URL=" + url}
 	file := filepath.Join("..", "..", "testdata", "demo", "memories.jsonl")
@@ -204,6 +209,7 @@ func TestImportDemoMemories(t *testing.T) {
 }
 
 func TestImportWithOneBadLineLoadsNothing(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	good := `{"user_id":"11111111-1111-4111-8111-111111111111","type":"episodic","content":"ran 5 km","created_at":"2026-10-01T07:00:00Z","embedding":[0.1,0.2]}`
 	cases := map[string]struct {
@@ -231,6 +237,7 @@ func TestImportWithOneBadLineLoadsNothing(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	r := helix(t, []string{"DATABASE_URL=" + pgtest.URL(t)}, "", "doctor", "-o", "json")
 	var rep struct {
 		Healthy bool
@@ -259,6 +266,7 @@ func TestDoctor(t *testing.T) {
 }
 
 func TestConfigShowRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(file, []byte("db:\n  max-conns: 4\nmigrate:\n  status:\n    check: true\n"), 0o600); err != nil {

@@ -31,6 +31,7 @@ func jsonLines(t *testing.T, what, stderr string) {
 // --output=json, or as HELIX_OUTPUT, every stderr line is a JSON object, for
 // usage errors cobra finds before any command runs as for helix's own.
 func TestJSONErrorsHoweverOutputIsSet(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		env  []string
@@ -60,6 +61,7 @@ func TestJSONErrorsHoweverOutputIsSet(t *testing.T) {
 // TestUsageHintNamesTheSubcommand: a usage error points to the help of the
 // command that was run, not helix --help.
 func TestUsageHintNamesTheSubcommand(t *testing.T) {
+	t.Parallel()
 	r := helix(t, nil, "", "decay", "run", "--no-such-flag")
 	if r.code != 2 || !strings.Contains(r.stderr, "Run 'helix decay run --help' for usage.") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
@@ -69,6 +71,7 @@ func TestUsageHintNamesTheSubcommand(t *testing.T) {
 // TestBadSettingsAreErrors: a setting that does not parse stops the run with
 // exit 2 naming the key and where it came from, instead of a silent default.
 func TestBadSettingsAreErrors(t *testing.T) {
+	t.Parallel()
 	url := "DATABASE_URL=" + pgtest.URL(t)
 	for _, c := range []struct {
 		env  string
@@ -95,6 +98,7 @@ func TestBadSettingsAreErrors(t *testing.T) {
 // TestDatabaseURLErrorsAreUsage: a malformed URL or a session parameter the
 // server refuses is exit 2 (fix the setting), not 1 or 4 (retry later).
 func TestDatabaseURLErrorsAreUsage(t *testing.T) {
+	t.Parallel()
 	good := pgtest.URL(t)
 	for _, u := range []string{
 		"postgres://postgres@127.0.0.1:99999/x",
@@ -112,6 +116,7 @@ func TestDatabaseURLErrorsAreUsage(t *testing.T) {
 // TestArgumentsComeOnlyFromTheCommandLine: per-invocation arguments in the
 // environment or the config file change nothing; destructive actions need --yes.
 func TestArgumentsComeOnlyFromTheCommandLine(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	tables := func() int {
 		c, err := pgx.Connect(context.Background(), url)
@@ -154,6 +159,7 @@ func TestArgumentsComeOnlyFromTheCommandLine(t *testing.T) {
 // TestDoctorReportsBadConfigKeys: misspelt keys, arguments in the file and
 // values that do not parse are reported with the file and line.
 func TestDoctorReportsBadConfigKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.yaml")
 	body := "databse-url: postgres://x@y/z\nsynthesise:\n  concurrency: 4\ndecay:\n  run:\n    at: 2026-01-01T00:00:00Z\ndb:\n  statement-timeout: 15min\n"
@@ -178,6 +184,7 @@ func TestDoctorReportsBadConfigKeys(t *testing.T) {
 
 // TestConfigShowUnknownPrefix: a prefix that matches nothing is a usage error.
 func TestConfigShowUnknownPrefix(t *testing.T) {
+	t.Parallel()
 	if r := helix(t, nil, "", "config", "show", "nosuchprefix"); r.code != 2 || !strings.Contains(r.stderr, `no setting starts with "nosuchprefix"`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -187,6 +194,7 @@ func TestConfigShowUnknownPrefix(t *testing.T) {
 // database; with the database unreachable completion offers nothing, at once,
 // and exits 0 (a shell must never see an error).
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	r := helix(t, nil, "", "__complete", "synthesize", "--output", "")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "text\njson\n:4\n") {
 		t.Errorf("-o: exit %d, stdout %q", r.code, r.stdout)
@@ -214,6 +222,7 @@ func TestCompletion(t *testing.T) {
 // TestDeprecatedFlagStillWorks: an old flag name runs the command with a
 // notice, as a JSON line under -o json; old and new together are exit 2.
 func TestDeprecatedFlagStillWorks(t *testing.T) {
+	t.Parallel()
 	env := []string{"DATABASE_URL=" + closedPortURL(t)}
 	r := helix(t, env, "", "skill", "list", "--all", "-o", "json")
 	if r.code != 4 || !strings.Contains(r.stderr, `"msg":"flag --all is deprecated: use --all-versions"`) {

@@ -113,6 +113,7 @@ var jsonModes = []struct {
 }
 
 func TestJobContractWithoutDatabase(t *testing.T) {
+	t.Parallel()
 	closed := closedPortURL(t)
 	for _, j := range jobs(t) {
 		t.Run(j.name, func(t *testing.T) {
@@ -217,6 +218,7 @@ func seed(t *testing.T, url string) {
 // TestJobContractLockHeldAndInterrupted: with the job's lock held by
 // another process a job exits 5; stopped by SIGINT mid-run it exits 130.
 func TestJobContractLockHeldAndInterrupted(t *testing.T) {
+	t.Parallel()
 	for i, j := range jobs(t) {
 		m := jsonModes[i%len(jsonModes)]
 		t.Run(j.name, func(t *testing.T) {
@@ -264,6 +266,7 @@ func TestJobContractLockHeldAndInterrupted(t *testing.T) {
 // database of a throwaway cluster, holds each mid-run, kills the cluster
 // (pg_ctl stop -m immediate) and expects exit 4 from all of them.
 func TestJobContractDatabaseKilled(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t)
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, cl.url("postgres"))

@@ -22,6 +22,7 @@ import (
 // whatever produced the text — here also the database password, which the
 // provider's error echoes too.
 func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel()
 	const key = "dg-secret-4f9a1c77e2"
 	dbURL := pgtest.URL(t)
 	u, err := url.Parse(dbURL)

@@ -179,6 +179,7 @@ func platformState(t *testing.T, pool *pgxpool.Pool) map[string]string {
 // 0.10 (before adoption) reaches one helix schema, and changes no platform
 // row or column.
 func TestMigrateAdopts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 
 	empty := open(t, pgtest.Empty(t))
@@ -189,7 +190,7 @@ func TestMigrateAdopts(t *testing.T) {
 	}
 
 	for _, fixture := range pgtest.PlatformFixtures {
-		t.Run(fixture, func(t *testing.T) { adoptPlatform(t, fixture, want) })
+		t.Run(fixture, func(t *testing.T) { t.Parallel(); adoptPlatform(t, fixture, want) })
 	}
 
 	old := open(t, pgtest.Empty(t))
@@ -267,8 +268,9 @@ func adoptPlatform(t *testing.T, fixture string, want []string) {
 // TestMigrateDownKeepsPlatformTables: migrate down --all on the platform's
 // database removes what helix added and nothing of the platform's.
 func TestMigrateDownKeepsPlatformTables(t *testing.T) {
+	t.Parallel()
 	for _, fixture := range pgtest.PlatformFixtures {
-		t.Run(fixture, func(t *testing.T) { downKeepsPlatform(t, fixture) })
+		t.Run(fixture, func(t *testing.T) { t.Parallel(); downKeepsPlatform(t, fixture) })
 	}
 }
 
@@ -325,6 +327,7 @@ func asUser(t *testing.T, pool *pgxpool.Pool, user string, fn func(tx pgx.Tx)) {
 // sees only A's rows of every per-user helix table and cannot write B's;
 // helix-internal tables and anon get nothing.
 func TestRowLevelSecurity(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := open(t, pgtest.Platform(t))
 	migrateUp(t, pool)
@@ -415,6 +418,7 @@ func TestRowLevelSecurity(t *testing.T) {
 // table can be read, and neither changed, deleted nor added to; B's are not
 // seen. helix itself (the owner) still writes and deletes them.
 func TestAuditAppendOnly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := open(t, pgtest.Platform(t))
 	migrateUp(t, pool)

@@ -77,7 +77,7 @@ func TestExecAudit(t *testing.T) {
 	tx := pgtest.Tx(t)
 	e := skilltest.Executor(t, skill.Limits{})
 	added, err := skill.Add(ctx, tx, &skill.Skill{Name: "rank", Engine: skill.EngineJS, Code: []byte(rankJS),
-		Params: []byte(rankSchema), Limits: skill.Limits{Timeout: time.Second}})
+		Params: []byte(rankSchema), Limits: skill.Limits{Timeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,8 @@ func TestExecAudit(t *testing.T) {
 	if err != nil || ok.Status != skill.StatusOK || string(ok.Output) != `{"top":[9,7]}` {
 		t.Fatalf("exec = %+v, %v", ok, err)
 	}
-	if ok.Limits.Timeout != time.Second {
-		t.Errorf("timeout %s, want the skill's own 1s (lower than the default)", ok.Limits.Timeout)
+	if ok.Limits.Timeout != 10*time.Second || skill.DefaultTimeout <= 10*time.Second {
+		t.Errorf("timeout %s, want the skill's own 10s (lower than the default %s)", ok.Limits.Timeout, skill.DefaultTimeout)
 	}
 	bad, err := e.Exec(ctx, tx, s, skill.ExecOptions{Input: []byte(`{"items": [3, "x"]}`)})
 	if err != nil || bad.Status != skill.StatusInvalidInput || bad.SchemaErrPath != "/items/1" || !strings.Contains(bad.Error, "at /items/1") {
@@ -132,7 +132,7 @@ FROM skill_executions ORDER BY id`)
 		t.Fatalf("%d skill_executions rows, want 3", len(got))
 	}
 	if r := got[0]; r.status != "ok" || r.version != "1" || r.user != user || r.composite != compositeRun || r.output != `{"top":[9,7]}` || !r.hasSkillID ||
-		r.inputSHA != skill.Sum([]byte(`{"items": [3, 9, 1, 7], "top": 2}`)) || r.timeoutMS != 1000 {
+		r.inputSHA != skill.Sum([]byte(`{"items": [3, 9, 1, 7], "top": 2}`)) || r.timeoutMS != 10000 {
 		t.Errorf("ok row = %+v", r)
 	}
 	if r := got[1]; r.status != "invalid_input" || !strings.Contains(r.errText, "/items/1") || r.output != "" {

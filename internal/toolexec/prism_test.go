@@ -20,8 +20,9 @@ const prismBin = "../../.helix/prism/node_modules/.bin/prism"
 // prism starts a Prism mock server of doc on a free loopback port, in the
 // mode that validates every request against the document (--errors: an
 // invalid request is answered 422, or 401 without its credentials), and
-// returns its URL.
-func prism(t *testing.T, doc string) string {
+// returns a function that waits until it listens and returns its URL (so
+// that several start together: each Node takes seconds to load).
+func prism(t *testing.T, doc string) (wait func() string) {
 	t.Helper()
 	bin, err := filepath.Abs(prismBin)
 	if err != nil {
@@ -47,15 +48,20 @@ func prism(t *testing.T, doc string) string {
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 	url := "http://127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-			c.Close()
-			return url
+	started := time.Now()
+	return func() string {
+		t.Helper()
+		// A wait, not a bound: Prism failed to listen within 60 s at a load of 35.
+		for deadline := started.Add(3 * time.Minute); ; {
+			if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+				c.Close()
+				return url
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("prism mock %s did not listen within 3 min", doc)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prism mock %s did not listen within 60 s", doc)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -95,8 +101,12 @@ func TestPrismAcceptsRequests(t *testing.T) {
 			"uploads.articlesearch.json": `{"q": "moon"}`,
 		}},
 	}
-	for _, d := range docs {
-		url := prism(t, d.file)
+	waits := make([]func() string, len(docs))
+	for i, d := range docs {
+		waits[i] = prism(t, d.file)
+	}
+	for i, d := range docs {
+		url := waits[i]()
 		importTools(t, pool, d.file, url, openapi.Options{Namespace: d.namespace})
 		for name, input := range d.inputs {
 			res, err := run(t, pool, r, name, input)

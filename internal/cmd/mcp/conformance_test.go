@@ -99,6 +99,7 @@ func serveHTTPProc(t *testing.T, env []string) string {
 // The MCP Inspector CLI and the official conformance suite against helix mcp
 // serve: clients no one here wrote.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	dir := npmDir(t)
 	inspector := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	suite := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
@@ -213,6 +214,7 @@ func run(t *testing.T, env []string, args ...string) (int, string, string) {
 // tool exec with an empty environment plus the granted credential, and
 // served again by helix mcp serve.
 func TestImportServerEverything(t *testing.T) {
+	t.Parallel()
 	dir := npmDir(t)
 	nodeBin, _ := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", "node"))
 	everything, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
@@ -310,6 +312,7 @@ func TestImportServerEverything(t *testing.T) {
 // child process is killed; both executions are recorded interrupted, with
 // the client's name.
 func TestNodeClientCancels(t *testing.T) {
+	t.Parallel()
 	dir := npmDir(t)
 	dbURL := pgtest.URL(t)
 	pool := pgtest.Open(t, dbURL)
@@ -411,6 +414,7 @@ func skillChildren(bin string) []string {
 // The reference server server-everything in its Streamable HTTP mode,
 // imported with --mcp-url and its tool run by tool exec after approval.
 func TestImportServerEverythingHTTP(t *testing.T) {
+	t.Parallel()
 	dir := npmDir(t)
 	everything, _ := filepath.Abs(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
 	port := freePort(t)

@@ -135,6 +135,7 @@ func clientOf(t *testing.T, pool *pgxpool.Pool) string {
 
 // The real binary over stdio, as a desktop app spawns it.
 func TestServeStdioSubprocess(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	pool, err := pgxpool.New(context.Background(), dbURL)
 	if err != nil {

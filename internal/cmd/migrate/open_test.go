@@ -14,6 +14,7 @@ import (
 // with the statements that close it, and change nothing; secure-platform
 // --yes runs them; then both are silent.
 func TestOpenPlatformTables(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.Platform(t)
 	pool := pgtest.Open(t, url)

@@ -104,6 +104,7 @@ func embeddings(t *testing.T) *embedtest.Server {
 // foreign keys) and on the shape Supabase projects usually have. No row of
 // the platform's changes.
 func TestJobsOnPlatformDatabase(t *testing.T) {
+	t.Parallel()
 	for _, fixture := range pgtest.PlatformFixtures {
 		t.Run(fixture, func(t *testing.T) {
 			t.Parallel()

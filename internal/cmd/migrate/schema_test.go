@@ -28,6 +28,7 @@ func runHelix(t *testing.T, url string, args ...string) (int, string, string) {
 // anything, a database without it (exit 2, the number pending named) and one
 // migrated by a newer helix (both versions named); migrate and doctor still run.
 func TestSchemaCheck(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.Platform(t)
 	pool := pgtest.Open(t, url)

@@ -19,6 +19,7 @@ import (
 // as they were; a reinstall and a re-run then hold exactly one copy of each
 // helix pattern.
 func TestUninstallReinstall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.Platform(t)
 	pool := pgtest.Open(t, url)

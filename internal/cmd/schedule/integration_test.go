@@ -240,9 +240,9 @@ func TestLeaderKilled(t *testing.T) {
 	}
 	<-victim.Done()
 	var now string
-	waitFor(t, 45*time.Second, "a new leader", func() bool { now = leader(t, pool); return now != "" && now != old })
+	waitFor(t, 2*time.Minute, "a new leader", func() bool { now = leader(t, pool); return now != "" && now != old })
 	takeover := time.Since(killed)
-	waitFor(t, 30*time.Second, "5 fires after the takeover", func() bool {
+	waitFor(t, 2*time.Minute, "5 fires after the takeover", func() bool {
 		return scalar[int](t, pool, `SELECT count(*) FROM helix_schedule_fires WHERE status = 'ok' AND tick > $1`, killed.Add(takeover)) >= 5
 	})
 	if holding > 0 {
