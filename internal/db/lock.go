@@ -160,9 +160,15 @@ func lockErr(err error) error {
 }
 
 // AddSQL is the INSERT that adds a name to l, for a caller's own statement
-// (a data-modifying CTE): $1 name, then l.AddArgs().
+// (a data-modifying CTE): the name's SQL expression, then the placeholder
+// numbers of l.AddArgs(). The name expires with the lease's other names
+// (the first to expire), so a lease whose holder died frees all its names at
+// once: a run that takes the job lock of a killed run finds that run's
+// record lease expired too (jobrun.Reap), not a few milliseconds later.
 const AddSQL = `INSERT INTO helix_locks (name, token, holder, acquired_at, expires_at)
-	SELECT %s, $%d, $%d, clock_timestamp(), clock_timestamp() + $%d * interval '1 millisecond'`
+	SELECT %[1]s, $%[2]d, $%[3]d, clock_timestamp(), coalesce(
+		(SELECT min(expires_at) FROM helix_locks WHERE token = $%[2]d),
+		clock_timestamp() + $%[4]d * interval '1 millisecond')`
 
 // AddArgs are the token, holder and TTL (ms) AddSQL's placeholders take.
 func (l *Lock) AddArgs() []any { return []any{l.token, l.holder, l.ttl.Milliseconds()} }

@@ -68,11 +68,6 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 	if spec.Now == nil {
 		spec.Now = time.Now
 	}
-	if !spec.NoReap {
-		if _, err := Reap(ctx, pool); err != nil {
-			return err
-		}
-	}
 	var lock *db.Lock
 	if spec.Lock != "" {
 		var err error
@@ -87,6 +82,15 @@ func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.
 		}
 	} else {
 		lock = db.Lease(pool, spec.Job)
+	}
+	// Reaped once the job lock is ours: a killed run's lease (its lock and
+	// its record, which expire together) has expired by the time the lock
+	// could be taken, so its record is closed here, not left running.
+	if !spec.NoReap {
+		if _, err := Reap(ctx, pool); err != nil {
+			_ = lock.Release(ctx)
+			return err
+		}
 	}
 	if spec.Check != nil {
 		if err := spec.Check(ctx, pool); err != nil {

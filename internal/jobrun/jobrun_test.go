@@ -203,3 +203,38 @@ func TestLeaseLostCancelsTheRun(t *testing.T) {
 	}
 	noLocks(t, pool)
 }
+
+// TestKilledRunReapedByNextHolder: a run killed while holding its job lock
+// leaves the lock and its record's lease live for up to a TTL. The next run
+// waits for the lock and, once it has it, finds the record's lease expired
+// with it and closes the record as interrupted, instead of reaping before
+// the wait, when the dead run still looked alive.
+func TestKilledRunReapedByNextHolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	var killed int64
+	if err := pool.QueryRow(ctx, `WITH r AS (INSERT INTO job_runs (job, status) VALUES ('k', 'running') RETURNING id),
+		l AS (INSERT INTO helix_locks (name, token, holder, acquired_at, expires_at)
+			SELECT n, 'dead', 'helix-killed host=h pid=1', now(), clock_timestamp() + interval '400 milliseconds'
+			FROM r, LATERAL (VALUES ('k'), ('job-run:' || r.id)) v(n))
+		SELECT id FROM r`).Scan(&killed); err != nil {
+		t.Fatal(err)
+	}
+	var expiries int
+	err := Do(ctx, pool, Spec{Job: "k", Lock: "k", LockWait: 10 * time.Second}, func(ctx context.Context, run *Run) (any, error) {
+		// The lock and this run's record expire together.
+		err := pool.QueryRow(ctx, `SELECT count(DISTINCT expires_at) FROM helix_locks WHERE name IN ('k', $1)`, RunLock(run.ID)).Scan(&expiries)
+		return nil, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if expiries != 1 {
+		t.Errorf("the job lock and the run's record lease have %d expiries, want 1", expiries)
+	}
+	if s := status(t, pool, killed); s != db.RunInterrupted {
+		t.Errorf("killed run: %s, want interrupted", s)
+	}
+	noLocks(t, pool)
+}
