@@ -120,171 +120,207 @@ const (
 // one COPY, one state statement); a batch that fails is written again
 // user by user, so that only the failing user fails.
 func SynthesizeUsers(ctx context.Context, s Synthesis) ([]UserOutcome, error) {
-	out := make([]UserOutcome, len(s.Users))
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	now := s.Now
-	if now == nil {
-		now = time.Now
+	r := &synthRun{Synthesis: s, ctx: ctx, stop: stop, out: make([]UserOutcome, len(s.Users))}
+	if r.Now == nil {
+		r.Now = time.Now
 	}
-	conn := func() (db.Querier, func(), error) {
-		if s.Conn != nil && s.Concurrency <= 1 {
-			return s.Conn, func() {}, nil
-		}
-		c, err := s.Pool.Acquire(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, c.Release, nil
-	}
-	write := func() *synthstore.Write {
-		return &synthstore.Write{RunID: s.RunID, Now: now(), LockWait: s.LockWait, Complete: s.Complete}
-	}
-	// finish records what became of user i.
-	finish := func(i int, r synthstore.Result, err error) {
-		o := UserOutcome{User: s.Users[i], Memories: r.Memories, Patterns: []synthesis.Pattern{}}
-		if r.Patterns != nil { // [] in JSON for a user with nothing to find, never null
-			o.Patterns = r.Patterns
-		}
-		switch {
-		case err == nil:
-		case db.IsLockHeld(err):
-			o.Skipped, o.Err = true, err
-		case ctx.Err() != nil || db.IsUnavailable(err):
-			stop(err)
-			return
-		default:
-			o.Err = err
-		}
-		o.reached = true
-		out[i] = o
-		if s.Step != nil {
-			s.Step(o)
-		}
-	}
-	// one writes user i's result alone, on a connection of its own.
-	one := func(i int, r synthstore.Result) {
-		q, release, err := conn()
-		if err == nil {
-			err = write().One(ctx, q, r)
-			release()
-		}
-		finish(i, r, err)
-	}
-	if s.State == nil {
-		for i, u := range s.Users {
-			if ctx.Err() != nil {
-				break
-			}
-			q, release, err := conn()
-			if err != nil {
-				finish(i, synthstore.Result{}, err)
-				continue
-			}
-			r, err := synthstore.Compute(ctx, u, synthstore.ReadUser(ctx, q, u, s.Filter, s.Params), s.Params)
-			if err == nil && s.RunID != nil {
-				err = write().One(ctx, q, r)
-			}
-			release()
-			finish(i, r, err)
-		}
-		return out, context.Cause(ctx)
-	}
-	if s.RunID == nil || s.Complete != nil {
+	switch {
+	case s.State == nil:
+		r.eachAlone()
+	case s.RunID == nil || s.Complete != nil:
 		synthstore.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthstore.Read) {
-			r, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
+			res, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
 			if err == nil && s.RunID != nil {
-				one(i, r)
+				r.one(i, res)
 				return
 			}
-			finish(i, r, err)
+			r.finish(i, res, err)
 		})
-		return out, context.Cause(ctx)
+	default:
+		r.streamBatched()
 	}
-	type done struct {
-		i int
-		r synthstore.Result
+	return r.out, context.Cause(ctx)
+}
+
+// synthRun is one SynthesizeUsers call: its users' outcomes, and the
+// cancellation that an unreachable database or a cancelled ctx causes.
+type synthRun struct {
+	Synthesis
+	ctx  context.Context
+	stop context.CancelCauseFunc
+	out  []UserOutcome
+}
+
+// conn is the connection a user is written on: the run's own Conn when it
+// writes one user at a time, else one from the pool.
+func (r *synthRun) conn() (db.Querier, func(), error) {
+	if r.Conn != nil && r.Concurrency <= 1 {
+		return r.Conn, func() {}, nil
 	}
-	// flush writes a batch: together, then whoever it could not take or
-	// that failed with it, alone.
-	flush := func(batch []done) {
-		if len(batch) == 0 || ctx.Err() != nil {
+	c, err := r.Pool.Acquire(r.ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.Release, nil
+}
+
+func (r *synthRun) write() *synthstore.Write {
+	return &synthstore.Write{RunID: r.RunID, Now: r.Now(), LockWait: r.LockWait, Complete: r.Complete}
+}
+
+// finish records what became of user i; a cancelled run or an unreachable
+// database stops the run instead.
+func (r *synthRun) finish(i int, res synthstore.Result, err error) {
+	o := UserOutcome{User: r.Users[i], Memories: res.Memories, Patterns: []synthesis.Pattern{}}
+	if res.Patterns != nil { // [] in JSON for a user with nothing to find, never null
+		o.Patterns = res.Patterns
+	}
+	switch {
+	case err == nil:
+	case db.IsLockHeld(err):
+		o.Skipped, o.Err = true, err
+	case r.ctx.Err() != nil || db.IsUnavailable(err):
+		r.stop(err)
+		return
+	default:
+		o.Err = err
+	}
+	o.reached = true
+	r.out[i] = o
+	if r.Step != nil {
+		r.Step(o)
+	}
+}
+
+// one writes user i's result alone, on a connection of its own.
+func (r *synthRun) one(i int, res synthstore.Result) {
+	q, release, err := r.conn()
+	if err == nil {
+		err = r.write().One(r.ctx, q, res)
+		release()
+	}
+	r.finish(i, res, err)
+}
+
+// eachAlone reads, analyses and writes each user on its own connection
+// (no State: one user, or a run without a stream).
+func (r *synthRun) eachAlone() {
+	for i, u := range r.Users {
+		if r.ctx.Err() != nil {
 			return
 		}
-		rs := make([]synthstore.Result, len(batch))
-		for k, d := range batch {
-			rs[k] = d.r
+		q, release, err := r.conn()
+		if err != nil {
+			r.finish(i, synthstore.Result{}, err)
+			continue
 		}
-		q, release, err := conn()
-		var held []int
-		if err == nil {
-			held, err = write().Many(ctx, q, rs)
-			release()
+		res, err := synthstore.Compute(r.ctx, u, synthstore.ReadUser(r.ctx, q, u, r.Filter, r.Params), r.Params)
+		if err == nil && r.RunID != nil {
+			err = r.write().One(r.ctx, q, res)
 		}
-		switch {
-		case err != nil && (ctx.Err() != nil || db.IsUnavailable(err)):
-			stop(err)
-		case err != nil:
-			for _, d := range batch {
-				one(d.i, d.r)
-			}
-		default:
-			for k, d := range batch {
-				if !slices.Contains(held, k) {
-					finish(d.i, d.r, nil)
-				}
-			}
-			for _, k := range held {
-				one(batch[k].i, batch[k].r)
-			}
-		}
+		release()
+		r.finish(i, res, err)
 	}
-	results := make(chan done, WriteBatch)
+}
+
+// analysed is user i's result, waiting for its batch to be written.
+type analysed struct {
+	i   int
+	res synthstore.Result
+}
+
+// streamBatched analyses the stream's users and writes them WriteBatch to
+// a transaction, a batch at most WriteWait after its first user.
+func (r *synthRun) streamBatched() {
+	results := make(chan analysed, WriteBatch)
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		var batch []done
-		users := map[uuid.UUID]bool{}
-		var wait <-chan time.Time
-		send := func() {
-			flush(batch)
-			batch, wait = nil, nil
-			clear(users)
-		}
-		for {
-			select {
-			case d, ok := <-results:
-				if !ok {
-					send()
-					return
-				}
-				if users[d.r.User] { // a user listed twice: its writes in order, one a batch
-					send()
-				}
-				batch = append(batch, d)
-				users[d.r.User] = true
-				if len(batch) == 1 {
-					wait = time.After(WriteWait)
-				}
-				if len(batch) >= WriteBatch {
-					send()
-				}
-			case <-wait:
-				send()
-			}
-		}
+		r.batches(results)
 	}()
-	synthstore.Each(ctx, s.Pool, s.Users, s.State, s.Filter, max(s.Concurrency, 1), func(i int, read *synthstore.Read) {
-		r, err := synthstore.Compute(ctx, s.Users[i], read, s.Params)
+	synthstore.Each(r.ctx, r.Pool, r.Users, r.State, r.Filter, max(r.Concurrency, 1), func(i int, read *synthstore.Read) {
+		res, err := synthstore.Compute(r.ctx, r.Users[i], read, r.Params)
 		if err != nil {
-			finish(i, r, err)
+			r.finish(i, res, err)
 			return
 		}
-		results <- done{i, r}
+		results <- analysed{i, res}
 	})
 	close(results)
 	<-written
-	return out, context.Cause(ctx)
+}
+
+// batches gathers results into batches and flushes each when full, when
+// WriteWait has passed since its first user, when a user comes a second
+// time (its writes in order, one a batch) and when results closes.
+func (r *synthRun) batches(results <-chan analysed) {
+	var batch []analysed
+	users := map[uuid.UUID]bool{}
+	var wait <-chan time.Time
+	send := func() {
+		r.flush(batch)
+		batch, wait = nil, nil
+		clear(users)
+	}
+	for {
+		select {
+		case d, ok := <-results:
+			if !ok {
+				send()
+				return
+			}
+			if users[d.res.User] {
+				send()
+			}
+			batch = append(batch, d)
+			users[d.res.User] = true
+			if len(batch) == 1 {
+				wait = time.After(WriteWait)
+			}
+			if len(batch) >= WriteBatch {
+				send()
+			}
+		case <-wait:
+			send()
+		}
+	}
+}
+
+// flush writes a batch: together, then whoever it could not take or that
+// failed with it, alone.
+func (r *synthRun) flush(batch []analysed) {
+	if len(batch) == 0 || r.ctx.Err() != nil {
+		return
+	}
+	rs := make([]synthstore.Result, len(batch))
+	for k, d := range batch {
+		rs[k] = d.res
+	}
+	q, release, err := r.conn()
+	var held []int
+	if err == nil {
+		held, err = r.write().Many(r.ctx, q, rs)
+		release()
+	}
+	switch {
+	case err != nil && (r.ctx.Err() != nil || db.IsUnavailable(err)):
+		r.stop(err)
+	case err != nil:
+		for _, d := range batch {
+			r.one(d.i, d.res)
+		}
+	default:
+		for k, d := range batch {
+			if !slices.Contains(held, k) {
+				r.finish(d.i, d.res, nil)
+			}
+		}
+		for _, k := range held {
+			r.one(batch[k].i, batch[k].res)
+		}
+	}
 }
 
 // SynthesisCounts tallies outcomes as every synthesize run records them
