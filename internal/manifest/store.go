@@ -138,179 +138,25 @@ var lockKey = db.LockKey("tool-manifests")
 // the permissions do not widen), identical ones are no-ops, and a known
 // name@version with other content fails the whole import.
 func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOptions) ([]Change, error) {
-	changes := make([]Change, 0, len(cands))
 	digests, err := digestAll(ctx, cands) // before the transaction: nothing is locked meanwhile
 	if err != nil {
 		return nil, err
 	}
+	var changes []Change
 	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 			return err
 		}
-		names := make([]string, 0, len(cands))
-		for _, c := range cands {
-			names = append(names, c.Manifest.Name)
-		}
-		byName, err := loadExisting(ctx, tx, names)
+		p, err := planRecord(ctx, tx, cands, digests, o)
 		if err != nil {
 			return err
 		}
-		type row struct {
-			c      Candidate
-			sha    string
-			doc    []byte
-			limits Limits
-			state  string
-			reason string
-		}
-		var rows []row
-		var reRecords []reRecord
-		// The recorded manifests that a candidate of a newer format differs
-		// from, read at once (see upgrade.go).
-		var stale []int64
-		for i, c := range cands {
-			for _, e := range byName[c.Manifest.Name] {
-				if e.version == c.Manifest.Version && e.sha != digests[i].sha && c.Manifest.Format > 0 {
-					stale = append(stale, e.id)
-				}
-			}
-		}
-		stored, err := storedManifests(ctx, tx, stale)
-		if err != nil {
+		changes = p.changes
+		if err := writeReRecords(ctx, tx, p.reRecords, o); err != nil {
 			return err
 		}
-		seen := map[string]string{}
-		for i, c := range cands {
-			m := c.Manifest
-			sha, doc, err := digests[i].sha, digests[i].doc, digests[i].err
-			if err != nil {
-				return err
-			}
-			ref := m.Name + "@" + m.Version
-			if src, dup := seen[ref]; dup {
-				return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
-			}
-			seen[ref] = c.Source
-			prev := findVersion(byName[m.Name], m.Version)
-			if prev != nil && prev.sha != sha {
-				up, err := upgradeOf(stored[prev.id], prev, c, doc)
-				if err != nil {
-					return err
-				}
-				if up.re != nil {
-					reRecords = append(reRecords, *up.re)
-					changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: ActionReRecorded, State: prev.state, Reason: up.re.reason})
-					continue
-				}
-				// Another contract: recorded beside the old one, for review.
-				m, sha, doc = up.m, up.sha, up.doc
-				c.Manifest = m
-				ref = m.Name + "@" + m.Version
-				if src, dup := seen[ref]; dup {
-					return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
-				}
-				seen[ref] = c.Source
-				prev = findVersion(byName[m.Name], m.Version)
-			}
-			if prev != nil {
-				if prev.sha != sha {
-					return &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
-				}
-				changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "unchanged", State: prev.state})
-				continue
-			}
-			lim, err := m.Permissions.Limits()
-			if err != nil {
-				return fmt.Errorf("%s: %w", ref, err)
-			}
-			r := row{c: c, sha: sha, doc: doc, limits: lim, state: Proposed, reason: "imported from " + c.Source}
-			if f := formatOf(m.Version); f > 0 && m.Format == f {
-				r.reason += fmt.Sprintf("; helix's OpenAPI conversion format %d gives %s another executable contract than the recorded %s: review it",
-					f, m.Name, strings.TrimSuffix(m.Version, "+helix."+strconv.Itoa(f)))
-			}
-			if ap := latestApproved(byName[m.Name]); ap != nil {
-				if w := Widening(ap.limits, lim); len(w) > 0 {
-					r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
-				} else if o.AutoApproveNarrower && newer(m.Version, ap.version) {
-					r.state = Approved
-					r.reason = fmt.Sprintf("permissions do not widen beyond approved %s@%s: auto-approved", ap.name, ap.version)
-				}
-			}
-			rows = append(rows, r)
-			changes = append(changes, Change{Name: m.Name, Version: m.Version, Action: "created", State: r.state, Reason: r.reason})
-		}
-		if err := writeReRecords(ctx, tx, reRecords, o); err != nil {
+		if err := insertNew(ctx, tx, p.rows, o); err != nil {
 			return err
-		}
-		if len(rows) == 0 {
-			return complete(ctx, tx, o)
-		}
-		// Compressing the large manifests with pglz (the default) was most of
-		// the server's time storing them; lz4, where the server has it, is
-		// about twice as fast and is read back the same way. Transaction-local.
-		if _, err := tx.Exec(ctx, `
-			SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings
-			WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`); err != nil {
-			return err
-		}
-		// The ids are taken first so that the manifests, 8 MB for a large
-		// document, go in one COPY rather than as query parameters.
-		idRows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('tool_manifests', 'id')) FROM generate_series(1, $1)`, len(rows))
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(idRows, pgx.RowTo[int64])
-		if err != nil {
-			return err
-		}
-		next := 0
-		manifestRows := pgx.CopyFromFunc(func() ([]any, error) {
-			if next == len(rows) {
-				return nil, nil
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err // the transaction rolls back: nothing is written
-			}
-			r := rows[next]
-			m := r.c.Manifest
-			doc := r.doc
-			if doc == nil {
-				var err error
-				if doc, err = encode(m, m.sh); err != nil {
-					return nil, err
-				}
-			}
-			row := []any{ids[next], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(doc), r.state, o.Now, o.Now}
-			next++
-			return row, nil
-		})
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at"}, manifestRows); err != nil {
-			return err
-		}
-		var perms, audit [][]any
-		for i, r := range rows {
-			m := r.c.Manifest
-			id := ids[i]
-			perms = append(perms, permissionRows(id, r.limits, m.Credentials)...)
-			if r.state == Approved {
-				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, "imported from " + r.c.Source})
-				audit = append(audit, []any{id, o.Actor, o.Now, Proposed, Approved, r.reason})
-			} else {
-				audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, r.reason})
-			}
-		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_permissions"}, []string{"tool_id", "kind", "value", "amount"}, pgx.CopyFromRows(perms)); err != nil {
-			return err
-		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_audit"}, []string{"tool_id", "actor", "at", "from_state", "to_state", "reason"}, pgx.CopyFromRows(audit)); err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if r.state == Approved {
-				if err := supersedeOlder(ctx, tx, r.c.Manifest.Name, r.c.Manifest.Version, o.Actor, o.Now); err != nil {
-					return err
-				}
-			}
 		}
 		return complete(ctx, tx, o)
 	})
@@ -321,6 +167,206 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		return nil, err
 	}
 	return changes, nil
+}
+
+// newRow is a candidate to record as a new tool_manifests row.
+type newRow struct {
+	c      Candidate
+	sha    string
+	doc    []byte
+	limits Limits
+	state  string
+	reason string
+}
+
+// recordPlan is what Record does with each candidate: a new row, a
+// re-record of an older format's row in place, or nothing (unchanged).
+type recordPlan struct {
+	rows      []newRow
+	reRecords []reRecord
+	changes   []Change
+}
+
+// planRecord decides each candidate's fate against the recorded versions
+// of its name, inside Record's transaction.
+func planRecord(ctx context.Context, tx pgx.Tx, cands []Candidate, digests []digested, o ImportOptions) (*recordPlan, error) {
+	names := make([]string, 0, len(cands))
+	for _, c := range cands {
+		names = append(names, c.Manifest.Name)
+	}
+	byName, err := loadExisting(ctx, tx, names)
+	if err != nil {
+		return nil, err
+	}
+	// The recorded manifests that a candidate of a newer format differs
+	// from, read at once (see upgrade.go).
+	var stale []int64
+	for i, c := range cands {
+		for _, e := range byName[c.Manifest.Name] {
+			if e.version == c.Manifest.Version && e.sha != digests[i].sha && c.Manifest.Format > 0 {
+				stale = append(stale, e.id)
+			}
+		}
+	}
+	stored, err := storedManifests(ctx, tx, stale)
+	if err != nil {
+		return nil, err
+	}
+	p := &recordPlan{changes: make([]Change, 0, len(cands))}
+	seen := map[string]string{}
+	// once refuses a name@version that two candidates of this import give.
+	once := func(m *Manifest, source string) error {
+		ref := m.Name + "@" + m.Version
+		if src, dup := seen[ref]; dup {
+			return &ConflictError{Name: m.Name, Version: m.Version, Source: src, Twice: true}
+		}
+		seen[ref] = source
+		return nil
+	}
+	for i, c := range cands {
+		m := c.Manifest
+		sha, doc, err := digests[i].sha, digests[i].doc, digests[i].err
+		if err != nil {
+			return nil, err
+		}
+		if err := once(m, c.Source); err != nil {
+			return nil, err
+		}
+		prev := findVersion(byName[m.Name], m.Version)
+		if prev != nil && prev.sha != sha {
+			up, err := upgradeOf(stored[prev.id], prev, c, doc)
+			if err != nil {
+				return nil, err
+			}
+			if up.re != nil {
+				p.reRecords = append(p.reRecords, *up.re)
+				p.changes = append(p.changes, Change{Name: m.Name, Version: m.Version, Action: ActionReRecorded, State: prev.state, Reason: up.re.reason})
+				continue
+			}
+			// Another contract: recorded beside the old one, for review.
+			m, sha, doc = up.m, up.sha, up.doc
+			c.Manifest = m
+			if err := once(m, c.Source); err != nil {
+				return nil, err
+			}
+			prev = findVersion(byName[m.Name], m.Version)
+		}
+		if prev != nil {
+			if prev.sha != sha {
+				return nil, &ConflictError{Name: m.Name, Version: m.Version, Source: prev.src}
+			}
+			p.changes = append(p.changes, Change{Name: m.Name, Version: m.Version, Action: "unchanged", State: prev.state})
+			continue
+		}
+		r, err := proposed(c, sha, doc, latestApproved(byName[m.Name]), o)
+		if err != nil {
+			return nil, err
+		}
+		p.rows = append(p.rows, r)
+		p.changes = append(p.changes, Change{Name: m.Name, Version: m.Version, Action: "created", State: r.state, Reason: r.reason})
+	}
+	return p, nil
+}
+
+// proposed is a new version's row: proposed for review, with why (a format
+// upgrade, widened permissions), or approved when AutoApproveNarrower holds
+// and ap, the latest approved version, is not widened.
+func proposed(c Candidate, sha string, doc []byte, ap *existing, o ImportOptions) (newRow, error) {
+	m := c.Manifest
+	lim, err := m.Permissions.Limits()
+	if err != nil {
+		return newRow{}, fmt.Errorf("%s@%s: %w", m.Name, m.Version, err)
+	}
+	r := newRow{c: c, sha: sha, doc: doc, limits: lim, state: Proposed, reason: "imported from " + c.Source}
+	if f := formatOf(m.Version); f > 0 && m.Format == f {
+		r.reason += fmt.Sprintf("; helix's OpenAPI conversion format %d gives %s another executable contract than the recorded %s: review it",
+			f, m.Name, strings.TrimSuffix(m.Version, "+helix."+strconv.Itoa(f)))
+	}
+	if ap != nil {
+		if w := Widening(ap.limits, lim); len(w) > 0 {
+			r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
+		} else if o.AutoApproveNarrower && newer(m.Version, ap.version) {
+			r.state = Approved
+			r.reason = fmt.Sprintf("permissions do not widen beyond approved %s@%s: auto-approved", ap.name, ap.version)
+		}
+	}
+	return r, nil
+}
+
+// insertNew writes the new rows, their permissions and audit rows, each
+// table in one COPY, and supersedes what an auto-approved row replaces.
+func insertNew(ctx context.Context, tx pgx.Tx, rows []newRow, o ImportOptions) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	// Compressing the large manifests with pglz (the default) was most of
+	// the server's time storing them; lz4, where the server has it, is
+	// about twice as fast and is read back the same way. Transaction-local.
+	if _, err := tx.Exec(ctx, `
+		SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings
+		WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`); err != nil {
+		return err
+	}
+	// The ids are taken first so that the manifests, 8 MB for a large
+	// document, go in one COPY rather than as query parameters.
+	idRows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('tool_manifests', 'id')) FROM generate_series(1, $1)`, len(rows))
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(idRows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	next := 0
+	manifestRows := pgx.CopyFromFunc(func() ([]any, error) {
+		if next == len(rows) {
+			return nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err // the transaction rolls back: nothing is written
+		}
+		r := rows[next]
+		m := r.c.Manifest
+		doc := r.doc
+		if doc == nil {
+			var err error
+			if doc, err = encode(m, m.sh); err != nil {
+				return nil, err
+			}
+		}
+		row := []any{ids[next], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(doc), r.state, o.Now, o.Now}
+		next++
+		return row, nil
+	})
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at"}, manifestRows); err != nil {
+		return err
+	}
+	var perms, audit [][]any
+	for i, r := range rows {
+		m := r.c.Manifest
+		id := ids[i]
+		perms = append(perms, permissionRows(id, r.limits, m.Credentials)...)
+		if r.state == Approved {
+			audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, "imported from " + r.c.Source})
+			audit = append(audit, []any{id, o.Actor, o.Now, Proposed, Approved, r.reason})
+		} else {
+			audit = append(audit, []any{id, o.Actor, o.Now, Discovered, Proposed, r.reason})
+		}
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_permissions"}, []string{"tool_id", "kind", "value", "amount"}, pgx.CopyFromRows(perms)); err != nil {
+		return err
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_audit"}, []string{"tool_id", "actor", "at", "from_state", "to_state", "reason"}, pgx.CopyFromRows(audit)); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.state == Approved {
+			if err := supersedeOlder(ctx, tx, r.c.Manifest.Name, r.c.Manifest.Version, o.Actor, o.Now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func permissionRows(id int64, l Limits, creds [][]Credential) [][]any {
