@@ -25,6 +25,7 @@ func KMeans(ctx context.Context, m *Matrix, k, nInit int, seed uint64) (*KMeansR
 // silhouette (exact, computed from cluster sums).
 func KMeansAuto(ctx context.Context, m *Matrix, kMax, nInit int, seed uint64) (*KMeansResult, error) {
 	w := newWork(m)
+	w.reserve(min(kMax, m.N))
 	var best *KMeansResult
 	for k := 2; k <= min(kMax, m.N-1); k++ {
 		r, err := w.kmeans(ctx, k, nInit, seed)
@@ -74,6 +75,20 @@ func newWork(m *Matrix) *work {
 		w.simRows = make([][]float32, m.N)
 	}
 	return w
+}
+
+// reserve allocates the buffers for runs of up to k clusters at once, not
+// again for each larger k.
+func (w *work) reserve(k int) {
+	k = max(k, 1)
+	n, d := w.m.N, w.m.Stride
+	w.cent = make([]float32, k*d)
+	w.sum = make([]float64, k*d)
+	w.size = make([]int, k)
+	w.ss = make([]float64, k)
+	w.sumT = make([]float64, (k+3)/4*4*d)
+	w.dots = make([]float64, n*k)
+	w.prod = make([]float32, k*min(n, max(1<<20/k, 1024)))
 }
 
 // simsOf returns row i's similarities to every row; the caller must not
