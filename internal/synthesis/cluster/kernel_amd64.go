@@ -14,7 +14,7 @@ func dot2x4(a0, a1, b0, b1, b2, b3 *float32, n int, out *[8]float32)
 
 // dotLanes2x3 writes, for a_r in (a0, a1) and b_c in (b0, b1, b2), the four
 // partial sums of f32.Dot(a_r, b_c) (lane j: the products of the indices
-// ≡ j mod 4, added in order, without FMA) to out[4*(3r+c):]; n is a
+// ≡ j mod 4, added in order, without FMA) to out[8c+4r:]; n is a
 // multiple of 4. (l0+l1)+(l2+l3) of them is f32.Dot bit for bit.
 //
 //go:noescape

@@ -58,8 +58,9 @@ done:
 	RET
 
 // func dotLanes2x3(a0, a1, b0, b1, b2 *float32, n int, out *[24]float32)
-// out[4*(3r+c)+j] = Σ a_r[i]·b_c[i] over i ≡ j (mod 4), i ascending, each
-// product rounded and then added (no FMA): f32.Dot's four accumulators.
+// out[8c+4r+j] = Σ a_r[i]·b_c[i] over i ≡ j (mod 4), i ascending, each
+// product rounded and then added (no FMA): f32.Dot's four accumulators. A
+// Y register holds a0's four lanes in its low half and a1's in its high.
 TEXT ·dotLanes2x3(SB), NOSPLIT, $0-56
 	MOVQ a0+0(FP), SI
 	MOVQ a1+8(FP), DI
@@ -70,43 +71,32 @@ TEXT ·dotLanes2x3(SB), NOSPLIT, $0-56
 	MOVQ out+48(FP), DX
 	SHLQ $2, CX
 	XORQ AX, AX
-	VXORPS X0, X0, X0
-	VXORPS X1, X1, X1
-	VXORPS X2, X2, X2
-	VXORPS X3, X3, X3
-	VXORPS X4, X4, X4
-	VXORPS X5, X5, X5
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
 
 lanesloop:
 	CMPQ AX, CX
 	JGE  lanesdone
 	VMOVUPS (SI)(AX*1), X8
-	VMOVUPS (DI)(AX*1), X9
-	VMOVUPS (R8)(AX*1), X10
-	VMOVUPS (R9)(AX*1), X11
-	VMOVUPS (R10)(AX*1), X12
-	VMULPS X8, X10, X13
-	VADDPS X13, X0, X0
-	VMULPS X8, X11, X13
-	VADDPS X13, X1, X1
-	VMULPS X8, X12, X13
-	VADDPS X13, X2, X2
-	VMULPS X9, X10, X14
-	VADDPS X14, X3, X3
-	VMULPS X9, X11, X14
-	VADDPS X14, X4, X4
-	VMULPS X9, X12, X14
-	VADDPS X14, X5, X5
+	VINSERTF128 $1, (DI)(AX*1), Y8, Y8
+	VBROADCASTF128 (R8)(AX*1), Y10
+	VBROADCASTF128 (R9)(AX*1), Y11
+	VBROADCASTF128 (R10)(AX*1), Y12
+	VMULPS Y8, Y10, Y10
+	VADDPS Y10, Y0, Y0
+	VMULPS Y8, Y11, Y11
+	VADDPS Y11, Y1, Y1
+	VMULPS Y8, Y12, Y12
+	VADDPS Y12, Y2, Y2
 	ADDQ $16, AX
 	JMP  lanesloop
 
 lanesdone:
-	VMOVUPS X0, (DX)
-	VMOVUPS X1, 16(DX)
-	VMOVUPS X2, 32(DX)
-	VMOVUPS X3, 48(DX)
-	VMOVUPS X4, 64(DX)
-	VMOVUPS X5, 80(DX)
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VZEROUPPER
 	RET
 
 // func addWiden(dst *float64, src *float32, n int)

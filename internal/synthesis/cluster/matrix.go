@@ -154,10 +154,10 @@ func productsRange(a, b []float32, stride int, c []float32, ldc, jlo, jhi int) {
 				}
 				dotLanes2x3(&a0[0], &a1[0], b0, b1, b2, stride, &lanes)
 				for q := range te - j {
-					l := lanes[4*q : 4*q+4]
+					l := lanes[8*q : 8*q+4]
 					c[i*ldc+j+q] = (l[0] + l[1]) + (l[2] + l[3])
 					if i+1 < na {
-						l = lanes[12+4*q : 12+4*q+4]
+						l = lanes[8*q+4 : 8*q+8]
 						c[(i+1)*ldc+j+q] = (l[0] + l[1]) + (l[2] + l[3])
 					}
 				}
