@@ -18,13 +18,13 @@ type KMeansResult struct {
 // 2+ln k local trials, as scikit-learn), keeping the best of nInit runs.
 // Deterministic for a seed.
 func KMeans(ctx context.Context, m *Matrix, k, nInit int, seed uint64) (*KMeansResult, error) {
-	return newWork(m).kmeans(ctx, k, nInit, seed)
+	return newWork(m, true).kmeans(ctx, k, nInit, seed)
 }
 
 // KMeansAuto tries k = 2..kMax and keeps the k with the highest mean
 // silhouette (exact, computed from cluster sums).
 func KMeansAuto(ctx context.Context, m *Matrix, kMax, nInit int, seed uint64) (*KMeansResult, error) {
-	w := newWork(m)
+	w := newWork(m, true)
 	w.reserve(min(kMax, m.N))
 	var best *KMeansResult
 	for k := 2; k <= min(kMax, m.N-1); k++ {
@@ -48,12 +48,15 @@ func KMeansAuto(ctx context.Context, m *Matrix, kMax, nInit int, seed uint64) (*
 const simCacheMax = 4096
 
 // work is what the k-means runs on one matrix share (KMeansAuto makes
-// nInit runs for each of up to 19 values of k): each point's similarities to
-// all points, computed the first time k-means++ samples it, and buffers.
-// Everything it caches is computed as the uncached code computed it, so the
-// results are the same bit for bit.
+// nInit runs for each of up to 19 values of k): the Gram matrix in N-space;
+// in d-space each point's similarities to all points, computed the first
+// time k-means++ samples it, as the code before issue 37 computed them (the
+// d-space results are the same bit for bit); and buffers.
 type work struct {
 	m        *Matrix
+	g        []float32   // the n×n Gram matrix, when the runs go in N-space (see gramMax)
+	seedOf   []int       // N-space: centroid c is point seedOf[c], or the mean of its cluster when -1
+	norm     []float64   // N-space: |Σ_{j∈C} x_j| of each cluster
 	simRows  [][]float32 // simRows[i]: row i's similarities to every row, once asked for
 	sims     []float32   // scratch for simsOf when the cache is off
 	self     []float64   // x_i·x_i in float64, for the silhouette; nil until needed
@@ -69,8 +72,23 @@ type work struct {
 	prod     []float32 // assign's block of products
 }
 
-func newWork(m *Matrix) *work {
+// gramMax is the most points for which k-means runs in N-space, when there
+// are also fewer points than dimensions: G = X·Xᵀ is computed once (n²·d), and
+// then a point's similarity to a cluster's normalised mean is
+// Σ_{j∈C} G_ij / sqrt(Σ_{j,l∈C} G_jl), so an iteration costs n² instead of
+// n·k·d, and so does the silhouette (x_i·ΣC = Σ_{j∈C} G_ij). The sums round
+// otherwise than the d-space ones, so a near tie may fall the other way.
+var gramMax = 2000
+
+// newWork prepares the runs on m; in N-space if gram allows and m is small
+// enough.
+func newWork(m *Matrix, gram bool) *work {
 	w := &work{m: m}
+	if gram && m.N <= gramMax && m.N < m.D {
+		w.g = make([]float32, m.N*m.N)
+		products(m.X, m.X, m.Stride, w.g, m.N)
+		return w
+	}
 	if m.N <= simCacheMax {
 		w.simRows = make([][]float32, m.N)
 	}
@@ -82,6 +100,12 @@ func newWork(m *Matrix) *work {
 func (w *work) reserve(k int) {
 	k = max(k, 1)
 	n, d := w.m.N, w.m.Stride
+	if w.g != nil {
+		w.sum = make([]float64, k*n)
+		w.size = make([]int, k)
+		w.dots = make([]float64, n*k)
+		return
+	}
 	w.cent = make([]float32, k*d)
 	w.sum = make([]float64, k*d)
 	w.size = make([]int, k)
@@ -94,6 +118,9 @@ func (w *work) reserve(k int) {
 // simsOf returns row i's similarities to every row; the caller must not
 // change them.
 func (w *work) simsOf(i int) []float32 {
+	if w.g != nil {
+		return w.g[i*w.m.N : (i+1)*w.m.N]
+	}
 	if w.simRows == nil {
 		w.sims = grow(w.sims, w.m.N)
 		w.m.simsTo(i, w.sims)
@@ -137,8 +164,14 @@ func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, 
 	if k == 0 {
 		return &KMeansResult{}, nil
 	}
-	cent := grow(w.cent, k*m.Stride) // every row is set by the seeding
-	w.cent = cent
+	var cent []float32
+	if w.g == nil {
+		cent = grow(w.cent, k*m.Stride) // every row is set by the seeding
+		w.cent = cent
+	} else {
+		w.seedOf = grow(w.seedOf, k)
+		w.norm = grow(w.norm, k)
+	}
 	// k-means++ on the squared chord distance 2(1-cos), which is the squared
 	// Euclidean distance between unit vectors.
 	closest := grow(w.closest, n)
@@ -146,7 +179,7 @@ func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, 
 	bestCand := grow(w.bestCand, n)
 	w.closest, w.cand, w.bestCand = closest, cand, bestCand
 	first := rng.IntN(n)
-	copy(cent, m.row(first))
+	w.setSeed(cent, 0, first)
 	pot := 0.0
 	for i, s := range w.simsOf(first)[:n] {
 		closest[i] = max(2*(1-float64(s)), 0)
@@ -168,7 +201,7 @@ func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, 
 				copy(bestCand, cand)
 			}
 		}
-		copy(cent[c*m.Stride:], m.row(bestIdx))
+		w.setSeed(cent, c, bestIdx)
 		pot = bestPot
 		copy(closest, bestCand)
 	}
@@ -182,11 +215,19 @@ func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, 
 			return nil, err
 		}
 		changed := 0
-		inertia = w.assign(cent, k, labels, &changed)
+		if w.g != nil {
+			inertia = w.assignGram(k, labels, &changed)
+		} else {
+			inertia = w.assign(cent, k, labels, &changed)
+		}
 		if changed == 0 && iter > 0 {
 			break
 		}
-		w.updateCentroids(cent, k, labels, rng)
+		if w.g != nil {
+			w.updateGram(k, labels, rng)
+		} else {
+			w.updateCentroids(cent, k, labels, rng)
+		}
 	}
 	return &KMeansResult{Labels: labels, K: k, Inertia: inertia}, nil
 }
@@ -308,5 +349,87 @@ func (w *work) updateCentroids(cent []float32, k int, labels []int, rng *rand.Ra
 		for dim, v := range s {
 			dst[dim] = float32(v * inv)
 		}
+	}
+}
+
+// setSeed makes point i centroid c.
+func (w *work) setSeed(cent []float32, c, i int) {
+	if w.g != nil {
+		w.seedOf[c] = i
+		return
+	}
+	copy(cent[c*w.m.Stride:], w.m.row(i))
+}
+
+// gramSums sets w.sum[c*n+i] to Σ_{j labelled c} G_ij (x_i·ΣC) and w.size[c]
+// to the size of cluster c; points labelled Noise are left out.
+func (w *work) gramSums(k int, labels []int) {
+	n := w.m.N
+	w.sum = grow(w.sum, k*n)
+	w.size = grow(w.size, k)
+	sum, size := w.sum, w.size
+	clear(sum)
+	clear(size)
+	for j, l := range labels {
+		if l < 0 {
+			continue
+		}
+		size[l]++
+		s := sum[l*n : (l+1)*n]
+		row := w.g[j*n : (j+1)*n]
+		s = s[:len(row)]
+		for i, v := range row {
+			s[i] += float64(v)
+		}
+	}
+}
+
+// assignGram is assign in N-space: a centroid is a point (a seed, or a
+// restart of an empty cluster) or its cluster's normalised mean, whose
+// similarity to x_i is x_i·ΣC / |ΣC|.
+func (w *work) assignGram(k int, labels []int, changed *int) float64 {
+	n := w.m.N
+	inertia := 0.0
+	for i := range n {
+		bi, bs := 0, math.Inf(-1)
+		for c := range k {
+			var s float64
+			if p := w.seedOf[c]; p >= 0 {
+				s = float64(w.g[p*n+i])
+			} else {
+				s = w.sum[c*n+i] / w.norm[c]
+			}
+			if s > bs {
+				bi, bs = c, s
+			}
+		}
+		if labels[i] != bi {
+			labels[i] = bi
+			*changed++
+		}
+		inertia += min(max(1-bs, 0), 2)
+	}
+	return inertia
+}
+
+// updateGram is updateCentroids in N-space: the cluster sums' products with
+// every point, and their norms |ΣC|² = Σ_{j∈C} x_j·ΣC.
+func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
+	n := w.m.N
+	w.gramSums(k, labels)
+	for c := range k {
+		if w.size[c] == 0 { // an empty cluster restarts at a random point
+			w.seedOf[c] = rng.IntN(n)
+			continue
+		}
+		w.seedOf[c] = -1
+		s := w.sum[c*n : (c+1)*n]
+		var ss float64
+		for j, l := range labels {
+			if l == c {
+				ss += s[j]
+			}
+		}
+		w.norm[c] = math.Sqrt(max(ss, 1e-300))
 	}
 }

@@ -27,8 +27,9 @@ func TestKMeansEqualsReference(t *testing.T) {
 		{37, 100, 5, 0.8, 0.1, 9}, // d not a multiple of 8: padded rows
 		{8, 16, 2, 0.5, 0, 3},
 	}
-	saved := hasKernel
-	defer func() { hasKernel = saved }()
+	saved, savedGram := hasKernel, gramMax
+	defer func() { hasKernel, gramMax = saved, savedGram }()
+	gramMax = 0 // the d-space runs; TestGramAgreesWithVectors compares the N-space ones
 	for _, kernel := range []bool{saved, false} {
 		hasKernel = kernel
 		for _, tc := range cases {

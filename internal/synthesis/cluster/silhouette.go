@@ -3,9 +3,10 @@ package cluster
 // Silhouette returns each point's silhouette under cosine distance
 // (scikit-learn's silhouette_samples). Noise points get 0 and do not count as
 // a cluster. The mean distance from a unit vector x to a cluster C is
-// 1 - x·ΣC/|C|, so it costs O(n·k·d) and no pairwise matrix.
+// 1 - x·ΣC/|C|, so it costs O(n·k·d) and no pairwise matrix. (KMeansAuto's
+// silhouettes take x·ΣC from the Gram matrix when it has one.)
 func Silhouette(m *Matrix, labels []int) []float64 {
-	return newWork(m).silhouette(labels)
+	return newWork(m, false).silhouette(labels)
 }
 
 func (w *work) silhouette(labels []int) []float64 {
@@ -18,6 +19,22 @@ func (w *work) silhouette(labels []int) []float64 {
 	out := make([]float64, n)
 	if k < 2 {
 		return out
+	}
+	if w.g != nil {
+		w.gramSums(k, labels)
+		w.dots = grow(w.dots, n*k)
+		for i := range n {
+			for c := range k {
+				w.dots[i*k+c] = w.sum[c*n+i]
+			}
+		}
+		if w.self == nil {
+			w.self = make([]float64, n)
+			for i := range n {
+				w.self[i] = float64(w.g[i*n+i])
+			}
+		}
+		return w.silhouetteFromDots(labels, k, out)
 	}
 	if w.self == nil {
 		w.self = make([]float64, n)
@@ -41,6 +58,13 @@ func (w *work) silhouette(labels []int) []float64 {
 			}
 		}
 	}
+	return w.silhouetteFromDots(labels, k, out)
+}
+
+// silhouetteFromDots finishes silhouette from w.size and w.dots[i*k+c] =
+// x_i·ΣC.
+func (w *work) silhouetteFromDots(labels []int, k int, out []float64) []float64 {
+	size := w.size
 	for i, l := range labels {
 		if l < 0 || size[l] < 2 {
 			continue
