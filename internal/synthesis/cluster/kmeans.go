@@ -84,7 +84,7 @@ var gramMax = 2000
 // enough.
 func newWork(m *Matrix, gram bool) *work {
 	w := &work{m: m}
-	if gram && m.N <= gramMax && m.N < m.D {
+	if gram && m.N > 0 && m.N <= gramMax && m.N < m.D {
 		w.g = make([]float32, m.N*m.N)
 		products(m.X, m.X, m.Stride, w.g, m.N)
 		return w
