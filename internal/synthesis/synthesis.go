@@ -21,7 +21,12 @@ import (
 
 // Version names the analysis: bump it when a change to Analyze changes its
 // output for the same memories, so that every user is recomputed once.
-const Version = 2 // 2: the auto algorithm (issue 33), the LSA spectrum knee in evidence.space
+//
+//	2: the auto algorithm (issue 33), the LSA spectrum knee in evidence.space
+//	3: k-means in N-space from the Gram matrix when a user has fewer memories
+//	   than dimensions (issue 37): it rounds otherwise, so a near tie may
+//	   label a memory or pick k differently
+const Version = 3
 
 // Pattern types, as stored in memory_synthesis.pattern_type.
 const (

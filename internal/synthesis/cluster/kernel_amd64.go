@@ -11,3 +11,22 @@ var hasKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func dot2x4(a0, a1, b0, b1, b2, b3 *float32, n int, out *[8]float32)
+
+// dotLanes2x3 writes, for a_r in (a0, a1) and b_c in (b0, b1, b2), the four
+// partial sums of f32.Dot(a_r, b_c) (lane j: the products of the indices
+// ≡ j mod 4, added in order, without FMA) to out[8c+4r:]; n is a
+// multiple of 4. (l0+l1)+(l2+l3) of them is f32.Dot bit for bit.
+//
+//go:noescape
+func dotLanes2x3(a0, a1, b0, b1, b2 *float32, n int, out *[24]float32)
+
+// addWiden adds float64(src[i]) to dst[i] for i < n (a multiple of 8).
+//
+//go:noescape
+func addWiden(dst *float64, src *float32, n int)
+
+// dots4x4 writes Σ_i float64(x_r[i])·s[4i+j] to out[4r+j], adding in the
+// order of i without FMA, for four points x_r and four interleaved sums.
+//
+//go:noescape
+func dots4x4(x0, x1, x2, x3 *float32, s *float64, n int, out *[16]float64)

@@ -56,3 +56,120 @@ done:
 	VMOVUPS X10, 16(DX)
 	VZEROUPPER
 	RET
+
+// func dotLanes2x3(a0, a1, b0, b1, b2 *float32, n int, out *[24]float32)
+// out[8c+4r+j] = Σ a_r[i]·b_c[i] over i ≡ j (mod 4), i ascending, each
+// product rounded and then added (no FMA): f32.Dot's four accumulators. A
+// Y register holds a0's four lanes in its low half and a1's in its high.
+TEXT ·dotLanes2x3(SB), NOSPLIT, $0-56
+	MOVQ a0+0(FP), SI
+	MOVQ a1+8(FP), DI
+	MOVQ b0+16(FP), R8
+	MOVQ b1+24(FP), R9
+	MOVQ b2+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
+	SHLQ $2, CX
+	XORQ AX, AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+
+lanesloop:
+	CMPQ AX, CX
+	JGE  lanesdone
+	VMOVUPS (SI)(AX*1), X8
+	VINSERTF128 $1, (DI)(AX*1), Y8, Y8
+	VBROADCASTF128 (R8)(AX*1), Y10
+	VBROADCASTF128 (R9)(AX*1), Y11
+	VBROADCASTF128 (R10)(AX*1), Y12
+	VMULPS Y8, Y10, Y10
+	VADDPS Y10, Y0, Y0
+	VMULPS Y8, Y11, Y11
+	VADDPS Y11, Y1, Y1
+	VMULPS Y8, Y12, Y12
+	VADDPS Y12, Y2, Y2
+	ADDQ $16, AX
+	JMP  lanesloop
+
+lanesdone:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VZEROUPPER
+	RET
+
+// func addWiden(dst *float64, src *float32, n int)
+// dst[i] += float64(src[i]) for i < n, n a multiple of 8.
+TEXT ·addWiden(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+widenloop:
+	CMPQ AX, CX
+	JGE  widendone
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VADDPD (DI)(AX*8), Y0, Y0
+	VADDPD 32(DI)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ $8, AX
+	JMP  widenloop
+
+widendone:
+	VZEROUPPER
+	RET
+
+// func dots4x4(x0, x1, x2, x3 *float32, s *float64, n int, out *[16]float64)
+// out[4r+j] = Σ_i float64(x_r[i])·s[4i+j], i ascending, each product rounded
+// and then added (no FMA): four points against four clusters whose sums s
+// holds interleaved, dimension by dimension.
+TEXT ·dots4x4(SB), NOSPLIT, $0-56
+	MOVQ x0+0(FP), SI
+	MOVQ x1+8(FP), DI
+	MOVQ x2+16(FP), R8
+	MOVQ x3+24(FP), R9
+	MOVQ s+32(FP), R10
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DX
+	XORQ AX, AX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+dotsloop:
+	CMPQ AX, CX
+	JGE  dotsdone
+	MOVQ AX, BX
+	SHLQ $5, BX
+	VMOVUPD (R10)(BX*1), Y4
+	VBROADCASTSS (SI)(AX*4), X5
+	VCVTPS2PD X5, Y5
+	VMULPD Y5, Y4, Y5
+	VADDPD Y5, Y0, Y0
+	VBROADCASTSS (DI)(AX*4), X6
+	VCVTPS2PD X6, Y6
+	VMULPD Y6, Y4, Y6
+	VADDPD Y6, Y1, Y1
+	VBROADCASTSS (R8)(AX*4), X7
+	VCVTPS2PD X7, Y7
+	VMULPD Y7, Y4, Y7
+	VADDPD Y7, Y2, Y2
+	VBROADCASTSS (R9)(AX*4), X8
+	VCVTPS2PD X8, Y8
+	VMULPD Y8, Y4, Y8
+	VADDPD Y8, Y3, Y3
+	INCQ AX
+	JMP  dotsloop
+
+dotsdone:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/helixhq/helix/internal/f32"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -35,6 +36,76 @@ func TestKernelMatchesGonum(t *testing.T) {
 		for i := range got {
 			if math.Abs(float64(got[i]-want[i])) > 1e-5 {
 				t.Fatalf("%v: product %d = %v, gonum %v", shape, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestKernelsMatchGo checks the kernels that stand in for Go loops against
+// those loops bit for bit: a tile's last one to three columns against
+// f32.Dot, addWiden against dst[i] += float64(src[i]), and dots4x4 against
+// a float64 dot product added in order.
+func TestKernelsMatchGo(t *testing.T) {
+	if !hasKernel {
+		t.Skip("no AVX2/FMA on this CPU: the kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, shape := range [][3]int{{1, 1, 8}, {1, 3, 16}, {2, 2, 64}, {3, 7, 384}, {5, 66, 1536}, {4, 130, 104}} {
+		na, nb, d := shape[0], shape[1], shape[2]
+		a, b := NewEmpty(na, d), NewEmpty(nb, d)
+		row := make([]float32, d)
+		for _, m := range []*Matrix{a, b} {
+			for i := range m.N {
+				for k := range row {
+					row[k] = float32(rng.NormFloat64())
+				}
+				m.SetRow(i, row)
+			}
+		}
+		got := make([]float32, na*nb)
+		products(a.X, b.X, a.Stride, got, nb)
+		for i := range na {
+			// columns past the last whole group of four in their tile of 64
+			for j := nb &^ 3; j < nb; j++ {
+				t0 := j / tile * tile
+				if j < t0+(min(t0+tile, nb)-t0)&^3 {
+					continue
+				}
+				want := f32.Dot(a.row(i), b.row(j))
+				if math.Float32bits(got[i*nb+j]) != math.Float32bits(want) {
+					t.Fatalf("%v: product (%d,%d) = %v, f32.Dot %v", shape, i, j, got[i*nb+j], want)
+				}
+			}
+		}
+		dst := make([]float64, d)
+		want := make([]float64, d)
+		for i := range nb {
+			addWiden(&dst[0], &b.row(i)[0], d)
+			for k, v := range b.row(i) {
+				want[k] += float64(v)
+			}
+		}
+		for k := range dst {
+			if math.Float64bits(dst[k]) != math.Float64bits(want[k]) {
+				t.Fatalf("%v: addWiden [%d] = %v, want %v", shape, k, dst[k], want[k])
+			}
+		}
+		s := make([]float64, 4*d)
+		for k := range s {
+			s[k] = rng.NormFloat64() * 10
+		}
+		var out [16]float64
+		x := [4][]float32{a.row(0), a.row(min(1, na-1)), b.row(0), b.row(nb - 1)}
+		dots4x4(&x[0][0], &x[1][0], &x[2][0], &x[3][0], &s[0], d, &out)
+		for r := range 4 {
+			for c := range 4 {
+				var want float64
+				for k, v := range x[r] {
+					want += float64(v) * s[4*k+c]
+				}
+				if math.Float64bits(out[4*r+c]) != math.Float64bits(want) {
+					t.Fatalf("%v: dots4x4 (%d,%d) = %v, want %v", shape, r, c, out[4*r+c], want)
+				}
 			}
 		}
 	}

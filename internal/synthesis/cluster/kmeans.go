@@ -18,11 +18,136 @@ type KMeansResult struct {
 // 2+ln k local trials, as scikit-learn), keeping the best of nInit runs.
 // Deterministic for a seed.
 func KMeans(ctx context.Context, m *Matrix, k, nInit int, seed uint64) (*KMeansResult, error) {
-	k = min(k, m.N)
+	return newWork(m, true).kmeans(ctx, k, nInit, seed)
+}
+
+// KMeansAuto tries k = 2..kMax and keeps the k with the highest mean
+// silhouette (exact, computed from cluster sums).
+func KMeansAuto(ctx context.Context, m *Matrix, kMax, nInit int, seed uint64) (*KMeansResult, error) {
+	w := newWork(m, true)
+	w.reserve(min(kMax, m.N))
+	var best *KMeansResult
+	for k := 2; k <= min(kMax, m.N-1); k++ {
+		r, err := w.kmeans(ctx, k, nInit, seed)
+		if err != nil {
+			return nil, err
+		}
+		r.Silhouette = Mean(w.silhouette(r.Labels))
+		if best == nil || r.Silhouette > best.Silhouette {
+			best = r
+		}
+	}
+	if best == nil {
+		return w.kmeans(ctx, 1, nInit, seed)
+	}
+	return best, nil
+}
+
+// simCacheMax bounds the rows whose similarity rows a work caches: n² floats,
+// 64 MB at most.
+const simCacheMax = 4096
+
+// work is what the k-means runs on one matrix share (KMeansAuto makes
+// nInit runs for each of up to 19 values of k): the Gram matrix in N-space;
+// in d-space each point's similarities to all points, computed the first
+// time k-means++ samples it, as the code before issue 37 computed them (the
+// d-space results are the same bit for bit); and buffers.
+type work struct {
+	m        *Matrix
+	g        []float32   // the n×n Gram matrix, when the runs go in N-space (see gramMax)
+	seedOf   []int       // N-space: centroid c is point seedOf[c], or the mean of its cluster when -1
+	norm     []float64   // N-space: |Σ_{j∈C} x_j| of each cluster
+	simRows  [][]float32 // simRows[i]: row i's similarities to every row, once asked for
+	sims     []float32   // scratch for simsOf when the cache is off
+	self     []float64   // x_i·x_i in float64, for the silhouette; nil until needed
+	closest  []float64
+	cand     []float64
+	bestCand []float64
+	cent     []float32
+	sum      []float64
+	size     []int
+	ss       []float64
+	sumT     []float64 // the silhouette's cluster sums, four clusters interleaved
+	dots     []float64 // the silhouette's point·cluster-sum products, n×k
+	prod     []float32 // assign's block of products
+}
+
+// gramMax is the most points for which k-means runs in N-space, when there
+// are also fewer points than dimensions: G = X·Xᵀ is computed once (n²·d), and
+// then a point's similarity to a cluster's normalised mean is
+// Σ_{j∈C} G_ij / sqrt(Σ_{j,l∈C} G_jl), so an iteration costs n² instead of
+// n·k·d, and so does the silhouette (x_i·ΣC = Σ_{j∈C} G_ij). The sums round
+// otherwise than the d-space ones, so a near tie may fall the other way.
+var gramMax = 2000
+
+// newWork prepares the runs on m; in N-space if gram allows and m is small
+// enough.
+func newWork(m *Matrix, gram bool) *work {
+	w := &work{m: m}
+	if gram && m.N > 0 && m.N <= gramMax && m.N < m.D {
+		w.g = make([]float32, m.N*m.N)
+		products(m.X, m.X, m.Stride, w.g, m.N)
+		return w
+	}
+	if m.N <= simCacheMax {
+		w.simRows = make([][]float32, m.N)
+	}
+	return w
+}
+
+// reserve allocates the buffers for runs of up to k clusters at once, not
+// again for each larger k.
+func (w *work) reserve(k int) {
+	k = max(k, 1)
+	n, d := w.m.N, w.m.Stride
+	if w.g != nil {
+		w.sum = make([]float64, k*n)
+		w.size = make([]int, k)
+		w.dots = make([]float64, n*k)
+		return
+	}
+	w.cent = make([]float32, k*d)
+	w.sum = make([]float64, k*d)
+	w.size = make([]int, k)
+	w.ss = make([]float64, k)
+	w.sumT = make([]float64, (k+3)/4*4*d)
+	w.dots = make([]float64, n*k)
+	w.prod = make([]float32, k*min(n, max(1<<20/k, 1024)))
+}
+
+// simsOf returns row i's similarities to every row; the caller must not
+// change them.
+func (w *work) simsOf(i int) []float32 {
+	if w.g != nil {
+		return w.g[i*w.m.N : (i+1)*w.m.N]
+	}
+	if w.simRows == nil {
+		w.sims = grow(w.sims, w.m.N)
+		w.m.simsTo(i, w.sims)
+		return w.sims
+	}
+	if w.simRows[i] == nil {
+		w.simRows[i] = make([]float32, w.m.N)
+		w.m.simsTo(i, w.simRows[i])
+	}
+	return w.simRows[i]
+}
+
+// grow returns s resliced to n, reallocated when its capacity is short; the
+// contents are not kept.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func (w *work) kmeans(ctx context.Context, k, nInit int, seed uint64) (*KMeansResult, error) {
+	k = min(k, w.m.N)
 	var best *KMeansResult
 	for run := range max(nInit, 1) {
 		rng := rand.New(rand.NewPCG(seed, uint64(run)))
-		r, err := kmeansOnce(ctx, m, k, rng)
+		r, err := w.once(ctx, k, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -33,32 +158,39 @@ func KMeans(ctx context.Context, m *Matrix, k, nInit int, seed uint64) (*KMeansR
 	return best, nil
 }
 
-func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansResult, error) {
+func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, error) {
+	m := w.m
 	n := m.N
-	cent := make([]float32, k*m.Stride)
 	if k == 0 {
 		return &KMeansResult{}, nil
 	}
+	var cent []float32
+	if w.g == nil {
+		cent = grow(w.cent, k*m.Stride) // every row is set by the seeding
+		w.cent = cent
+	} else {
+		w.seedOf = grow(w.seedOf, k)
+		w.norm = grow(w.norm, k)
+	}
 	// k-means++ on the squared chord distance 2(1-cos), which is the squared
 	// Euclidean distance between unit vectors.
-	sims := make([]float32, n)
-	closest := make([]float64, n)
+	closest := grow(w.closest, n)
+	cand := grow(w.cand, n)
+	bestCand := grow(w.bestCand, n)
+	w.closest, w.cand, w.bestCand = closest, cand, bestCand
 	first := rng.IntN(n)
-	copy(cent, m.row(first))
-	m.simsTo(first, sims)
+	w.setSeed(cent, 0, first)
 	pot := 0.0
-	for i, s := range sims {
+	for i, s := range w.simsOf(first)[:n] {
 		closest[i] = max(2*(1-float64(s)), 0)
 		pot += closest[i]
 	}
 	trials := 2 + int(math.Log(float64(k)))
-	cand := make([]float64, n)
-	bestCand := make([]float64, n)
 	for c := 1; c < k; c++ {
 		bestPot, bestIdx := math.Inf(1), -1
 		for range trials {
 			idx := sample(closest, pot, rng)
-			m.simsTo(idx, sims)
+			sims := w.simsOf(idx)[:n]
 			p := 0.0
 			for i, s := range sims {
 				cand[i] = min(closest[i], max(2*(1-float64(s)), 0))
@@ -69,7 +201,7 @@ func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansR
 				copy(bestCand, cand)
 			}
 		}
-		copy(cent[c*m.Stride:], m.row(bestIdx))
+		w.setSeed(cent, c, bestIdx)
 		pot = bestPot
 		copy(closest, bestCand)
 	}
@@ -83,11 +215,19 @@ func kmeansOnce(ctx context.Context, m *Matrix, k int, rng *rand.Rand) (*KMeansR
 			return nil, err
 		}
 		changed := 0
-		inertia = assign(m, cent, k, labels, &changed)
+		if w.g != nil {
+			inertia = w.assignGram(k, labels, &changed)
+		} else {
+			inertia = w.assign(cent, k, labels, &changed)
+		}
 		if changed == 0 && iter > 0 {
 			break
 		}
-		updateCentroids(m, cent, k, labels, rng)
+		if w.g != nil {
+			w.updateGram(k, labels, rng)
+		} else {
+			w.updateCentroids(cent, k, labels, rng)
+		}
 	}
 	return &KMeansResult{Labels: labels, K: k, Inertia: inertia}, nil
 }
@@ -108,19 +248,22 @@ func sample(w []float64, total float64, rng *rand.Rand) int {
 
 // assign labels each point with its most similar centroid, in blocks of
 // columns, and returns the inertia.
-func assign(m *Matrix, cent []float32, k int, labels []int, changed *int) float64 {
+func (w *work) assign(cent []float32, k int, labels []int, changed *int) float64 {
+	m := w.m
 	n := m.N
 	bc := min(n, max(1<<20/k, 1024))
-	buf := make([]float32, k*bc)
+	buf := grow(w.prod, k*bc)
+	w.prod = buf
 	inertia := 0.0
 	for lo := 0; lo < n; lo += bc {
-		w := min(bc, n-lo)
-		products(m.X[lo*m.Stride:(lo+w)*m.Stride], cent, m.Stride, buf[:w*k], k)
-		for j := range w {
-			bi, bs := 0, buf[j*k]
-			for c := 1; c < k; c++ {
-				if s := buf[j*k+c]; s > bs {
-					bi, bs = c, s
+		nb := min(bc, n-lo)
+		products(m.X[lo*m.Stride:(lo+nb)*m.Stride], cent[:k*m.Stride], m.Stride, buf[:nb*k], k)
+		for j := range nb {
+			row := buf[j*k : (j+1)*k]
+			bi, bs := 0, row[0]
+			for c, s := range row[1:] {
+				if s > bs {
+					bi, bs = c+1, s
 				}
 			}
 			if labels[lo+j] != bi {
@@ -133,48 +276,160 @@ func assign(m *Matrix, cent []float32, k int, labels []int, changed *int) float6
 	return inertia
 }
 
-func updateCentroids(m *Matrix, cent []float32, k int, labels []int, rng *rand.Rand) {
-	n, d := m.N, m.Stride
-	sum := make([]float64, k*d)
-	size := make([]int, k)
+// clusterSums sets w.sum[c*d:(c+1)*d] to Σ x_i over the points labelled c
+// (in float64, adding in the order of the points) and w.size[c] to their
+// number; points labelled Noise are left out.
+func (w *work) clusterSums(k int, labels []int) {
+	m := w.m
+	d := m.Stride
+	w.sum = grow(w.sum, k*d)
+	w.size = grow(w.size, k)
+	sum, size := w.sum, w.size
+	clear(sum)
+	clear(size)
 	for i, l := range labels {
-		size[l]++
-		for dim, v := range m.row(i) {
-			sum[l*d+dim] += float64(v)
+		if l < 0 {
+			continue
 		}
+		size[l]++
+		s := sum[l*d : (l+1)*d]
+		r := m.X[i*d : (i+1)*d]
+		if hasKernel {
+			addWiden(&s[0], &r[0], d)
+			continue
+		}
+		s = s[:len(r)]
+		for dim, v := range r {
+			s[dim] += float64(v)
+		}
+	}
+}
+
+func (w *work) updateCentroids(cent []float32, k int, labels []int, rng *rand.Rand) {
+	m := w.m
+	n, d := m.N, m.Stride
+	w.clusterSums(k, labels)
+	sum, size := w.sum, w.size
+	// Each centroid's squared norm, four clusters at a time: four independent
+	// sums, each added in the order of its dimensions.
+	w.ss = grow(w.ss, k)
+	ss := w.ss
+	c := 0
+	for ; c+4 <= k; c += 4 {
+		s0 := sum[c*d : (c+1)*d]
+		s1 := sum[(c+1)*d : (c+2)*d]
+		s2 := sum[(c+2)*d : (c+3)*d]
+		s3 := sum[(c+3)*d : (c+4)*d]
+		s1, s2, s3 = s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
+		var a0, a1, a2, a3 float64
+		for dim, v := range s0 {
+			a0 += v * v
+			a1 += s1[dim] * s1[dim]
+			a2 += s2[dim] * s2[dim]
+			a3 += s3[dim] * s3[dim]
+		}
+		ss[c], ss[c+1], ss[c+2], ss[c+3] = a0, a1, a2, a3
+	}
+	for ; c < k; c++ {
+		var a float64
+		for _, v := range sum[c*d : (c+1)*d] {
+			a += v * v
+		}
+		ss[c] = a
 	}
 	for c := range k {
 		if size[c] == 0 { // an empty cluster restarts at a random point
 			copy(cent[c*d:], m.row(rng.IntN(n)))
 			continue
 		}
-		var ss float64
-		for _, v := range sum[c*d : (c+1)*d] {
-			ss += v * v
-		}
-		inv := 1 / math.Sqrt(max(ss, 1e-300))
-		for dim := range d {
-			cent[c*d+dim] = float32(sum[c*d+dim] * inv)
+		inv := 1 / math.Sqrt(max(ss[c], 1e-300))
+		s := sum[c*d : (c+1)*d]
+		dst := cent[c*d : (c+1)*d]
+		dst = dst[:len(s)]
+		for dim, v := range s {
+			dst[dim] = float32(v * inv)
 		}
 	}
 }
 
-// KMeansAuto tries k = 2..kMax and keeps the k with the highest mean
-// silhouette (exact, computed from cluster sums).
-func KMeansAuto(ctx context.Context, m *Matrix, kMax, nInit int, seed uint64) (*KMeansResult, error) {
-	var best *KMeansResult
-	for k := 2; k <= min(kMax, m.N-1); k++ {
-		r, err := KMeans(ctx, m, k, nInit, seed)
-		if err != nil {
-			return nil, err
+// setSeed makes point i centroid c.
+func (w *work) setSeed(cent []float32, c, i int) {
+	if w.g != nil {
+		w.seedOf[c] = i
+		return
+	}
+	copy(cent[c*w.m.Stride:], w.m.row(i))
+}
+
+// gramSums sets w.sum[c*n+i] to Σ_{j labelled c} G_ij (x_i·ΣC) and w.size[c]
+// to the size of cluster c; points labelled Noise are left out.
+func (w *work) gramSums(k int, labels []int) {
+	n := w.m.N
+	w.sum = grow(w.sum, k*n)
+	w.size = grow(w.size, k)
+	sum, size := w.sum, w.size
+	clear(sum)
+	clear(size)
+	for j, l := range labels {
+		if l < 0 {
+			continue
 		}
-		r.Silhouette = Mean(Silhouette(m, r.Labels))
-		if best == nil || r.Silhouette > best.Silhouette {
-			best = r
+		size[l]++
+		s := sum[l*n : (l+1)*n]
+		row := w.g[j*n : (j+1)*n]
+		s = s[:len(row)]
+		for i, v := range row {
+			s[i] += float64(v)
 		}
 	}
-	if best == nil {
-		return KMeans(ctx, m, 1, nInit, seed)
+}
+
+// assignGram is assign in N-space: a centroid is a point (a seed, or a
+// restart of an empty cluster) or its cluster's normalised mean, whose
+// similarity to x_i is x_i·ΣC / |ΣC|.
+func (w *work) assignGram(k int, labels []int, changed *int) float64 {
+	n := w.m.N
+	inertia := 0.0
+	for i := range n {
+		bi, bs := 0, math.Inf(-1)
+		for c := range k {
+			var s float64
+			if p := w.seedOf[c]; p >= 0 {
+				s = float64(w.g[p*n+i])
+			} else {
+				s = w.sum[c*n+i] / w.norm[c]
+			}
+			if s > bs {
+				bi, bs = c, s
+			}
+		}
+		if labels[i] != bi {
+			labels[i] = bi
+			*changed++
+		}
+		inertia += min(max(1-bs, 0), 2)
 	}
-	return best, nil
+	return inertia
+}
+
+// updateGram is updateCentroids in N-space: the cluster sums' products with
+// every point, and their norms |ΣC|² = Σ_{j∈C} x_j·ΣC.
+func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
+	n := w.m.N
+	w.gramSums(k, labels)
+	for c := range k {
+		if w.size[c] == 0 { // an empty cluster restarts at a random point
+			w.seedOf[c] = rng.IntN(n)
+			continue
+		}
+		w.seedOf[c] = -1
+		s := w.sum[c*n : (c+1)*n]
+		var ss float64
+		for j, l := range labels {
+			if l == c {
+				ss += s[j]
+			}
+		}
+		w.norm[c] = math.Sqrt(max(ss, 1e-300))
+	}
 }

@@ -6,7 +6,6 @@ package cluster
 
 import (
 	"context"
-	"github.com/helixhq/helix/internal/f32"
 	"math"
 	"runtime"
 	"sync"
@@ -127,6 +126,7 @@ const tile = 64
 func productsRange(a, b []float32, stride int, c []float32, ldc, jlo, jhi int) {
 	na := len(a) / stride
 	var out [8]float32
+	var lanes [24]float32
 	for t := jlo; t < jhi; t += tile {
 		te := min(t+tile, jhi)
 		for i := 0; i < na; i += 2 {
@@ -143,11 +143,23 @@ func productsRange(a, b []float32, stride int, c []float32, ldc, jlo, jhi int) {
 					copy(c[(i+1)*ldc+j:(i+1)*ldc+j+4], out[4:])
 				}
 			}
-			for ; j < te; j++ {
-				bj := b[j*stride : (j+1)*stride]
-				c[i*ldc+j] = f32.Dot(a0, bj)
-				if i+1 < na {
-					c[(i+1)*ldc+j] = f32.Dot(a1, bj)
+			if j < te { // one to three columns left: f32.Dot's result, bit for bit
+				b0 := &b[j*stride]
+				b1, b2 := b0, b0
+				if j+1 < te {
+					b1 = &b[(j+1)*stride]
+				}
+				if j+2 < te {
+					b2 = &b[(j+2)*stride]
+				}
+				dotLanes2x3(&a0[0], &a1[0], b0, b1, b2, stride, &lanes)
+				for q := range te - j {
+					l := lanes[8*q : 8*q+4]
+					c[i*ldc+j+q] = (l[0] + l[1]) + (l[2] + l[3])
+					if i+1 < na {
+						l = lanes[8*q+4 : 8*q+8]
+						c[(i+1)*ldc+j+q] = (l[0] + l[1]) + (l[2] + l[3])
+					}
 				}
 			}
 		}
