@@ -12,16 +12,18 @@ import (
 )
 
 // How `synthesize --all-users --enqueue` sizes its batches by default
-// (issue 37): a job costs the queue about as much as synthesizing one user
-// of 10 memories (fetch, envelope, completion: 114 % of such a user's work
-// at one user a job), so a job must carry at least 20 such users for that
-// cost to be 5 % of its work. Batches aim at BatchWork: a user weighs its
+// (issue 37): a job costs the queue a fixed amount of helix CPU (fetch,
+// envelope, completion: ~2.7 ms a job measured with scripts/bench/worker.sh
+// at 10,000 users × 10 memories), and a user of 10 memories costs ~0.19 ms
+// of work since the analysis became cheap (i37an), ~0.01 ms a unit of
+// weight. For the queue's cost to stay under 5 % of a job's work, a job must
+// carry ~5,700 units or more: batches aim at BatchWork. A user weighs its
 // memories plus batchUserWeight for its fixed cost (state, transaction,
-// write), 100 users of 10 memories, 18 of 100, one user of 2,000 or more
-// alone. A job of BatchWork is a second or so of analysis, far from
+// write): 500 users of 10 memories, 90 of 100, one user of 10,000 or more
+// alone. A job of BatchWork is well under a second of analysis, far from
 // `helix worker --job-timeout`.
 const (
-	BatchWork       = 2000
+	BatchWork       = 10000
 	batchUserWeight = 10
 	// MaxUsersPerJob bounds a batch of users with no memories in the window.
 	MaxUsersPerJob = 1000

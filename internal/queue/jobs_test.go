@@ -111,11 +111,12 @@ func TestEnqueueBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	// 150 users of 10 memories, one of 3,000: batches of 100 (2,000 of
-	// weight), the big user alone, then the last 50.
+	// 1,500 users of 10 memories (20 of weight each), one of 15,000:
+	// batches of 500 (10,000 of weight) but the one the big user closes,
+	// and the last.
 	if _, err := tx.Exec(ctx, `INSERT INTO memories (id, user_id, type, content, created_at)
 		SELECT gen_random_uuid(), md5('u' || u)::uuid, 'episodic', 'note', now()
-		FROM generate_series(1, 151) u, generate_series(1, CASE WHEN u = 101 THEN 3000 ELSE 10 END) k`); err != nil {
+		FROM generate_series(1, 1501) u, generate_series(1, CASE WHEN u = 501 THEN 15000 ELSE 10 END) k`); err != nil {
 		t.Fatal(err)
 	}
 	users, err := synthstore.Users(ctx, tx, synthstore.Filter{})
@@ -123,7 +124,7 @@ func TestEnqueueBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	var big uuid.UUID
-	if err := tx.QueryRow(ctx, `SELECT md5('u101')::uuid`).Scan(&big); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT md5('u501')::uuid`).Scan(&big); err != nil {
 		t.Fatal(err)
 	}
 	batches, err := SynthesizeBatches(ctx, tx, users, synthstore.Filter{}, 0)
@@ -134,11 +135,11 @@ func TestEnqueueBatches(t *testing.T) {
 	for _, b := range batches {
 		sizes = append(sizes, len(b))
 		if slices.Contains(b, big) && len(b) > 1 && b[len(b)-1] != big {
-			t.Errorf("the user of 3,000 memories shares a batch after it: %d users", len(b))
+			t.Errorf("the user of 15,000 memories shares a batch after it: %d users", len(b))
 		}
 	}
-	if total := len(slices.Concat(batches...)); total != 151 || !slices.Equal(slices.Concat(batches...), users) {
-		t.Fatalf("batches hold %d users, want the 151 in order", total)
+	if total := len(slices.Concat(batches...)); total != 1501 || !slices.Equal(slices.Concat(batches...), users) {
+		t.Fatalf("batches hold %d users, want the 1,501 in order", total)
 	}
 	c, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
 	if err != nil {
@@ -163,8 +164,17 @@ func TestEnqueueBatches(t *testing.T) {
 		}
 	}
 	t.Logf("batch sizes: %v", sizes)
-	if sizes[0] < 90 || sizes[0] > 110 {
-		t.Errorf("first batch of %d users of 10 memories, want about 100", sizes[0])
+	full := 0
+	for i, b := range batches[:len(batches)-1] {
+		if slices.Contains(b, big) {
+			continue
+		}
+		if full++; sizes[i] != 500 {
+			t.Errorf("batch %d: %d users of 10 memories, want 500", i, sizes[i])
+		}
+	}
+	if full == 0 {
+		t.Errorf("no full batch of users of 10 memories: %v", sizes)
 	}
 }
 

@@ -110,7 +110,7 @@ EXAMPLES
   helix synthesize --user-id 11111111-1111-4111-8111-111111111111
   helix synthesize --all-users --since 90d --concurrency 4
   helix synthesize --all-users --full
-  helix synthesize --all-users --enqueue        # jobs of ~2,000 memories; then: helix worker
+  helix synthesize --all-users --enqueue        # jobs of ~10,000 memories; then: helix worker
   helix synthesize --user-id $U --algorithm hdbscan --min-cluster-size 8 --dry-run --output json
   helix synthesize --llm --user-id $U --model anthropic/claude-haiku-4-5 --dry-run
   helix synthesize --llm --all-users --types emotional_patterns,narrative_themes --max-cost 5
@@ -150,9 +150,9 @@ EXAMPLES
 	fl.StringVar(&opts.Model, "model", llmsynth.DefaultModel, "with --llm: PROVIDER/MODEL from the pinned catalog")
 	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "with --llm: stop before the run could spend more than this many USD (0: no limit)")
 	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")
-	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue the users for helix worker and return at once: jobs of about 2,000 memories (--users-per-job), with --llm one per user (the worker's llm.* settings apply)")
+	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue the users for helix worker and return at once: jobs of about 10,000 memories (--users-per-job), with --llm one per user (the worker's llm.* settings apply)")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
-	fl.IntVar(&opts.UsersPerJob, "users-per-job", 0, "with --enqueue (without --llm): users per queued job (0: batches of about 2,000 memories; 1: one synthesize job per user)")
+	fl.IntVar(&opts.UsersPerJob, "users-per-job", 0, "with --enqueue (without --llm): users per queued job (0: batches of about 10,000 memories; 1: one synthesize job per user)")
 	return cmd
 }
 
