@@ -97,7 +97,9 @@ func (o Options) withDefaults() Options {
 
 // runRecord is job_runs.params of an in-process run, in the shape a worker's
 // run records (queue.RunParams): the args a decay job carries (less its id
-// range), and the options no job carries.
+// range), and the options no job carries. Its units are 0: how many chunks
+// (a worker's unit, one id range) a run commits is known only at its end,
+// and its counts record them ("chunks").
 func runRecord(o Options) map[string]any {
 	args := map[string]any{"at": o.At.UTC(), "memory": o.Memory, "layers": o.Layers}
 	if o.ForgetBelow > 0 {
