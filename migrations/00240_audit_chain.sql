@@ -9,10 +9,12 @@
 -- so that even a rewrite of the newest rows and the head is found.
 --
 -- The chain is appended by a trigger, inside the writing transaction: the
--- head row of helix_audit_chains is locked FOR UPDATE until that
+-- table's row of helix_audit_chains is locked FOR UPDATE until that
 -- transaction ends, which serialises the appends of one table (and only the
 -- append: the work the row records is done before it is written), and a
 -- rolled-back write rolls back its link. chain_seq order is commit order.
+-- helix_audit_chains keeps each chain's head (seq, hash), so that deleting
+-- the newest rows is found too.
 --
 -- A row's canonical content is PostgreSQL's own text of the row as jsonb
 -- (keys sorted, one spacing), with NULL values left out (so a later
@@ -56,7 +58,9 @@ $$;
 CREATE FUNCTION helix_audit_chain_append() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-    c helix_audit_chains%ROWTYPE;
+    vol  text[];
+    seq  bigint;
+    head bytea;
 BEGIN
     -- A chained row stays as it was written: a later change is what verify finds.
     IF TG_OP = 'UPDATE' AND OLD.chain_hash IS NOT NULL THEN
@@ -69,14 +73,36 @@ BEGIN
         NEW.chain_hash := NULL;
         RETURN NEW;
     END IF;
-    SELECT * INTO c FROM helix_audit_chains WHERE tbl = TG_TABLE_NAME FOR UPDATE;
+    -- The lock, held to the end of the transaction. The link before is the
+    -- table's last chained row, read after the lock is held (a new snapshot
+    -- in READ COMMITTED; in REPEATABLE READ a concurrent append makes the
+    -- lock fail to serialise, never a fork). The head row is written once
+    -- per statement (helix_audit_chain_head): rewriting it for every row would
+    -- make a transaction of n rows cost n² in that row's versions.
+    SELECT volatile INTO vol FROM helix_audit_chains WHERE tbl = TG_TABLE_NAME FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'helix_audit_chains has no chain for %', TG_TABLE_NAME;
     END IF;
-    NEW.chain_seq := c.seq + 1;
-    NEW.chain_hash := sha256(c.head || helix_audit_digest(NEW, c.volatile));
-    UPDATE helix_audit_chains SET seq = NEW.chain_seq, head = NEW.chain_hash WHERE tbl = TG_TABLE_NAME;
+    EXECUTE format('SELECT chain_seq, chain_hash FROM %I WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1', TG_TABLE_NAME)
+        INTO seq, head;
+    IF seq IS NULL THEN
+        SELECT 0, sha256(convert_to('helix audit chain ' || TG_TABLE_NAME, 'UTF8')) INTO seq, head;
+    END IF;
+    NEW.chain_seq := seq + 1;
+    NEW.chain_hash := sha256(head || helix_audit_digest(NEW, vol));
     RETURN NEW;
+END
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION helix_audit_chain_head() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('UPDATE helix_audit_chains c SET seq = l.chain_seq, head = l.chain_hash
+        FROM (SELECT chain_seq, chain_hash FROM %I WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1) l
+        WHERE c.tbl = $1 AND c.seq IS DISTINCT FROM l.chain_seq', TG_TABLE_NAME) USING TG_TABLE_NAME;
+    RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
@@ -106,6 +132,7 @@ BEGIN
         UPDATE helix_audit_chains SET seq = s, head = h WHERE tbl = c.tbl;
         EXECUTE format('CREATE TRIGGER helix_audit_chain BEFORE INSERT OR UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION helix_audit_chain_append(%s)',
                        c.tbl, CASE WHEN c.pending_column IS NULL THEN '' ELSE format('%L, %L', c.pending_column, c.pending_value) END);
+        EXECUTE format('CREATE TRIGGER helix_audit_chain_head AFTER INSERT OR UPDATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION helix_audit_chain_head()', c.tbl);
     END LOOP;
 END
 $$;
@@ -119,11 +146,13 @@ DECLARE
 BEGIN
     FOR t IN SELECT tbl FROM helix_audit_chains LOOP
         EXECUTE format('DROP TRIGGER IF EXISTS helix_audit_chain ON %I', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS helix_audit_chain_head ON %I', t);
         EXECUTE format('ALTER TABLE %I DROP COLUMN IF EXISTS chain_seq, DROP COLUMN IF EXISTS chain_hash', t);
     END LOOP;
 END
 $$;
 -- +goose StatementEnd
+DROP FUNCTION helix_audit_chain_head();
 DROP FUNCTION helix_audit_chain_append();
 DROP FUNCTION helix_audit_digest(anyelement, text[]);
 DELETE FROM helix_tables WHERE name = 'helix_audit_chains';

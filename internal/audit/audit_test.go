@@ -238,8 +238,13 @@ func TestConcurrentAppends(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 25; i++ {
-				if _, err := pool.Exec(context.Background(), `INSERT INTO skill_executions (skill_name, skill_sha256, engine, input_sha256, status, started_at, duration_ms)
-					VALUES ('w', 'a', 'js', 'b', 'ok', clock_timestamp(), 1)`); err != nil {
+				// two rows a statement, two statements a transaction
+				if _, err := pool.Exec(context.Background(), `BEGIN;
+					INSERT INTO skill_executions (skill_name, skill_sha256, engine, input_sha256, status, started_at, duration_ms)
+					SELECT 'w', 'a', 'js', 'b', 'ok', clock_timestamp(), g FROM generate_series(1, 2) g;
+					INSERT INTO skill_executions (skill_name, skill_sha256, engine, input_sha256, status, started_at, duration_ms)
+					SELECT 'w', 'a', 'js', 'b', 'ok', clock_timestamp(), g FROM generate_series(1, 2) g;
+					COMMIT`); err != nil {
 					errs <- err
 					return
 				}
@@ -251,7 +256,7 @@ func TestConcurrentAppends(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if r := verify(t, pool, audit.Options{Table: "skill_executions"})["skill_executions"]; !r.Intact || r.Seq != 200 || r.Rows != 200 {
+	if r := verify(t, pool, audit.Options{Table: "skill_executions"})["skill_executions"]; !r.Intact || r.Seq != 800 || r.Rows != 800 {
 		t.Errorf("%+v %+v", r, r.Problem)
 	}
 }
