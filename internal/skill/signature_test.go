@@ -114,16 +114,16 @@ func TestSignaturesAsSSHKeygenMakesThem(t *testing.T) {
 func TestParseAllowedSigners(t *testing.T) {
 	key := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHWo1D2n0fO6Tr3bV3TRg5ZoH1xJ0b0Y4t0u8i3zQ0g5 c"
 	for in, want := range map[string]string{
-		"a " + key:                                  "",
-		`a,b namespaces="helix-skill" ` + key:       "",
-		`a cert-authority ` + key:                   "", // ignored, not an error
-		`a valid-after="20260101Z" ` + key:          "",
-		"a":                                         "missing field",
-		"a ssh-ed25519 AAAA":                        "public key",
-		`a unknown-opt ` + key:                      "unknown option",
-		`a valid-after="2026" ` + key:               "want YYYYMMDD",
-		`a namespaces="x ` + key:                    "unterminated quote",
-		`, ` + key:                                  "no principal",
+		"a " + key:                            "",
+		`a,b namespaces="helix-skill" ` + key: "",
+		`a cert-authority ` + key:             "", // ignored, not an error
+		`a valid-after="20260101Z" ` + key:    "",
+		"a":                                   "missing field",
+		"a ssh-ed25519 AAAA":                  "public key",
+		`a unknown-opt ` + key:                "unknown option",
+		`a valid-after="2026" ` + key:         "want YYYYMMDD",
+		`a namespaces="x ` + key:              "unterminated quote",
+		`, ` + key:                            "no principal",
 	} {
 		_, err := skill.ParseAllowedSigners([]byte(in))
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
