@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/scrub"
 	"github.com/helixhq/helix/internal/size"
 )
 
@@ -167,6 +168,10 @@ type Result struct {
 	InputSHA256   string          `json:"input_sha256"`
 	StartedAt     time.Time       `json:"started_at"`
 	SchemaErrPath string          `json:"schema_error_path,omitempty"` // with invalid_input
+	// Scrubbed counts what was replaced in the stored record (output, error,
+	// stderr); nil when nothing was. StoredOutput is the output as stored.
+	Scrubbed     *scrub.Counts   `json:"scrubbed,omitempty"`
+	StoredOutput json.RawMessage `json:"-"`
 }
 
 // Exec validates the input, runs the skill and records a skill_executions row

@@ -84,3 +84,42 @@ func TestSignedSkills(t *testing.T) {
 		t.Errorf("exec after the signer was removed: exit %d %s", code1, errOut)
 	}
 }
+
+// TestScrubbedRecords (issue 46): a skill that prints an API key leaves the
+// scrubber's marker in skill_executions (output and log), never the key, with
+// the replacements counted; the caller gets the output as the skill made it
+// unless --scrub-output.
+func TestScrubbedRecords(t *testing.T) {
+	t.Setenv("HELIX_SKILL_CACHE_DIR", skilltest.CacheDir())
+	db := pgtest.New(t)
+	factory := func(s *cmdtest.Streams) *cmdutil.Factory {
+		f, streams := cmdtest.Factory(t, false)
+		*s = streams
+		return cmdtest.WithDB(f, db)
+	}
+	const key = "sk-live-abcdefghijklmnopqrstuvwx"
+	file := filepath.Join(t.TempDir(), "leak.js")
+	os.WriteFile(file, []byte(`function main(x) { console.log("using `+key+`"); return {key: "`+key+`", n: 4111111111111111, mail: "ann@example.com"}; }`), 0o644)
+
+	out, errOut, code := run(t, false, factory, "exec "+file, "")
+	if code != 0 || !strings.Contains(out, key) {
+		t.Fatalf("exec: exit %d %q %s, want the key on stdout (the caller's result is unchanged)", code, out, errOut)
+	}
+	var output, stderr string
+	var keys, emails, cards int
+	if err := db.QueryRow(context.Background(), `SELECT output, coalesce(stderr, ''), (scrubbed->>'keys')::int, (scrubbed->>'emails')::int, (scrubbed->>'cards')::int
+		FROM skill_executions`).Scan(&output, &stderr, &keys, &emails, &cards); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(output+stderr, key) || !strings.Contains(output, `"key":"[KEY]"`) || !strings.Contains(output, `"mail":"[EMAIL]"`) ||
+		!strings.Contains(output, "4111111111111111") || !strings.Contains(stderr, "using [KEY]") {
+		t.Errorf("stored output %s, log %q", output, stderr)
+	}
+	if !json.Valid([]byte(output)) || keys != 2 || emails != 1 || cards != 0 {
+		t.Errorf("stored output valid JSON: %v; scrubbed keys %d, emails %d, cards %d", json.Valid([]byte(output)), keys, emails, cards)
+	}
+	out, _, code = run(t, false, factory, "exec "+file+" --scrub-output", "")
+	if code != 0 || strings.Contains(out, key) || !strings.Contains(out, "[KEY]") {
+		t.Errorf("--scrub-output: exit %d %q", code, out)
+	}
+}
