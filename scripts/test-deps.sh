@@ -7,6 +7,7 @@ NEEDS=(
   "promtool prometheus"   # worker /metrics: promtool check metrics, a real Prometheus scraping
   "prometheus prometheus"
   "pgbouncer pgbouncer"   # internal/pgtest.Bouncer: PgBouncer 1.18 in session and transaction mode
+  "ssh-keygen openssh-client" # signed skills: keys and signatures made by ssh-keygen -Y sign
 )
 PATH="$PATH:/usr/sbin:/sbin" # pgbouncer lives in /usr/sbin
 missing=()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/redact"
+	"github.com/helixhq/helix/internal/scrub"
 )
 
 // ErrNotFound is returned by Load for a composite skill that is not stored.
@@ -109,16 +110,29 @@ func Finish(ctx context.Context, q db.Querier, rec *Record) error {
 	}
 	// Errors are stored with every known secret masked (package redact); in
 	// the steps' JSON a secret sits inside a string, so masking keeps it valid.
-	steps = []byte(redact.String(string(steps)))
+	// The outputs are untrusted too: what looks like a key, token, card,
+	// email or phone number is replaced in the strings (package scrub), counted.
+	steps, c, _ := scrub.JSON([]byte(redact.String(string(steps))))
+	output := rec.Output
+	if len(output) > 0 {
+		var co scrub.Counts
+		output, co, _ = scrub.JSON(output)
+		c = c.Add(co)
+	}
 	var msg *string
 	if rec.Error != "" {
-		m := redact.String(rec.Error)
+		m, cm := scrub.Text(redact.String(rec.Error))
+		c = c.Add(cm)
 		msg = &m
+	}
+	var scrubbed *scrub.Counts
+	if c.Total() > 0 {
+		scrubbed = &c
 	}
 	_, err = q.Exec(context.WithoutCancel(ctx), `
 		UPDATE composite_skill_executions
-		SET status = $2, output = $3, steps = $4, error = $5, duration_ms = $6, finished_at = clock_timestamp()
+		SET status = $2, output = $3, steps = $4, error = $5, duration_ms = $6, finished_at = clock_timestamp(), scrubbed = $7
 		WHERE id = $1`,
-		rec.ID, rec.Status, rec.Output, steps, msg, rec.DurationMS)
+		rec.ID, rec.Status, output, steps, msg, rec.DurationMS, scrubbed)
 	return err
 }

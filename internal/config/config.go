@@ -61,6 +61,8 @@ var Keys = []Key{
 	{Name: "skill.output-limit", Help: "operator's cap on a skill's output (e.g. 256KiB); the lowest wins"},
 	{Name: "skill.max-code-size", Default: "16MiB", Help: "largest skill code (wasm module or script) skill add stores and skill exec/run runs; bigger is refused (exit 2)"},
 	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
+	{Name: "skill.trusted-signers", Help: "allowed-signers file (ssh-keygen -Y verify format) of the keys trusted to sign skills (skill add --signature)"},
+	{Name: "skill.require-signature", Default: "false", Help: "true: registry skills must be signed by a trusted signer to be added or run (exit 2 otherwise)", Choices: []string{"true", "false"}},
 	{Name: "voice.deepgram.api-key", Help: "Deepgram API key for helix voice transcribe", Secret: true, Env: []string{"DEEPGRAM_API_KEY"}},
 	{Name: "voice.deepgram.base-url", Default: "https://api.deepgram.com", Help: "Deepgram API base URL"},
 	{Name: "voice.deepgram.model", Default: "nova-3", Help: "Deepgram model (always sent: Deepgram's own default is base)"},

@@ -4,6 +4,8 @@
 package scrub
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"regexp"
 	"strings"
@@ -228,4 +230,52 @@ func Entropy(s string) float64 {
 		}
 	}
 	return h
+}
+
+// JSON scrubs the strings of a JSON document (keys and values), leaving its
+// structure, numbers and literals alone, so that the result is still the same
+// kind of document: a marker never lands outside a string. b that is not
+// JSON is scrubbed as text, with ok false.
+func JSON(b []byte) (out []byte, c Counts, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		s, c := Text(string(b))
+		return []byte(s), c, false
+	}
+	v = walk(v, &c)
+	if c.Total() == 0 {
+		return b, c, true
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		s, c := Text(string(b))
+		return []byte(s), c, false
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), c, true
+}
+
+func walk(v any, c *Counts) any {
+	switch t := v.(type) {
+	case string:
+		s, n := Text(t)
+		*c = c.Add(n)
+		return s
+	case []any:
+		for i := range t {
+			t[i] = walk(t[i], c)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			k2, n := Text(k)
+			*c = c.Add(n)
+			out[k2] = walk(e, c)
+		}
+		return out
+	}
+	return v
 }

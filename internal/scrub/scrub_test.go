@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -121,6 +122,41 @@ func FuzzText(f *testing.F) {
 		// One pass is enough: what it left holds nothing it would replace.
 		if again, m := Text(got); m.Total() != 0 {
 			t.Fatalf("second pass found %+v in %q (from %q): %q", m, got, s, again)
+		}
+	})
+}
+
+func TestJSONKeepsStructure(t *testing.T) {
+	in := `{"a":"mail ann@example.com","n":4111111111111111,"list":["sk-ant-abcdefghijklmnopqrstuv",1.50,null,true],"ann@example.com":"k"}`
+	out, c, ok := JSON([]byte(in))
+	if !ok || c.Emails != 2 || c.Keys != 1 || c.Cards != 0 {
+		t.Fatalf("%s %+v %v", out, c, ok)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("not JSON any more: %s", out)
+	}
+	if !strings.Contains(string(out), `4111111111111111`) || !strings.Contains(string(out), `1.50`) || !strings.Contains(string(out), `"[EMAIL]":"k"`) {
+		t.Errorf("numbers or keys changed: %s", out)
+	}
+	if out, _, ok := JSON([]byte("not json ann@example.com")); ok || string(out) != "not json [EMAIL]" {
+		t.Errorf("text: %s %v", out, ok)
+	}
+	if out, c, _ := JSON([]byte(`{"clean": 1}`)); string(out) != `{"clean": 1}` || c.Total() != 0 {
+		t.Errorf("clean JSON is kept byte for byte: %s", out)
+	}
+}
+
+func FuzzJSON(f *testing.F) {
+	f.Add([]byte(`{"a":"ann@example.com","b":[1,"sk-ant-abcdefghijklmnopqrstuv"]}`))
+	f.Add([]byte(`"4111 1111 1111 1111"`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, _, ok := JSON(b)
+		if ok && !json.Valid(out) {
+			t.Fatalf("JSON in, not JSON out: %q -> %q", b, out)
+		}
+		if again, c, _ := JSON(out); ok && c.Total() != 0 {
+			t.Fatalf("scrubbing twice found more: %q -> %q", out, again)
 		}
 	})
 }

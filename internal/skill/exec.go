@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/scrub"
 	"github.com/helixhq/helix/internal/size"
 )
 
@@ -36,6 +37,8 @@ type ExecutorOptions struct {
 	// MaxCodeBytes caps a skill's code (0: DefaultMaxCodeBytes): a bigger
 	// skill is refused before anything runs.
 	MaxCodeBytes int64
+	// Signatures, when set, is checked by Exec before a registry skill runs.
+	Signatures *SignaturePolicy
 }
 
 // Executor runs skills. It is safe for concurrent use; Close it when done.
@@ -45,6 +48,8 @@ type Executor struct {
 	jsChild []string
 	limits  Limits
 	maxCode int64
+
+	signatures *SignaturePolicy
 
 	schemasMu sync.Mutex
 	schemas   map[string]*jsonschema.Schema // by sha256 of the schema
@@ -67,7 +72,8 @@ func DefaultCacheDir() (string, error) {
 
 // NewExecutor prepares an executor; the compilation cache directory is created on demand.
 func NewExecutor(o ExecutorOptions) (*Executor, error) {
-	e := &Executor{limits: DefaultLimits().Min(o.Limits), maxCode: cmp.Or(o.MaxCodeBytes, DefaultMaxCodeBytes), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{}}
+	e := &Executor{limits: DefaultLimits().Min(o.Limits), maxCode: cmp.Or(o.MaxCodeBytes, DefaultMaxCodeBytes), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{},
+		signatures: o.Signatures}
 	dir := o.CacheDir
 	if dir == "" {
 		d, err := DefaultCacheDir()
@@ -162,12 +168,19 @@ type Result struct {
 	InputSHA256   string          `json:"input_sha256"`
 	StartedAt     time.Time       `json:"started_at"`
 	SchemaErrPath string          `json:"schema_error_path,omitempty"` // with invalid_input
+	// Scrubbed counts what was replaced in the stored record (output, error,
+	// stderr); nil when nothing was. StoredOutput is the output as stored.
+	Scrubbed     *scrub.Counts   `json:"scrubbed,omitempty"`
+	StoredOutput json.RawMessage `json:"-"`
 }
 
 // Exec validates the input, runs the skill and records a skill_executions row
 // (also for invalid input). The returned error is only for what is not the
 // skill's fault: a bad option, the database, or ctx being cancelled.
 func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptions) (*Result, error) {
+	if err := e.signatures.check(ctx, q, s, time.Now()); err != nil {
+		return nil, err
+	}
 	res, err := e.Run(ctx, s, o)
 	if err != nil {
 		if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/redact"
+	"github.com/helixhq/helix/internal/scrub"
 )
 
 // ErrNotFound is returned when no stored skill matches a reference.
@@ -309,15 +310,25 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 		}
 		return &v
 	}
-	// Errors and logs are stored with every known secret masked (package redact).
-	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(r.Output)), str(redact.String(r.Error)), str(redact.String(r.Stderr))
+	// What the skill printed is untrusted: it is stored with every known
+	// secret masked (package redact) and everything that looks like a key,
+	// token, card, email or phone number replaced (package scrub), counted.
+	out, c1, _ := scrub.JSON(r.Output)
+	errScrubbed, c2 := scrub.Text(redact.String(r.Error))
+	stderrScrubbed, c3 := scrub.Text(redact.String(r.Stderr))
+	r.StoredOutput = out
+	var scrubbed *scrub.Counts
+	if c := c1.Add(c2).Add(c3); c.Total() > 0 {
+		scrubbed, r.Scrubbed = &c, &c
+	}
+	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(out)), str(errScrubbed), str(stderrScrubbed)
 	client = str(o.Client)
 	err = q.QueryRow(ctx, `
 INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
-	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client)
-VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client, scrubbed)
+VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 RETURNING id`,
 		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
-		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client).Scan(&r.ExecutionID)
+		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client, scrubbed).Scan(&r.ExecutionID)
 	return err
 }

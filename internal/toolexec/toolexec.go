@@ -22,6 +22,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/scrub"
 )
 
 // Statuses of an execution.
@@ -336,10 +337,16 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	if res.HTTPStatus != 0 {
 		httpStatus = &res.HTTPStatus
 	}
+	// A tool's error may quote what the service answered: untrusted text,
+	// scrubbed (package scrub) and counted like a skill's output.
 	var errText *string
+	var scrubbed *scrub.Counts
 	if res.Error != "" {
-		e := withoutInput(res.Error, o.Input)
+		e, c := scrub.Text(withoutInput(res.Error, o.Input))
 		errText = &e
+		if c.Total() > 0 {
+			scrubbed = &c
+		}
 	}
 	var client *string
 	if o.Client != "" {
@@ -348,10 +355,10 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
-		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client)
-		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client, scrubbed)
+		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		RETURNING id`,
 		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
-		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client).Scan(&id)
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client, scrubbed).Scan(&id)
 	return id, err
 }

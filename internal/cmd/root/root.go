@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	auditCmd "github.com/helixhq/helix/internal/cmd/audit"
 	catalogCmd "github.com/helixhq/helix/internal/cmd/catalog"
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
@@ -121,6 +122,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		migrateCmd.NewCmdMigrate(f),
 		importCmd.NewCmdImport(f),
 		doctorCmd.NewCmdDoctor(f, nil),
+		auditCmd.NewCmdAudit(f),
 		configCmd.NewCmdConfig(f),
 		versionCmd.NewCmdVersion(f),
 	} {

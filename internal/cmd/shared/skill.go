@@ -2,6 +2,8 @@ package shared
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -34,5 +36,45 @@ func SkillExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
 			*k.dst = n
 		}
 	}
+	sig, err := SkillSignatures(cfg)
+	if err != nil {
+		return o, err
+	}
+	o.Signatures = sig
 	return o, nil
+}
+
+// SkillSignatures reads skill.trusted-signers (an allowed-signers file, as
+// ssh-keygen -Y verify takes) and skill.require-signature.
+func SkillSignatures(cfg *config.Config) (*skill.SignaturePolicy, error) {
+	p := &skill.SignaturePolicy{Require: cfg.String("skill.require-signature") == "true"}
+	file := cfg.String("skill.trusted-signers")
+	if file == "" {
+		return p, nil
+	}
+	b, err := ReadCapped(file, 1<<20)
+	if err != nil {
+		return nil, cmdutil.InputError(fmt.Errorf("skill.trusted-signers (%s): %w", cfg.Source("skill.trusted-signers"), err))
+	}
+	if p.Signers, err = skill.ParseAllowedSigners(b); err != nil {
+		return nil, cmdutil.InputError(fmt.Errorf("skill.trusted-signers %s (%s): %w", file, cfg.Source("skill.trusted-signers"), err))
+	}
+	return p, nil
+}
+
+// ReadCapped reads a file of at most max bytes.
+func ReadCapped(name string, max int64) ([]byte, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: over %s", name, size.Format(max))
+	}
+	return b, nil
 }

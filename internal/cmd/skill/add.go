@@ -7,6 +7,7 @@ import (
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"os"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
@@ -24,6 +25,7 @@ type AddOptions struct {
 	Params       string
 	Capabilities []string
 	Limits       limitFlags
+	Signature    string
 }
 
 // NewCmdAdd stores a skill in the registry.
@@ -49,9 +51,17 @@ skill runs. --capability grants, one per flag:
   env:NAME      the variable NAME may be passed with exec --env NAME=VALUE
 --timeout, --memory and --output-limit store the skill's own caps.
 
+--signature FILE.sig is an SSH signature of FILE (ssh-keygen -Y sign -n
+helix-skill -f KEY FILE), verified against skill.trusted-signers (an
+allowed-signers file); the signer is recorded, shown by skill show, and the
+signature verified again whenever the code is loaded to run. With
+skill.require-signature: true, unsigned or badly signed code is refused
+(exit 2), here and at exec.
+
 EXAMPLES
   helix skill add openapi-ops.wasm --name openapi-ops --params openapi-ops.schema.json
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
+  ssh-keygen -Y sign -n helix-skill -f ~/.ssh/id_ed25519 rank.js && helix skill add rank.js --signature rank.js.sig
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.ExactArgs(1),
@@ -72,6 +82,7 @@ EXAMPLES
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "the skill's own wall-clock cap")
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "the skill's own memory cap (e.g. 64MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "the skill's own output cap (e.g. 256KiB)")
+	fl.StringVar(&opts.Signature, "signature", "", "SSH signature of FILE (ssh-keygen -Y sign -n helix-skill), checked against skill.trusted-signers")
 	return cmd
 }
 
@@ -104,11 +115,21 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if err := checkCode(ctx, opts.F, s); err != nil {
 		return cmdutil.InputError(fmt.Errorf("%s: %w", opts.File, err))
 	}
+	armored, signer, err := opts.verifySignature(s.Code)
+	if err != nil {
+		return err
+	}
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := skill.Add(ctx, pool, s)
+	var res *skill.AddResult
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if res, err = skill.Add(ctx, tx, s); err != nil || signer == nil {
+			return err
+		}
+		return skill.SaveSignature(ctx, tx, res.Skill.ID, armored, *signer)
+	})
 	if err != nil {
 		return usageToInput(err)
 	}
@@ -116,15 +137,51 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{
 			"name": st.Name, "version": st.Version, "engine": st.Engine, "sha256": st.SHA256,
-			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt,
+			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt, "signed_by": signer,
 		})
 	}
 	verb := "added"
 	if !res.Created {
 		verb = "already stored:"
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s %s@%s (%s, %d bytes, sha256 %s)\n", verb, st.Name, st.Version, st.Engine, len(st.Code), st.SHA256[:12])
+	signed := ""
+	if signer != nil {
+		signed = fmt.Sprintf(", signed by %s %s", signer.Principal, signer.Fingerprint)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "%s %s@%s (%s, %d bytes, sha256 %s%s)\n", verb, st.Name, st.Version, st.Engine, len(st.Code), st.SHA256[:12], signed)
 	return err
+}
+
+// verifySignature checks --signature against skill.trusted-signers, and
+// refuses unsigned code when skill.require-signature is on.
+func (opts *AddOptions) verifySignature(code []byte) ([]byte, *skill.Signer, error) {
+	cfg, err := opts.F.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	policy, err := shared.SkillSignatures(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Signature == "" {
+		if policy.Require {
+			return nil, nil, cmdutil.InputError(fmt.Errorf("%s is unsigned and skill.require-signature is on: sign it (ssh-keygen -Y sign -n %s -f KEY %s) and pass --signature %s.sig",
+				opts.File, skill.SignatureNamespace, opts.File, opts.File))
+		}
+		return nil, nil, nil
+	}
+	if policy.Signers == nil {
+		return nil, nil, cmdutil.InputError(fmt.Errorf("--signature needs skill.trusted-signers: an allowed-signers file of the keys you trust"))
+	}
+	armored, err := shared.ReadCapped(opts.Signature, skill.MaxSignatureBytes)
+	if err != nil {
+		return nil, nil, cmdutil.InputError(fmt.Errorf("read signature: %w", err))
+	}
+	signer, err := policy.Signers.Verify(code, armored, opts.F.Now())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", opts.Signature, err)
+	}
+	return armored, &signer, nil
 }
 
 // checkCode checks the size cap, then compiles a module (filling the cache)

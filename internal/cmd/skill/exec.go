@@ -13,6 +13,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/scrub"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -26,6 +27,9 @@ type ExecOptions struct {
 	Env    []string // NAME=VALUE
 	Log    bool
 	Limits limitFlags
+	// ScrubOutput prints the output as it was stored (scrubbed), not as
+	// the skill returned it.
+	ScrubOutput bool
 }
 
 // NewCmdExec runs a skill in the sandbox.
@@ -42,7 +46,10 @@ JSON Schema first.
 
 The skill's JSON result goes to stdout; with --output json, the whole record
 (status, output, error, log, duration, limits). Every execution, including a
-refused input, is recorded in skill_executions.
+refused input, is recorded in skill_executions, with the output, error and
+log scrubbed (keys, tokens, cards, emails, phone numbers replaced by [KEY],
+[SECRET], …, and counted in skill_executions.scrubbed); --scrub-output
+prints the output scrubbed too.
 
 Limits: the lowest of --timeout/--memory/--output-limit, the configuration's
 skill.timeout/skill.memory/skill.output-limit, the skill's own, and the
@@ -73,6 +80,7 @@ EXAMPLES
 	cmdutil.UserIDVar(fl, &opts.UserID, "the user the skill runs for (UUID), recorded in the audit")
 	fl.StringArrayVar(&opts.Env, "env", nil, "NAME=VALUE for a variable the skill declares (env:NAME capability)")
 	fl.BoolVar(&opts.Log, "log", false, "print the skill's log (stderr, console.*) on stderr even when it succeeds")
+	fl.BoolVar(&opts.ScrubOutput, "scrub-output", false, "print the output and log as stored: secrets and identifiers replaced")
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "wall-clock limit (default 30s)")
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "memory limit (default 128MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "output limit (default 1MiB)")
@@ -121,6 +129,13 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	res, err := e.Exec(ctx, pool, s, skill.ExecOptions{Input: input, UserID: opts.UserID.String(), Limits: lim, Env: env})
 	if err != nil {
 		return usageToInput(err)
+	}
+	if opts.ScrubOutput {
+		if res.Output != nil {
+			res.Output = res.StoredOutput
+		}
+		res.Stderr, _ = scrub.Text(res.Stderr)
+		res.Error, _ = scrub.Text(res.Error)
 	}
 	if opts.F.Global.JSON() {
 		if err := cmdutil.WriteJSON(opts.IO.Out, res); err != nil {

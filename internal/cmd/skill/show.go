@@ -64,6 +64,7 @@ type shown struct {
 	Capabilities []string          `json:"capabilities"`
 	Limits       map[string]any    `json:"limits"`
 	CreatedAt    string            `json:"created_at"`
+	SignedBy     *skill.Signer     `json:"signed_by"` // null: unsigned
 	Executions   []skill.Execution `json:"executions"`
 }
 
@@ -89,6 +90,13 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		Params: s.Params, Capabilities: s.Capabilities, CreatedAt: cmdutil.FormatTime(s.CreatedAt),
 		Limits: map[string]any{}, Executions: execs,
 	}
+	sig, err := skill.LoadSignature(ctx, pool, s.ID)
+	if err != nil {
+		return fmt.Errorf("read signature of %s: %w", s.Name, err)
+	}
+	if sig != nil {
+		out.SignedBy = &sig.Signer
+	}
 	if s.Limits.Timeout > 0 {
 		out.Limits["timeout"] = s.Limits.Timeout.String()
 	}
@@ -104,6 +112,11 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "name:          %s\nversion:       %s\nengine:        %s\nsize:          %d bytes\nsha256:        %s\ncreated:       %s\n",
 		out.Name, out.Version, out.Engine, out.Size, out.SHA256, out.CreatedAt)
+	signed := "unsigned"
+	if out.SignedBy != nil {
+		signed = fmt.Sprintf("%s (%s)", out.SignedBy.Principal, out.SignedBy.Fingerprint)
+	}
+	fmt.Fprintf(w, "signed by:     %s\n", signed)
 	fmt.Fprintf(w, "capabilities:  %s\n", orNone(strings.Join(s.Capabilities, ", ")))
 	var lims []string
 	for _, k := range []string{"timeout", "memory_bytes", "output_bytes"} {

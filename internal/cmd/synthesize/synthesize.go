@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/catalog"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
@@ -175,7 +175,7 @@ func (o *Options) validate() error {
 	}
 	o.user = o.UserID.ID
 	if o.Since != "" {
-		t, err := parseSince(o.Since, o.F.Now())
+		t, err := shared.ParseSince(o.Since, o.F.Now())
 		if err != nil {
 			return err
 		}
@@ -212,21 +212,6 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("invalid --model %q: want PROVIDER/MODEL, e.g. %s", o.Model, llmsynth.DefaultModel)
 	}
 	return nil
-}
-
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(d); err == nil && n >= 0 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, cmdutil.FlagErrorf("invalid --since %q: use an RFC 3339 time (2026-10-01T00:00:00Z) or an age (90d, 12h)", s)
 }
 
 func (o *Options) params() synthesis.Params {

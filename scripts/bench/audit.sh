@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The audit hash chain's cost (issue 46), in one run:
+#  1. append: the database time of RUNS real `helix skill exec` runs (a
+#     registry wasm skill, one skill_executions row each) with the chain
+#     trigger on and off, interleaved over ROUNDS rounds: the chain's share of
+#     an execution's own database time (goal <= 5 %). Database time is
+#     pg_stat_database.active_time of the bench's own database: the time its
+#     backends spent executing statements (PostgreSQL 14+), counted when each
+#     helix process's session ends;
+#  2. verify: `helix audit verify --table skill_executions` over ROWS chained
+#     rows (bulk-appended in 10,000-row statements), rows/s.
+#
+# Needs Go and a PostgreSQL server on this machine (HELIX_TEST_DATABASE_URL,
+# default the test server); say the load (uptime) with the figures.
+# Usage: scripts/bench/audit.sh [RUNS] [ROUNDS] [ROWS]   (default 100 3 1000000)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+RUNS=${1:-100}
+ROUNDS=${2:-3}
+ROWS=${3:-1000000}
+SERVER=${HELIX_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:55432/postgres?sslmode=disable}
+DBNAME=helix_bench_audit_$$
+WORK=$(mktemp -d)
+trap 'psql -q "$SERVER" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
+
+echo "building helix..." >&2
+CGO_ENABLED=0 go build -o "$WORK/helix" ./cmd/helix
+psql -q "$SERVER" -c "CREATE DATABASE $DBNAME" >/dev/null
+DB=${SERVER%/*}/$DBNAME
+[[ $SERVER == *\?* ]] && DB=$DB?${SERVER#*\?}
+export HELIX_DATABASE_URL=$DB HELIX_SKILL_CACHE_DIR="$WORK/cache"
+H="$WORK/helix"
+"$H" migrate up >/dev/null
+"$H" skill add testdata/skills/echo.wasm --name echo >/dev/null
+"$H" skill exec echo --input '{}' >/dev/null # warm the compilation cache
+
+active() { psql -Atq "$DB" -c "SELECT active_time FROM pg_stat_database WHERE datname = current_database()"; }
+execs() { # RUNS executions; prints their database time in ms
+	local before after
+	before=$(active)
+	for _ in $(seq "$RUNS"); do "$H" skill exec echo --input '{"a":1}' >/dev/null; done
+	sleep 1 # the last session's statistics are written as it ends
+	after=$(active)
+	echo "$after - $before" | bc -l
+}
+trigger() { psql -q "$DB" -c "ALTER TABLE skill_executions $1 TRIGGER helix_audit_chain; ALTER TABLE skill_executions $1 TRIGGER helix_audit_chain_head"; }
+
+echo "load: $(uptime | sed 's/.*load average: //')"
+printf '%-6s %14s %14s %8s\n' round "db ms chain" "db ms none" share
+on_sum=0 off_sum=0
+for r in $(seq "$ROUNDS"); do
+	trigger ENABLE
+	on=$(execs)
+	trigger DISABLE
+	off=$(execs)
+	trigger ENABLE
+	printf '%-6s %14.1f %14.1f %7.1f%%\n' "$r" "$on" "$off" "$(echo "($on - $off) * 100 / $off" | bc -l)"
+	on_sum=$(echo "$on_sum + $on" | bc -l) off_sum=$(echo "$off_sum + $off" | bc -l)
+done
+printf 'append: %d executions a round; database time per execution %.3f ms chained, %.3f ms not: the chain adds %.1f %%\n' "$RUNS" \
+	"$(echo "$on_sum / ($RUNS * $ROUNDS)" | bc -l)" "$(echo "$off_sum / ($RUNS * $ROUNDS)" | bc -l)" \
+	"$(echo "($on_sum - $off_sum) * 100 / $off_sum" | bc -l)"
+# the unchained rows written with the trigger off are out of the chain: start the verify part afresh
+psql -q "$DB" -c "DELETE FROM skill_executions WHERE chain_seq IS NULL"
+
+echo "appending $ROWS chained rows..." >&2
+start=$(date +%s.%N)
+left=$ROWS
+while [ "$left" -gt 0 ]; do
+	n=$(( left < 10000 ? left : 10000 ))
+	psql -q "$DB" -c "INSERT INTO skill_executions (skill_name, skill_sha256, engine, user_id, input_sha256, status, started_at, duration_ms, output, limits)
+		SELECT 'bench', md5(g::text), 'wasm', gen_random_uuid(), md5(g::text), 'ok', now(), random() * 10, '{\"n\":' || g || '}', '{\"timeout_ms\":30000}'
+		FROM generate_series(1, $n) g"
+	left=$(( left - n ))
+done
+append=$(echo "$(date +%s.%N) - $start" | bc -l)
+rows=$(psql -Atq "$DB" -c "SELECT count(*) FROM skill_executions")
+start=$(date +%s.%N)
+"$H" audit verify --table skill_executions >/dev/null
+verify=$(echo "$(date +%s.%N) - $start" | bc -l)
+printf 'bulk append: %d rows in %.1f s (%.0f rows/s)\n' "$ROWS" "$append" "$(echo "$ROWS / $append" | bc -l)"
+printf 'verify: %d rows in %.1f s (%.0f rows/s)\n' "$rows" "$verify" "$(echo "$rows / $verify" | bc -l)"
+echo "load: $(uptime | sed 's/.*load average: //')"
