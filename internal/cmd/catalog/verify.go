@@ -54,7 +54,7 @@ EXAMPLES
   helix catalog verify --output json | jq '.changed[].key'
   helix catalog verify || helix catalog fetch   # cron: refresh on drift
 
-` + cmdutil.ExitStatusHelp + `
+` + cmdutil.ExitStatusDB + `
   (verify: 1 means upstream differs from the pinned snapshot)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -85,7 +85,7 @@ layers updated, items below --forget-below, forgotten flags cleared) with one
 read-only query per table, and writes nothing: no row, no flag, no job_runs
 record, no lock.
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.At != "" {

@@ -83,7 +83,7 @@ EXAMPLES
   helix decay schedule --cron "*/30 * * * * *" --forget-below 0.05
   helix schedule history decay --limit 5
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ServiceExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Not MarkFlagRequired: cobra would reject a spec that comes from

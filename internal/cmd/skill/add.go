@@ -53,7 +53,7 @@ EXAMPLES
   helix skill add openapi-ops.wasm --name openapi-ops --params openapi-ops.schema.json
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
