@@ -42,8 +42,8 @@ func TestHelpExitStatusIsPerCommand(t *testing.T) {
 	)
 	want := map[string]string{
 		"catalog fetch": locked, "catalog show": db, "catalog verify": db,
-		"config show":   "0 1 2",
-		"decay run":     locked, "decay schedule": "0 1 2",
+		"config show": "0 1 2",
+		"decay run":   locked, "decay schedule": "0 1 2",
 		"doctor": db, "embed": partial, "import memories": db,
 		"jobs list": db, "jobs show": db, "jobs cancel": db, "jobs retry": db, "jobs stats": db,
 		"manifest import": db, "mcp serve": "0 1 2 4",
@@ -56,7 +56,7 @@ func TestHelpExitStatusIsPerCommand(t *testing.T) {
 		"sync status": db, "sync reconcile": "0 1 2 3 4 130",
 		"sync conflicts list": db, "sync conflicts show": db, "sync conflicts resolve": db,
 		"synthesize": partial,
-		"tool list":   db, "tool show": db, "tool approve": db, "tool revoke": db, "tool exec": db,
+		"tool list":  db, "tool show": db, "tool approve": db, "tool revoke": db, "tool exec": db,
 		"voice transcribe": partial, "voice convert": "0 1 2 130",
 		"worker": "0 1 2 4 130",
 	}
