@@ -1,5 +1,6 @@
 # helix — see README.md. `make demo` and `make test` work on a fresh machine:
-# scripts/pg-up.sh finds or starts a PostgreSQL and prints its URL.
+# scripts/pg-up.sh says which PostgreSQL it uses (HELIX_TEST_DATABASE_URL, else
+# helix's own throwaway cluster on HELIX_PG_PORT) and prints its URL.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := build
@@ -30,9 +31,8 @@ build: ## static binary in bin/helix
 demo: ## PostgreSQL up, migrate, import the demo data, run synthesis over every user
 	@echo "== compiling bin/helix (the first build fetches modules and compiles for a few minutes)" >&2
 	@$(MAKE) --no-print-directory build >&2
-	@server=$$(scripts/pg-up.sh); \
-	if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; else \
-	  url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
+	@if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; echo "== using DATABASE_URL" >&2; else \
+	  server=$$(scripts/pg-up.sh); url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
 	export DATABASE_URL="$$url"; \
 	echo "== helix migrate up" >&2; $(BIN) migrate up; \
 	echo "== helix import memories testdata/demo/memories.jsonl" >&2; $(BIN) import memories testdata/demo/memories.jsonl; \

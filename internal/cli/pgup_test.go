@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+type pgUpRun struct {
+	stdout, stderr string
+	err            error
+}
+
+// pgUp runs scripts/pg-up.sh (or another script) with exactly env and a PATH
+// whose first psql answers every URL on port 5432, as a shared trust-auth
+// system server would (issue 49: pg-up used it silently), and hands any other
+// URL to the real psql.
+func pgUp(t *testing.T, script string, env ...string) pgUpRun {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := t.TempDir()
+	real, err := exec.LookPath("psql")
+	if err != nil {
+		ms, _ := filepath.Glob("/usr/lib/postgresql/*/bin/psql")
+		if len(ms) == 0 {
+			t.Skip("psql is not installed: pg-up cannot be tested here")
+		}
+		real = ms[len(ms)-1]
+	}
+	psql := fmt.Sprintf("#!/usr/bin/env bash\ncase \"$1\" in *:5432/*) exit 0;; esac\nexec %q \"$@\"\n", real)
+	if err := os.WriteFile(filepath.Join(fake, "psql"), []byte(psql), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", script))
+	cmd.Dir = root
+	cmd.Env = append([]string{"PATH=" + fake + ":" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return pgUpRun{out.String(), errb.String(), err}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// scripts/pg-up.sh uses a server only by the user's choice
+// (HELIX_TEST_DATABASE_URL) or helix's own throwaway cluster on
+// HELIX_PG_PORT, says which before using it, and never picks up whatever
+// answers on 5432 (issue 49).
+func TestPgUpSaysWhichServerAndNeverTakes5432(t *testing.T) {
+	t.Parallel()
+	if ms, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(ms) == 0 {
+		t.Skip("no PostgreSQL server binaries: pg-up would install them")
+	}
+	parent, err := os.MkdirTemp("", "helix-pgup-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the postgres user (pg-up runs the cluster as it under root) must reach the data
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(parent, "pg")
+	t.Cleanup(func() {
+		if r := pgUp(t, "pg-down.sh", "HELIX_PG_DATA="+data); r.err != nil {
+			t.Errorf("pg-down: %v\n%s", r.err, r.stderr)
+		}
+		_ = os.RemoveAll(parent)
+	})
+	port := freePort(t)
+	own := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	env := []string{"HELIX_PG_DATA=" + data, fmt.Sprintf("HELIX_PG_PORT=%d", port), "DATABASE_URL=postgres://me@127.0.0.1:5432/prod"}
+
+	r := pgUp(t, "pg-up.sh", env...)
+	if r.err != nil || strings.TrimSpace(r.stdout) != own {
+		t.Fatalf("pg-up: %v, stdout %q, want %q\nstderr:\n%s", r.err, r.stdout, own, r.stderr)
+	}
+	for _, want := range []string{"using helix's throwaway cluster " + own, "DATABASE_URL is set but not used", "creating helix's throwaway cluster in " + data} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	// again: the running cluster is reused
+	if r = pgUp(t, "pg-up.sh", env...); r.err != nil || strings.TrimSpace(r.stdout) != own || strings.Contains(r.stderr, "creating") {
+		t.Errorf("second pg-up: %v, stdout %q\n%s", r.err, r.stdout, r.stderr)
+	}
+	// a HELIX_PG_PORT another server has is an error that says what to do; the cluster stays
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	r = pgUp(t, "pg-up.sh", "HELIX_PG_DATA="+data, fmt.Sprintf("HELIX_PG_PORT=%d", taken.Addr().(*net.TCPAddr).Port))
+	if r.err == nil || r.stdout != "" || !strings.Contains(r.stderr, "Choose a free HELIX_PG_PORT") {
+		t.Errorf("taken HELIX_PG_PORT: %v, stdout %q\n%s", r.err, r.stdout, r.stderr)
+	}
+	// the user's choice is used and named; a choice that does not answer is an error, not a fallback
+	chosen := pgtest.Empty(t)
+	if r = pgUp(t, "pg-up.sh", "HELIX_TEST_DATABASE_URL="+chosen); r.err != nil || strings.TrimSpace(r.stdout) != chosen ||
+		!strings.Contains(r.stderr, "(from HELIX_TEST_DATABASE_URL)") {
+		t.Errorf("HELIX_TEST_DATABASE_URL: %v, stdout %q\n%s", r.err, r.stdout, r.stderr)
+	}
+	closed := fmt.Sprintf("postgres://postgres:secret@127.0.0.1:%d/postgres?sslmode=disable", freePort(t))
+	if r = pgUp(t, "pg-up.sh", "HELIX_TEST_DATABASE_URL="+closed); r.err == nil || r.stdout != "" ||
+		!strings.Contains(r.stderr, "does not answer") || strings.Contains(r.stderr, "secret") {
+		t.Errorf("HELIX_TEST_DATABASE_URL not answering: %v, stdout %q\n%s", r.err, r.stdout, r.stderr)
+	}
+}
