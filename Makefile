@@ -30,7 +30,7 @@ build: ## static binary in bin/helix
 # helix at the demo database and what to try.
 demo: ## PostgreSQL up, migrate, import the demo data, run synthesis over every user
 	@echo "== compiling bin/helix (the first build fetches modules and compiles for a few minutes)" >&2
-	@$(MAKE) --no-print-directory build >&2
+	@scripts/build-progress.sh "compiling bin/helix" $(MAKE) --no-print-directory build GOFLAGS="$(strip $(GOFLAGS) -v)"
 	@if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; echo "== using DATABASE_URL" >&2; else \
 	  server=$$(scripts/pg-up.sh); url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
 	export DATABASE_URL="$$url"; \

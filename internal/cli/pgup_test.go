@@ -123,3 +123,35 @@ func TestPgUpSaysWhichServerAndNeverTakes5432(t *testing.T) {
 		t.Errorf("HELIX_TEST_DATABASE_URL not answering: %v, stdout %q\n%s", r.err, r.stdout, r.stderr)
 	}
 }
+
+// make demo's first build compiles for minutes: scripts/build-progress.sh
+// says how far it is while it runs, and what it did at the end (issue 49).
+func TestBuildProgressTicks(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := "echo 'go: downloading x v1' >&2; for p in a/b c/d e/f g/h; do echo $p >&2; sleep 0.5; done"
+	cmd := exec.Command(filepath.Join(root, "scripts", "build-progress.sh"), "compiling bin/helix", "bash", "-c", build)
+	cmd.Env = append(os.Environ(), "HELIX_PROGRESS_EVERY=0.2")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "compiling bin/helix: ") || !strings.Contains(errb.String(), "compiled, 1 module downloaded") {
+		t.Errorf("no progress while building:\n%s", errb.String())
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "compiling bin/helix: done, 4 packages compiled in ") || out.Len() != 0 {
+		t.Errorf("last line %q, stdout %q", last, out.String())
+	}
+	// a failed build shows its own output
+	cmd = exec.Command(filepath.Join(root, "scripts", "build-progress.sh"), "compiling bin/helix", "bash", "-c", "echo 'main.go:1: syntax error' >&2; exit 1")
+	errb.Reset()
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err == nil || !strings.Contains(errb.String(), "main.go:1: syntax error") || !strings.Contains(errb.String(), "failed after") {
+		t.Errorf("failed build: %v\n%s", err, errb.String())
+	}
+}
