@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/testbin"
 )
 
 type pgUpRun struct {
@@ -153,5 +154,26 @@ func TestBuildProgressTicks(t *testing.T) {
 	cmd.Stderr = &errb
 	if err := cmd.Run(); err == nil || !strings.Contains(errb.String(), "main.go:1: syntax error") || !strings.Contains(errb.String(), "failed after") {
 		t.Errorf("failed build: %v\n%s", err, errb.String())
+	}
+}
+
+// helix ... | head: a reader that closes the pipe early is a quiet success,
+// not exit 141 (SIGPIPE) nor an error on stderr (issue 49).
+func TestClosedStdoutPipeIsQuietSuccess(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader has gone before helix writes
+	cmd := exec.Command(testbin.Helix(t), "completion", "bash")
+	cmd.Env = isolatedEnv(t)
+	cmd.Stdout = w
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	w.Close()
+	if code := cmd.ProcessState.ExitCode(); err != nil || code != 0 || errb.Len() != 0 {
+		t.Errorf("exit %d (%v, %v), stderr %q; want a quiet 0", code, err, cmd.ProcessState, errb.String())
 	}
 }
