@@ -1,5 +1,6 @@
 # helix — see README.md. `make demo` and `make test` work on a fresh machine:
-# scripts/pg-up.sh finds or starts a PostgreSQL and prints its URL.
+# scripts/pg-up.sh says which PostgreSQL it uses (HELIX_TEST_DATABASE_URL, else
+# helix's own throwaway cluster on HELIX_PG_PORT) and prints its URL.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := build
@@ -29,10 +30,9 @@ build: ## static binary in bin/helix
 # helix at the demo database and what to try.
 demo: ## PostgreSQL up, migrate, import the demo data, run synthesis over every user
 	@echo "== compiling bin/helix (the first build fetches modules and compiles for a few minutes)" >&2
-	@$(MAKE) --no-print-directory build >&2
-	@server=$$(scripts/pg-up.sh); \
-	if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; else \
-	  url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
+	@scripts/build-progress.sh "compiling bin/helix" $(MAKE) --no-print-directory build GOFLAGS="$(strip $(GOFLAGS) -v)"
+	@if [ -n "$${DATABASE_URL:-}" ]; then url="$$DATABASE_URL"; echo "== using DATABASE_URL" >&2; else \
+	  server=$$(scripts/pg-up.sh); url=$$(scripts/createdb.sh "$$server" $(DEMO_DB)); fi; \
 	export DATABASE_URL="$$url"; \
 	echo "== helix migrate up" >&2; $(BIN) migrate up; \
 	echo "== helix import memories testdata/demo/memories.jsonl" >&2; $(BIN) import memories testdata/demo/memories.jsonl; \
@@ -53,8 +53,20 @@ TEST_P      ?= 2
 # run again without it. A new test that checks raceEnabled belongs here.
 NORACE_TESTS := ^(TestPropertyOrderIndependence|TestReconcileRandomBatches|TestConcurrentReconcilers|TestRoundTripRealSnapshots|TestCompareRealSnapshots|TestFetchVerifyLifecycle)$$
 
-test: fmt-check vet staticcheck units test-deps mcp-npm prism ## every check and every test, against a real PostgreSQL
+# make test's checks and installs, PREP_J at a time: the installs (apt, npm,
+# staticcheck's) wait on the network while vet and staticcheck use the CPU,
+# and each says when it starts and how long it took (scripts/step.sh).
+# What can be kept is kept under .helix/ (tools, npm, prism) and in Go's
+# caches, so a second make test skips the installs.
+TEST_PREP   := fmt-check vet staticcheck units test-deps mcp-npm prism
+PREP_J      ?= 4
+
+test: ## every check and every test, against a real PostgreSQL
+	@start=$$(date +%s); echo "== make test: $(TEST_PREP), $(PREP_J) at a time, then go test" >&2; \
+	$(MAKE) --no-print-directory -j$(PREP_J) $(TEST_PREP); \
+	echo "== checks and installs done in $$(( $$(date +%s) - start )) s" >&2
 	@url=$$(scripts/pg-up.sh); echo "testing against $$url" >&2; \
+	echo "== go test -race ./...: compiles every package's test binary with the race detector, then runs them $(TEST_P) packages at a time (on an empty Go cache the first result comes after several minutes)" >&2; \
 	HELIX_MCP_NPM_REQUIRED=1 HELIX_TEST_DATABASE_URL="$$url" $(GO) test -race -count=1 -p $(TEST_P) -timeout 25m ./...; \
 	echo "again without -race: the 2,000-history sync properties and the full models.dev snapshots" >&2; \
 	HELIX_TEST_DATABASE_URL="$$url" $(GO) test -count=1 -timeout 10m -run '$(NORACE_TESTS)' ./internal/syncer/ ./internal/catalog/ ./internal/cmd/catalog/
@@ -62,27 +74,28 @@ test: fmt-check vet staticcheck units test-deps mcp-npm prism ## every check and
 lint: fmt-check vet staticcheck
 
 test-deps: ## Debian packages the tests need (prometheus, pgbouncer), installed when missing
-	scripts/test-deps.sh
+	@scripts/step.sh test-deps "Debian packages the tests run (prometheus, pgbouncer), apt-get install when missing" scripts/test-deps.sh
 
 mcp-npm: ## MCP Inspector, conformance suite, server-everything and Node 22 for the MCP tests (npm, under .helix/npm)
-	scripts/mcp-npm.sh $(CURDIR)/.helix/npm
+	@scripts/step.sh mcp-npm "MCP Inspector, conformance suite, server-everything, Node 22 under .helix/npm (npm, once)" scripts/mcp-npm.sh $(CURDIR)/.helix/npm
 
 prism: ## Stoplight Prism under .helix/prism, for the tool exec requests test (npm)
-	scripts/install-prism.sh
+	@scripts/step.sh prism "Stoplight Prism under .helix/prism (npm, once)" scripts/install-prism.sh
 
 units: build ## systemd-analyze verify the units in scripts/systemd (when systemd-analyze is installed)
-	scripts/check-units.sh
+	@scripts/step.sh units "systemd-analyze verify scripts/systemd" scripts/check-units.sh
 
 fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.helix/*')); \
+	@echo "== fmt-check: gofmt -l" >&2; out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.helix/*')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	@scripts/step.sh vet "go vet ./... (compiles and checks every package)" $(GO) vet ./...
 
 staticcheck:
-	@test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
-	$(TOOLS)/staticcheck ./...
+	@test -x $(TOOLS)/staticcheck || scripts/step.sh staticcheck-install "go install staticcheck $(STATICCHECK_VERSION) into .helix/tools (once)" \
+	  env GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@scripts/step.sh staticcheck "staticcheck ./..." $(TOOLS)/staticcheck ./...
 
 release-check: ## validate .goreleaser.yaml when goreleaser is installed
 	@if command -v goreleaser >/dev/null; then goreleaser check; else echo "goreleaser not installed: skipped (https://goreleaser.com/install)"; fi

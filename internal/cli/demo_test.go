@@ -42,7 +42,7 @@ func TestMakeDemoTwice(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("run %d: make demo: %v\nstdout:\n%s\nstderr:\n%s", run, err, out.String(), errb.String())
 		}
-		if !strings.Contains(errb.String(), "== compiling bin/helix") {
+		if !strings.Contains(errb.String(), "== compiling bin/helix") || !strings.Contains(errb.String(), "\ncompiling bin/helix: ") {
 			t.Errorf("run %d: make demo does not say it is compiling:\n%s", run, errb.String())
 		}
 		// the Lisbon theme of the demo's first user, in the patterns table

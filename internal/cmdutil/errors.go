@@ -24,8 +24,24 @@ const (
 	ExitInterrupted = exitcode.Interrupted
 )
 
-// ExitStatusHelp is appended to every command's long help.
+// ExitStatusHelp is every status helix returns: the root's help.
 const ExitStatusHelp = exitcode.Help
+
+// ExitStatus is a command's EXIT STATUS section: 0 and the codes it can return.
+func ExitStatus(codes ...ExitCode) string { return exitcode.HelpFor(codes...) }
+
+// ServiceExitStatus is a service's: SIGINT/SIGTERM stops it with 0.
+func ServiceExitStatus(codes ...ExitCode) string {
+	return exitcode.HelpWith(map[ExitCode]string{ExitOK: exitcode.Stopped}, codes...)
+}
+
+// The usual sets: a command that reads or writes the database (or a
+// provider); a job that also takes a lock; one whose items may partly fail.
+var (
+	ExitStatusDB         = ExitStatus(ExitFailed, ExitUsage, ExitUnavailable, ExitInterrupted)
+	ExitStatusLocked     = ExitStatus(ExitFailed, ExitUsage, ExitUnavailable, ExitSkipped, ExitInterrupted)
+	ExitStatusPartialJob = ExitStatus(ExitFailed, ExitUsage, ExitPartial, ExitUnavailable, ExitSkipped, ExitInterrupted)
+)
 
 // FlagError is a usage mistake: wrong flags or arguments. Exit 2.
 type FlagError = exitcode.UsageError

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -54,7 +55,11 @@ type Result struct {
 	Forgotten int64     `json:"forgotten"` // flagged below --forget-below by this run
 	// Skipped memories carry a type the platform's CHECK no longer allows (an
 	// old app wrote them): any UPDATE of such a row fails, so decay leaves them.
-	Skipped     int64   `json:"skipped,omitempty"`
+	Skipped int64 `json:"skipped,omitempty"`
+	// DryRun: nothing was written; the counts are those of a full run as of At.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Cleared (dry run only) is how many forgotten flags the run would clear.
+	Cleared     int64   `json:"cleared,omitempty"`
 	Chunks      int     `json:"chunks"`
 	Mode        string  `json:"mode"`                   // "full" or "incremental"
 	FullReason  string  `json:"full_reason,omitempty"`  // why a run that could be incremental was not
@@ -209,6 +214,7 @@ type phase struct {
 	set   string
 	where string
 	args  []any
+	rt    string // the retention the update writes (DryRun)
 }
 
 // knownType is the platform's CHECK on memories.type: a row outside it
@@ -373,9 +379,13 @@ func (ph phase) chunk(ctx context.Context, tx pgx.Tx, o Options, r Range) (Chunk
 	return c, err
 }
 
-// forgetSet is the forgotten column's new value: unchanged while --forget-below ($5) is off.
+// forgetSet is the forgotten column's new value: the verdict of this run's
+// --forget-below ($5), false without one. A flag is each run's, like
+// retention: a "what if" run with a high threshold must not leave flags that
+// later runs without one would keep (issue 49). Changing the threshold makes
+// the next run full (settings), so every row gets the new verdict.
 func forgetSet(retention string) string {
-	return fmt.Sprintf("forgotten = CASE WHEN $5::float8 IS NULL THEN forgotten ELSE (%s) < $5::float8 END", retention)
+	return fmt.Sprintf("forgotten = coalesce((%s) < $5::float8, false)", retention)
 }
 
 // memoriesPhase is FSRSParams.Advance in SQL. Parameters: $4 at, $6 decay,
@@ -391,7 +401,7 @@ func memoriesPhase(o Options) phase {
 		reviewed_at = CASE WHEN %s THEN last_accessed ELSE reviewed_at END,
 		retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s`,
 		s, d, isNewAccess, rt, forgetSet(rt), forgetAt(rt, ref, days, 86400))
-	return phase{table: phaseMemories, set: set, where: knownType, args: memoryArgs(o.Memory)}
+	return phase{table: phaseMemories, set: set, where: knownType, args: memoryArgs(o.Memory), rt: rt}
 }
 
 // memoryArgs are memoriesPhase's parameters from $6 on.
@@ -476,7 +486,7 @@ func layersPhase(o Options) phase {
 		ELSE -($8::float8[])[layer_number] * ($9::float8[])[layer_number] / %[1]s END`, p)
 	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s, decay_rate = %s, decay_basis = last_updated`,
 		rt, forgetSet(rt), forgetAt(rt, "last_updated", hours, 3600), rate)
-	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}}
+	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}, rt: rt}
 }
 
 // Chunks estimates how many chunks a run over the scope takes (for progress).
@@ -492,4 +502,65 @@ func Chunks(ctx context.Context, q db.Querier, userID string, chunkSize int) (in
 		chunkSize = DefaultChunkSize
 	}
 	return (m+chunkSize-1)/chunkSize + (l+chunkSize-1)/chunkSize, err
+}
+
+// DryRun computes what a full run over the scope as of o.At would write
+// (rows updated, items below ForgetBelow, flags cleared, rows skipped) with
+// one read-only query per table, the same expressions as the update. It
+// takes no lock and writes nothing, not even a job_runs row.
+func DryRun(ctx context.Context, q db.Querier, o Options) (*Result, error) {
+	o = o.withDefaults()
+	start := time.Now()
+	res := &Result{At: o.At.UTC(), Mode: ModeFull, DryRun: true}
+	var user, forgetBelow any
+	if o.UserID != "" {
+		user = o.UserID
+	}
+	if o.ForgetBelow > 0 {
+		forgetBelow = o.ForgetBelow
+	}
+	for _, ph := range []phase{memoriesPhase(o), layersPhase(o)} {
+		where := ph.where
+		if where == "" {
+			where = "true"
+		}
+		below := fmt.Sprintf("coalesce((%s) < $5::float8, false)", ph.rt)
+		// The update's parameters the retention does not use (difficulty's)
+		// are typed in a CTE the query never reads: PostgreSQL must know
+		// every parameter's type.
+		sql := fmt.Sprintf(`WITH params AS (SELECT %[5]s) SELECT count(*) FILTER (WHERE %[2]s), count(*) FILTER (WHERE %[2]s AND %[3]s),
+				count(*) FILTER (WHERE %[2]s AND forgotten AND NOT %[3]s), count(*) FILTER (WHERE NOT %[2]s)
+			FROM %[1]s WHERE id >= $1::uuid AND id <= $2::uuid%[4]s`, ph.table, where, below, userFilter, paramTypes(ph.args, 6))
+		args := append([]any{"00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", user, o.At, forgetBelow}, ph.args...)
+		var n, forgotten, cleared, skipped int64
+		if err := q.QueryRow(ctx, sql, args...).Scan(&n, &forgotten, &cleared, &skipped); err != nil {
+			return nil, fmt.Errorf("%s: dry run: %w", ph.table, err)
+		}
+		if ph.table == phaseMemories {
+			res.Memories = n
+		} else {
+			res.Layers = n
+		}
+		res.Forgotten += forgotten
+		res.Cleared += cleared
+		res.Skipped += skipped
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// paramTypes casts parameters $from… to the SQL types of args.
+func paramTypes(args []any, from int) string {
+	casts := make([]string, len(args))
+	for i, a := range args {
+		t := "float8"
+		switch a.(type) {
+		case []string:
+			t = "text[]"
+		case []float64:
+			t = "float8[]"
+		}
+		casts[i] = fmt.Sprintf("$%d::%s", from+i, t)
+	}
+	return strings.Join(casts, ", ")
 }

@@ -301,3 +301,61 @@ func TestRunLockHeldAndTick(t *testing.T) {
 		t.Errorf("ok runs recording tick %s: %d (%v)", tick, ticked, err)
 	}
 }
+
+// A "what if" run (a future --at, a high --forget-below) leaves no flag that
+// later runs without a threshold keep: the flag is each run's verdict, and a
+// dry run tells the same counts while writing nothing (issue 49).
+func TestWhatIfLeavesNoForgottenFlags(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	seed(t, pool, 60)
+	flags := func() (n int64) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories WHERE forgotten) + (SELECT count(*) FROM psychology_layers WHERE forgotten)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var runs int
+	jobRuns := func() int {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs`).Scan(&runs); err != nil {
+			t.Fatal(err)
+		}
+		return runs
+	}
+	now := created.Add(20 * 24 * time.Hour)
+	if _, err := Run(ctx, pool, Options{At: now}); err != nil {
+		t.Fatal(err)
+	}
+	whatIf := Options{At: created.Add(400 * 24 * time.Hour), ForgetBelow: 0.5}
+	dry, err := DryRun(ctx, pool, whatIf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags() != 0 || jobRuns() != 1 {
+		t.Fatalf("the dry run wrote: %d flags, %d job runs", flags(), runs)
+	}
+	if !dry.DryRun || dry.Memories != 120 || dry.Layers != 14 || dry.Forgotten == 0 || dry.Cleared != 0 {
+		t.Errorf("dry run = %+v, want 120 memories, 14 layers, some forgotten, none cleared", dry)
+	}
+	res, err := Run(ctx, pool, whatIf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Forgotten != dry.Forgotten || res.Memories != dry.Memories || res.Layers != dry.Layers || flags() != dry.Forgotten {
+		t.Errorf("the run did %+v (%d flags), its dry run said %+v", res, flags(), dry)
+	}
+	// The dry run of going back to no threshold says it clears them all.
+	back := Options{At: created.Add(401 * 24 * time.Hour)}
+	if dry, err = DryRun(ctx, pool, back); err != nil || dry.Cleared != res.Forgotten || dry.Forgotten != 0 {
+		t.Errorf("dry run without a threshold = %+v, %v; want %d cleared", dry, err, res.Forgotten)
+	}
+	if res, err = Run(ctx, pool, back); err != nil {
+		t.Fatal(err)
+	}
+	if n := flags(); n != 0 || res.Mode != ModeFull {
+		t.Errorf("after a run without --forget-below: %d items still flagged (%s run)", n, res.Mode)
+	}
+}

@@ -22,7 +22,8 @@ const (
 	Interrupted Code = 130 // SIGINT/SIGTERM before finishing
 )
 
-// Help is appended to every command's long help.
+// Help is every status helix returns (the root's help); each command's help
+// lists its own (HelpFor).
 const Help = `EXIT STATUS
   0    success
   1    the job failed
@@ -31,6 +32,46 @@ const Help = `EXIT STATUS
   4    unavailable: database or provider unreachable, retry later
   5    skipped: another instance holds the job's lock
   130  interrupted by SIGINT/SIGTERM before finishing`
+
+// meanings are Help's lines, for one command's section.
+var meanings = map[Code]string{
+	OK:          "success",
+	Failed:      "the job failed",
+	Usage:       "bad usage or bad input (flags, files, schemas)",
+	Partial:     "partial: some items failed, the rest were done",
+	Unavailable: "unavailable: database or provider unreachable, retry later",
+	Skipped:     "skipped: another instance holds the job's lock",
+	Interrupted: "interrupted by SIGINT/SIGTERM before finishing",
+}
+
+// Stopped is a service's 0: SIGINT/SIGTERM ends it cleanly, not with 130.
+const Stopped = "success; also when stopped by SIGINT/SIGTERM (a clean stop)"
+
+// HelpFor is one command's EXIT STATUS section: 0 and the codes it can
+// return, each with its meaning in Help, so the help never promises a status
+// the command cannot give (a service exits 0 on SIGTERM; mcp serve has no lock).
+func HelpFor(codes ...Code) string { return HelpWith(nil, codes...) }
+
+// HelpWith is HelpFor with some meanings replaced by notes.
+func HelpWith(notes map[Code]string, codes ...Code) string {
+	set := map[Code]bool{OK: true}
+	for _, c := range codes {
+		set[c] = true
+	}
+	var b strings.Builder
+	b.WriteString("EXIT STATUS")
+	for _, c := range []Code{OK, Failed, Usage, Partial, Unavailable, Skipped, Interrupted} {
+		if !set[c] {
+			continue
+		}
+		m := meanings[c]
+		if n, ok := notes[c]; ok {
+			m = n
+		}
+		fmt.Fprintf(&b, "\n  %-4d %s", int(c), m)
+	}
+	return b.String()
+}
 
 // UsageError is a usage mistake: wrong flags or arguments. Exit 2.
 type UsageError struct{ Err error }

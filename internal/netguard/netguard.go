@@ -60,7 +60,8 @@ func Client(allowPrivate bool, timeout time.Duration) *http.Client {
 				return fmt.Errorf("netguard: %w", err)
 			}
 			if !IsPublic(ap.Addr()) {
-				return fmt.Errorf("%s: %w", ap.Addr(), ErrPrivate)
+				// the dial error names the address already ("dial tcp 127.0.0.1:8765: ...")
+				return ErrPrivate
 			}
 			return nil
 		}

@@ -33,6 +33,11 @@ func TestClientRefusesLoopbackUnlessAllowed(t *testing.T) {
 	if !errors.Is(err, ErrPrivate) {
 		t.Fatalf("loopback fetch: err = %v, want ErrPrivate", err)
 	}
+	// the address once, not "dial tcp 127.0.0.1:P: 127.0.0.1: refusing" (issue 49)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if want := "dial tcp " + host + ": " + ErrPrivate.Error(); !strings.HasSuffix(err.Error(), want) || strings.Count(err.Error(), "127.0.0.1") != 2 {
+		t.Errorf("error %q, want it to end %q", err, want)
+	}
 	// "localhost" resolves to loopback too: the check is on the dialled address.
 	_, err = Client(false, 5*time.Second).Get(strings.Replace(srv.URL, "127.0.0.1", "localhost", 1))
 	if !errors.Is(err, ErrPrivate) {

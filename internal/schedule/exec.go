@@ -134,15 +134,26 @@ func counts(stdout []byte) []byte {
 		return nil
 	}
 	keep := map[string]any{}
-	for k, v := range m {
-		switch x := v.(type) {
-		case json.Number, bool:
-			keep[k] = x
-		case string:
-			if len(x) <= 200 {
+	scalars := func(m map[string]any) {
+		for k, v := range m {
+			if _, ok := keep[k]; ok {
+				continue
+			}
+			switch x := v.(type) {
+			case json.Number, bool:
 				keep[k] = x
+			case string:
+				if len(x) <= 200 {
+					keep[k] = x
+				}
 			}
 		}
+	}
+	scalars(m)
+	// A job that keeps its figures under "counts" (synthesize: users, done,
+	// patterns, memories) has them shown, not only its run_id.
+	if c, ok := m["counts"].(map[string]any); ok {
+		scalars(c)
 	}
 	if len(keep) == 0 {
 		return nil

@@ -25,7 +25,12 @@ func TestJobOutput(t *testing.T) {
 	if got != `{"name":"x","ok":true,"run_id":12345678901234567890}` {
 		t.Errorf("counts = %s", got)
 	}
-	for _, in := range []string{"", "[1,2]", "null", "{}", "not json", `{"a": {"b": 1}}`} {
+	// synthesize keeps its figures under "counts" (issue 49: history showed only run_id)
+	got = string(counts([]byte(`{"run_id": 7, "dry_run": false, "params": {"k": 3}, "users": [{"memories": 2}], "counts": {"users": 4, "done": 4, "patterns": 9, "run_id": 1}}`)))
+	if got != `{"done":4,"dry_run":false,"patterns":9,"run_id":7,"users":4}` {
+		t.Errorf("counts of a synthesize report = %s", got)
+	}
+	for _, in := range []string{"", "[1,2]", "null", "{}", "not json", `{"a": {"b": 1}}`, `{"counts": {"b": {"c": 1}}}`} {
 		if c := counts([]byte(in)); c != nil {
 			t.Errorf("counts(%q) = %s, want nil", in, c)
 		}

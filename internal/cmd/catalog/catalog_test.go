@@ -436,3 +436,22 @@ func TestVerifyArgs(t *testing.T) {
 }
 
 func itoa[T int | int64](v T) string { return strconv.FormatInt(int64(v), 10) }
+
+// A snapshot fetched with --allow-private is verified by a command with its
+// own setting: the refusal names it (issue 49).
+func TestVerifyRefusalNamesItsSetting(t *testing.T) {
+	pool := pgtest.New(t)
+	up := newUpstream(t, fixture(t, "api-2026-06-14.json"))
+	if _, err := runFetch(t, pool, up.url(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	nt := testNet()
+	nt.AllowPrivate = false
+	err := verifyRun(context.Background(), &VerifyOptions{IO: f.IOStreams, F: f, Net: nt})
+	if exitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "catalog.verify.allow-private") ||
+		!strings.Contains(err.Error(), "HELIX_CATALOG_VERIFY_ALLOW_PRIVATE") {
+		t.Fatalf("error %v, want exit 2 naming catalog.verify.allow-private", err)
+	}
+}

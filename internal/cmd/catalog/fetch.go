@@ -66,7 +66,7 @@ EXAMPLES
 while one for the same source and providers is pending) and returns at
 once; it cannot be combined with --out (the file would be the worker's).
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Net.validate(); err != nil {

@@ -63,7 +63,7 @@ EXAMPLES
   helix catalog show --capability tool_call,reasoning --min-context 200000
   helix catalog show --model 'openai/gpt-4o*' --output json
 
-`, strings.Join(catalog.Capabilities(), ", ")) + cmdutil.ExitStatusHelp,
+`, strings.Join(catalog.Capabilities(), ", ")) + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Providers = normalizeList(opts.Providers)

@@ -13,6 +13,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -53,7 +54,7 @@ EXAMPLES
   helix catalog verify --output json | jq '.changed[].key'
   helix catalog verify || helix catalog fetch   # cron: refresh on drift
 
-` + cmdutil.ExitStatusHelp + `
+` + cmdutil.ExitStatusDB + `
   (verify: 1 means upstream differs from the pinned snapshot)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -132,6 +133,11 @@ func verify(ctx context.Context, opts *VerifyOptions, pool db.Querier) (*VerifyR
 	}
 	fetched, cat, err := download(ctx, res.Source, opts.Net.fetchOptions(opts.F.AppVersion, etag))
 	if err != nil {
+		if errors.Is(err, netguard.ErrPrivate) {
+			// A snapshot fetched with catalog fetch --allow-private is verified
+			// by another command with its own setting: name it.
+			return nil, fmt.Errorf("%w; catalog verify has its own setting: pass --allow-private, or set catalog.verify.allow-private: true in the config file (HELIX_CATALOG_VERIFY_ALLOW_PRIVATE=true)", err)
+		}
 		return nil, err
 	}
 	if fetched.NotModified {

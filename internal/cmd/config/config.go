@@ -59,7 +59,7 @@ EXAMPLES
   helix config show
   helix config show decay --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage),
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root = cmd.Root()

@@ -54,7 +54,7 @@ func TestRunFlags(t *testing.T) {
 
 	for _, args := range [][]string{
 		{"--at", "yesterday"}, {"--forget-below", "1.5"}, {"--forget-below", "-0.1"},
-		{"--batch-size", "0"}, {"--user-id", "bob"}, {"extra"},
+		{"--batch-size", "0"}, {"--user-id", "bob"}, {"extra"}, {"--dry-run", "--enqueue"},
 	} {
 		cmd := NewCmdRun(f, func(*RunOptions) error { t.Errorf("%v: runF called", args); return nil })
 		cmd.SetArgs(args)
@@ -300,5 +300,32 @@ func TestRunRunLockHeld(t *testing.T) {
 	var ee *cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Kind != "skipped" {
 		t.Errorf("error kind: %v", err)
+	}
+}
+
+// decay run --dry-run says what a run would write and writes nothing: no
+// flag, no retention, no job_runs row (issue 49).
+func TestRunDryRun(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	seed(t, pool)
+	f, st := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	cmd := NewCmdRun(f, nil)
+	cmd.SetArgs([]string{"--dry-run", "--forget-below", "0.5"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "dry run, nothing written: a full run would decay 3 memories and 7 layers as of 2026-11-01T12:00:00Z, 3 below --forget-below\n"
+	if st.Out.String() != want {
+		t.Errorf("stdout = %q, want %q", st.Out.String(), want)
+	}
+	var written int
+	if err := pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM job_runs) + (SELECT count(*) FROM memories WHERE decayed_at IS NOT NULL OR forgotten)
+		+ (SELECT count(*) FROM psychology_layers WHERE decayed_at IS NOT NULL OR forgotten)`).Scan(&written); err != nil {
+		t.Fatal(err)
+	}
+	if written != 0 {
+		t.Errorf("the dry run wrote %d rows", written)
 	}
 }

@@ -241,3 +241,25 @@ func startProxy(t *testing.T, target string) *proxy {
 	}()
 	return p
 }
+
+// A trial decay schedule leaves its schedule stored and active: any helix
+// worker on the database fires it later. Stopping says so and how to remove it.
+func TestScheduleStopSaysTheScheduleStays(t *testing.T) {
+	t.Parallel()
+	u := pgtest.URL(t)
+	p := helix(t, u, "decay", "schedule", "--cron", "@hourly", "--name", "trial")
+	eventually(t, "the schedule stored", func() bool {
+		return strings.Contains(p.Stderr.String(), `msg="schedule added"`)
+	}, &p.Stderr)
+	if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.Wait(t, time.Minute); code != 0 {
+		t.Fatalf("exit %d after SIGTERM\n%s", code, p.Stderr.String())
+	}
+	for _, want := range []string{"stays active in the database", "any helix worker on it fires it", "helix schedule remove trial --yes", "helix schedule pause trial"} {
+		if !strings.Contains(p.Stderr.String(), want) {
+			t.Errorf("stop message lacks %q:\n%s", want, p.Stderr.String())
+		}
+	}
+}

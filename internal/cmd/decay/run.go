@@ -25,6 +25,7 @@ type RunOptions struct {
 	At      string
 	Full    bool
 	Enqueue bool
+	DryRun  bool
 	atTime  time.Time
 }
 
@@ -39,8 +40,12 @@ instant (now, or --at) and write it back: retention, stability and
 difficulty (a memory accessed since the last run counts as one FSRS-6 review
 rated Good, as ts-fsrs computes it: same-day stability on the previous
 review's UTC day, stability capped at 36,500 days, difficulty's mean
-reversion; weights from decay.memory-weights), and with --forget-below the
-forgotten flag (items are flagged, never deleted).
+reversion; weights from decay.memory-weights), and the forgotten flag: set
+on items whose retention is below --forget-below, cleared on the others
+(items are flagged, never deleted). The flag is each run's verdict: a run
+without --forget-below clears every flag, so a "what if" run with a high
+threshold leaves nothing behind once the usual run comes; to ask "what if"
+without writing anything, use --dry-run.
 
 Retention depends only on the time since each item was last accessed and its
 stability, never on when the job last ran: running hourly, daily or twice in a
@@ -66,6 +71,7 @@ EXAMPLES
   helix decay run --at 2026-11-01T12:00:00Z --forget-below 0.05
   helix decay run --full --forget-below 0.05
   helix decay run --user-id 6f1c2a4e-0b7d-4d8e-9a51-3c2f1e0d9b8a --output json
+  helix decay run --dry-run --at 2027-01-01 --forget-below 0.5   # what if: nothing written
   helix decay run --enqueue --forget-below 0.05 && helix worker --queues decay --once
 
 --enqueue queues one job per key range of --chunk-size rows for helix worker
@@ -74,7 +80,12 @@ split across the workers (each range commits with its job). It takes no
 decay lock and records no incremental state, so the next in-process run
 after it is full.
 
-` + cmdutil.ExitStatusHelp,
+--dry-run computes what a full run as of --at would write (memories and
+layers updated, items below --forget-below, forgotten flags cleared) with one
+read-only query per table, and writes nothing: no row, no flag, no job_runs
+record, no lock.
+
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.At != "" {
@@ -87,6 +98,9 @@ after it is full.
 			if err := opts.validate(); err != nil {
 				return err
 			}
+			if opts.DryRun && opts.Enqueue {
+				return cmdutil.FlagErrorf("--dry-run and --enqueue cannot be combined: a dry run queues nothing")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -96,6 +110,7 @@ after it is full.
 	cmd.Flags().StringVar(&opts.At, "at", "", "compute retention as of this instant (RFC 3339 or YYYY-MM-DD; default now)")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "recompute every row, not only new, accessed and due ones")
 	cmd.Flags().BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per id range (a full run) for helix worker and return at once")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what a full run would write, and write nothing")
 	opts.add(cmd)
 	return cmd
 }
@@ -121,6 +136,17 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if opts.Enqueue {
 		return enqueue(ctx, opts, pool, o)
+	}
+	if opts.DryRun {
+		res, err := decay.DryRun(ctx, pool, o)
+		if err != nil {
+			return err
+		}
+		if f.Global.JSON() {
+			return cmdutil.WriteJSON(opts.IO.Out, res)
+		}
+		_, err = fmt.Fprintln(opts.IO.Out, summary(res))
+		return err
 	}
 	var bar *progress.Reporter
 	o.OnStart = func(_ string, chunks int) {
@@ -171,12 +197,22 @@ func runError(err error) error {
 }
 
 func summary(r *decay.Result) string {
-	s := fmt.Sprintf("decayed %d memories and %d layers as of %s in %d chunks", r.Memories, r.Layers, cmdutil.FormatTime(r.At), r.Chunks)
+	what := cmdutil.Count(r.Memories, "memory", "memories") + " and " + cmdutil.Count(r.Layers, "layer", "")
+	s := fmt.Sprintf("decayed %s as of %s in %s", what, cmdutil.FormatTime(r.At), cmdutil.Count(r.Chunks, "chunk", ""))
+	if r.DryRun {
+		s = fmt.Sprintf("dry run, nothing written: a full run would decay %s as of %s", what, cmdutil.FormatTime(r.At))
+	}
 	if r.Skipped > 0 {
 		s += fmt.Sprintf(", %d skipped (a memory type the platform no longer allows)", r.Skipped)
 	}
 	if r.Forgotten > 0 {
 		s += fmt.Sprintf(", %d below --forget-below", r.Forgotten)
+	}
+	if r.Cleared > 0 {
+		s += fmt.Sprintf(", %s cleared", cmdutil.Count(r.Cleared, "forgotten flag", ""))
+	}
+	if r.DryRun {
+		return s
 	}
 	s += " (" + r.Mode + " run"
 	if r.ResumedFrom != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ EXAMPLES
   helix decay schedule --cron "*/30 * * * * *" --forget-below 0.05
   helix schedule history decay --limit 5
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ServiceExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Not MarkFlagRequired: cobra would reject a spec that comes from
@@ -187,8 +188,26 @@ func scheduleRun(ctx context.Context, opts *ScheduleOptions) error {
 	l.Info("decay schedule started", "schedule", opts.Name, "cron", opts.Cron, "timezone", opts.Timezone)
 	err = schedule.Local{Pool: pool, Name: opts.Name, Run: run, RunNow: opts.RunNow, ShutdownTimeout: opts.ShutdownTimeout,
 		Now: f.Now, Log: l}.Serve(ctx)
-	l.Info("decay schedule stopped")
+	stopped(context.WithoutCancel(ctx), pool, opts.Name, l)
 	return err
+}
+
+// stopped says that the stored schedule outlives this process: a trial
+// decay schedule would otherwise leave an active schedule that any later
+// helix worker on the database fires, unnoticed.
+func stopped(ctx context.Context, pool *pgxpool.Pool, name string, l *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	state := "stored"
+	if s, err := schedule.Get(ctx, pool, name); err == nil {
+		state = s.State
+	} else if errors.Is(err, schedule.ErrNotFound) {
+		l.Info("decay schedule stopped", "schedule", name)
+		return
+	}
+	l.Info("decay schedule stopped; schedule "+name+" stays "+state+" in the database and any helix worker on it fires it"+
+		": remove it with helix schedule remove "+name+" --yes (or pause it with helix schedule pause "+name+")",
+		"schedule", name, "state", state)
 }
 
 // store opens the database and stores the schedule, trying again while the

@@ -51,7 +51,7 @@ EXAMPLES
   helix doctor
   helix doctor --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root = cmd.Root()

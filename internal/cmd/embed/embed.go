@@ -109,7 +109,7 @@ is written, and no provider setting is needed.
 returns at once; the worker's own embed.* settings reach the provider, so
 the enqueuing host needs none.
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusPartialJob,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = f.Global.JSON()

@@ -55,7 +55,7 @@ EXAMPLES
   helix import memories testdata/demo/memories.jsonl
   export-memories | helix import memories - --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]

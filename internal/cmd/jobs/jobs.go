@@ -101,7 +101,7 @@ EXAMPLES
   helix jobs list --all
   helix jobs list --queue synthesize --state retryable -o json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 1 || opts.Limit > 10000 {
@@ -195,7 +195,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one job, with its errors",
-		Long:  "Show one job: its arguments, state, attempts and every attempt's error.\n\nEXAMPLES\n  helix jobs show 42 -o json\n\n" + cmdutil.ExitStatusHelp,
+		Long:  "Show one job: its arguments, state, attempts and every attempt's error.\n\nEXAMPLES\n  helix jobs show 42 -o json\n\n" + cmdutil.ExitStatusDB,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID(args[0])
@@ -223,7 +223,7 @@ func newCmdAct(f *cmdutil.Factory, verb string) *cobra.Command {
 	return &cobra.Command{
 		Use:   verb + " ID",
 		Short: short,
-		Long:  short + ".\n\nEXAMPLES\n  helix jobs " + verb + " 42\n\n" + cmdutil.ExitStatusHelp,
+		Long:  short + ".\n\nEXAMPLES\n  helix jobs " + verb + " 42\n\n" + cmdutil.ExitStatusDB,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID(args[0])

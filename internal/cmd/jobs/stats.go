@@ -40,7 +40,7 @@ EXAMPLES
   helix jobs stats
   helix jobs stats -o json | jq '.counts[] | select(.state == "available")'
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.ExactTo < 1 || opts.ExactTo > 10_000_000 {

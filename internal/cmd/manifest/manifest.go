@@ -111,7 +111,7 @@ worker would not see them) for helix worker and returns at once. The
 worker fetches, converts and records each document on its own, with its
 own manifest.max-* limits; a URL whose job is pending is not queued twice.
 ` + mcpHelp + `
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Targets = args

@@ -96,7 +96,7 @@ EXAMPLES
   HELIX_MCP_TOKEN=$(openssl rand -hex 32) helix mcp serve --user-id 6f1c… --listen 0.0.0.0:8765
   npx @modelcontextprotocol/inspector --cli helix mcp serve --user-id 6f1c… --method tools/list
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ServiceExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage, cmdutil.ExitUnavailable),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !opts.UserID.Given {

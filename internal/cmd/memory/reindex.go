@@ -36,7 +36,7 @@ EXAMPLES
   helix memory reindex --language german
   helix memory reindex --language simple -o json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = f.Global.JSON()

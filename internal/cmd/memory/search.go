@@ -74,7 +74,7 @@ EXAMPLES
   helix memory search "when did I feel anxious about work" --user-id 6f1c… --mode vector --limit 5
   helix memory search "dentist" --user-id 6f1c… --mode text -o json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args[0]

@@ -90,7 +90,7 @@ EXAMPLES
   helix migrate up --dry-run
   helix migrate up
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dryRun {
@@ -152,7 +152,7 @@ EXAMPLES
   helix migrate secure-platform --yes
   helix migrate secure-platform --yes --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -240,7 +240,7 @@ EXAMPLES
   helix migrate down --to 1 --yes
   helix migrate down --all-migrations --yes
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all {
@@ -325,7 +325,7 @@ EXAMPLES
   helix migrate status
   helix migrate status --check --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

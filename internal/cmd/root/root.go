@@ -133,7 +133,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 	// added now rather than by cobra at Execute, so that `completion bogus`
 	// is refused like an unknown verb of any other group
 	cmd.InitDefaultCompletionCmd()
-	refuseUnknownSubcommands(cmd)
+	refuseUnknownSubcommands(f, cmd)
 	cmdutil.WrapArgs(cmd)
 	return cmd
 }
@@ -150,9 +150,9 @@ func jobTree(f *cmdutil.Factory) *cobra.Command {
 // refuseUnknownSubcommands makes `helix GROUP NOSUCH` a usage error (exit 2):
 // cobra checks subcommand names only below the root and would print the
 // group's help and exit 0. A group given no subcommand still prints its help.
-func refuseUnknownSubcommands(c *cobra.Command) {
+func refuseUnknownSubcommands(f *cmdutil.Factory, c *cobra.Command) {
 	for _, sub := range c.Commands() {
-		refuseUnknownSubcommands(sub)
+		refuseUnknownSubcommands(f, sub)
 	}
 	if !c.HasParent() || !c.HasSubCommands() || c.Runnable() {
 		return
@@ -171,6 +171,24 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 				what = "shell"
 			}
 			return cmdutil.FlagErrorf("unknown %s %q for %q: use %s", what, args[0], cmd.CommandPath(), strings.Join(verbs, ", "))
+		}
+		if f.Global.JSON() {
+			// -o json promises one JSON document: the group's listing, not its help text
+			type sub struct {
+				Name    string `json:"name"`
+				Summary string `json:"summary"`
+			}
+			list := struct {
+				Command     string `json:"command"`
+				Summary     string `json:"summary"`
+				Subcommands []sub  `json:"subcommands"`
+			}{Command: cmd.CommandPath(), Summary: cmd.Short, Subcommands: []sub{}}
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					list.Subcommands = append(list.Subcommands, sub{c.Name(), c.Short})
+				}
+			}
+			return cmdutil.WriteJSON(f.IOStreams.Out, list)
 		}
 		return cmd.Help()
 	}

@@ -1,6 +1,7 @@
 package root
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -161,5 +162,32 @@ func TestEveryFlagIsClassified(t *testing.T) {
 		if got := cmdutil.IsArgument(key); got != want {
 			t.Errorf("IsArgument(%s) = %v, want %v", key, got, want)
 		}
+	}
+}
+
+// -o json on a command group gives one JSON document, its listing, not the
+// help text (issue 49).
+func TestGroupListingAsJSON(t *testing.T) {
+	f, cleanup := factory.New("test")
+	t.Cleanup(cleanup)
+	ios, _, out, _ := iostreams.Test()
+	f.IOStreams = ios
+	root := NewCmdRoot(f)
+	root.SetArgs([]string{"catalog", "-o", "json"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Command     string `json:"command"`
+		Subcommands []struct {
+			Name    string `json:"name"`
+			Summary string `json:"summary"`
+		} `json:"subcommands"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
+	}
+	if got.Command != "helix catalog" || len(got.Subcommands) != 3 || got.Subcommands[0].Name != "fetch" || got.Subcommands[0].Summary == "" {
+		t.Errorf("listing = %+v", got)
 	}
 }

@@ -63,7 +63,7 @@ EXAMPLES
   helix schedule add catalog-verify --cron "15 6 * * 1" --max-failures 0 -- catalog verify
   helix schedule add sync-reconcile --cron "@every 1m" -- sync reconcile
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The name comes before --, the job after it: a job's own flags

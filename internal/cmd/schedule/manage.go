@@ -35,7 +35,7 @@ EXAMPLES
   helix schedule list
   helix schedule list -o json | jq '.schedules[] | select(.state == "disabled")'
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pool, err := f.DB(cmd.Context())
@@ -107,7 +107,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show one schedule",
-		Long:  "Show one schedule: spec, time zone, job, next and last tick, failures in a row, and\nwhy it is disabled if it is.\n\nEXAMPLES\n  helix schedule show nightly-synthesis\n  helix schedule show nightly-synthesis -o json\n\n" + cmdutil.ExitStatusHelp,
+		Long:  "Show one schedule: spec, time zone, job, next and last tick, failures in a row, and\nwhy it is disabled if it is.\n\nEXAMPLES\n  helix schedule show nightly-synthesis\n  helix schedule show nightly-synthesis -o json\n\n" + cmdutil.ExitStatusDB,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pool, err := f.DB(cmd.Context())
@@ -133,7 +133,7 @@ func newCmdPause(f *cmdutil.Factory, pause bool) *cobra.Command {
 	return &cobra.Command{
 		Use:   verb + " NAME",
 		Short: short,
-		Long:  long + "\n\nEXAMPLES\n  helix schedule " + verb + " nightly-synthesis\n\n" + cmdutil.ExitStatusHelp,
+		Long:  long + "\n\nEXAMPLES\n  helix schedule " + verb + " nightly-synthesis\n\n" + cmdutil.ExitStatusDB,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pool, err := f.DB(cmd.Context())
@@ -164,7 +164,7 @@ when a worker takes them; a fire running finishes. Needs --yes.
 EXAMPLES
   helix schedule remove catalog-verify --yes
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "removing schedule "+args[0]+" deletes its history"); err != nil {
@@ -201,7 +201,7 @@ EXAMPLES
   helix schedule run-now hourly-decay
   helix schedule run-now hourly-decay -o json | jq .id
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -247,7 +247,7 @@ EXAMPLES
   helix schedule history nightly-synthesis --limit 7
   helix schedule history hourly-decay -o json | jq '.fires[] | select(.status != "ok")'
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 1 || limit > 10000 {

@@ -63,7 +63,7 @@ EXAMPLES
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
   ssh-keygen -Y sign -n helix-skill -f ~/.ssh/id_ed25519 rank.js && helix skill add rank.js --signature rank.js.sig
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]

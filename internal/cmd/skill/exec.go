@@ -64,7 +64,7 @@ EXAMPLES
   helix skill exec rank@1.2.0 --input '{"items": [3, 1, 2]}' --user-id 6f1c…
   cat doc.json | helix skill exec ./openapi-ops.js --input - --timeout 2s --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Skill = args[0]

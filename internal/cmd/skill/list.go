@@ -33,7 +33,7 @@ EXAMPLES
   helix skill list
   helix skill list --all-versions --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

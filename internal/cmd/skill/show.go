@@ -36,7 +36,7 @@ EXAMPLES
   helix skill show openapi-ops
   helix skill show rank@1.2.0 --executions 50 --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]

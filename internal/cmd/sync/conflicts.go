@@ -45,7 +45,7 @@ EXAMPLES
   helix sync conflicts list
   helix sync conflicts list --entity-type skill --include-resolved --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -103,7 +103,7 @@ EXAMPLES
   helix sync conflicts show 12
   helix sync conflicts show 12 --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID(args[0])
@@ -186,7 +186,7 @@ EXAMPLES
   helix sync conflicts resolve 12 --take B
   helix sync conflicts resolve 12 --take '{"name":"standup","steps":["a","b"]}'
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID(args[0])

@@ -67,7 +67,7 @@ pending changes, for helix worker, and returns at once. Each job folds its
 partition's changes batch after batch; the claims above keep every change
 folded exactly once however jobs and in-process runs overlap.
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage, cmdutil.ExitPartial, cmdutil.ExitUnavailable, cmdutil.ExitInterrupted),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Batch < 1 {

@@ -116,7 +116,7 @@ EXAMPLES
   helix synthesize --llm --all-users --types emotional_patterns,narrative_themes --max-cost 5
   helix synthesize --llm --all-users --enqueue  # then: helix worker --queues llm
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusPartialJob,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {

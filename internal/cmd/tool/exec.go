@@ -87,7 +87,7 @@ EXAMPLES
   HELIX_TOOL_OPENAI_API_APIKEYAUTH=sk-... helix tool exec openai_api.createModeration --input @moderation.json
   echo '{"q": "x"}' | helix tool exec search --input - --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Version = manifest.ParseRef(args[0])

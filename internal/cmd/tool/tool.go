@@ -61,7 +61,7 @@ EXAMPLES
   helix tool list --state proposed
   helix tool list --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.State != "" && !slices.Contains(manifest.States, opts.State) {
@@ -122,7 +122,7 @@ EXAMPLES
   helix tool show listPets
   helix tool show listPets@1.0.0 --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Version = manifest.ParseRef(args[0])
@@ -222,7 +222,7 @@ EXAMPLES
   helix tool approve listPets@1.0.0
   helix tool approve weather@1.1.0 --by alice --reason "reviewed hosts"
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Version = manifest.ParseRef(args[0])
@@ -274,7 +274,7 @@ EXAMPLES
   helix tool revoke listPets@1.0.0 --reason "leaks customer ids"
   helix tool revoke weather --reason "provider shut down" --by alice
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name, opts.Version = manifest.ParseRef(args[0])

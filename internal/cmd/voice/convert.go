@@ -48,7 +48,7 @@ EXAMPLES
   helix voice convert take.flac take.wav --output json
   curl -s https://example.com/memo.ogg | helix voice convert - - > memo.wav
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage, cmdutil.ExitInterrupted),
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.In, opts.Out = args[0], args[1]

@@ -96,7 +96,7 @@ same files, e.g. on shared storage) for helix worker and returns at once. The
 worker reaches the provider with its own voice.* settings; a damaged file or
 a refused request cancels its job, an unreachable provider retries it.
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusPartialJob,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args

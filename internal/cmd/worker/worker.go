@@ -109,7 +109,7 @@ EXAMPLES
   helix synthesize --all-users --enqueue && helix worker --once
   helix worker --listen 9464                # http://127.0.0.1:9464/metrics
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ServiceExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage, cmdutil.ExitUnavailable, cmdutil.ExitInterrupted),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {

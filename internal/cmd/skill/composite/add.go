@@ -40,7 +40,7 @@ EXAMPLES
   helix skill add testdata/composite/rank.js --name rank --version 1.0.0
   helix skill add-composite testdata/composite/morning-brief-registry.yaml
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]

@@ -53,7 +53,7 @@ EXAMPLES
   helix skill run morning-brief@1.0.0 --input @input.json --output json
   echo '{"query": "report"}' | helix skill run morning-brief --input -
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Target = args[0]

@@ -42,7 +42,7 @@ EXAMPLES
   helix skill validate testdata/composite/morning-brief.yaml
   helix skill validate workflow.json --output json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
