@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
@@ -169,4 +170,36 @@ func TestOpenRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProbeLeavesNothing (issue 49, item 4): the pool-mode probe through a
+// transaction pooler whose one server connection every client shares leaves
+// no setting of its own there: the next client lent that server connection
+// sees no helix.probe setting (placeholder settings are not in pg_settings:
+// the name is asked for).
+func TestProbeLeavesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := pgtest.BouncerWith(t, pgtest.TransactionMode, pgtest.URL(t), "default_pool_size = 1")
+	pool := openPath(t, b, db.Options{})
+	if got := db.PathOf(pool); got != db.PathTransaction {
+		t.Fatalf("probe found %s, want %s", got, db.PathTransaction)
+	}
+	pool.Close()
+	c, err := pgx.Connect(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var left *string
+	if err := c.QueryRow(ctx, `SELECT current_setting('helix.probe', true)`, pgx.QueryExecModeSimpleProtocol).Scan(&left); err != nil || left != nil {
+		t.Errorf("helix.probe left on the pooler's server connection (%v): %v", err, pgtype.Text{String: deref(left), Valid: left != nil})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
