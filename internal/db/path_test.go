@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -202,4 +203,27 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// TestURLOptionsApplied (issue 49, item 3): the settings of the URL's
+// options parameter hold where a session keeps them (direct, session
+// pooler), escaped spaces included, and a setting the URL also gives by
+// name wins.
+func TestURLOptionsApplied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	urls := paths(t)
+	for _, p := range []db.Path{db.PathDirect, db.PathSession} {
+		u := urls[p] + "&options=" + strings.ReplaceAll(url.QueryEscape(`-c work_mem=7MB --lock-timeout=3s -c application_name=from\ options -cstatement_timeout=1min`), "+", "%20") + "&statement_timeout=2min"
+		pool := openPath(t, u, db.Options{AppName: "helix-test"})
+		for i := 0; i < 3; i++ {
+			var wm, lt, app, st string
+			if err := pool.QueryRow(ctx, `SELECT current_setting('work_mem'), current_setting('lock_timeout'), current_setting('application_name'), current_setting('statement_timeout')`).Scan(&wm, &lt, &app, &st); err != nil {
+				t.Fatal(err)
+			}
+			if wm != "7MB" || lt != "3s" || app != "from options" || st != "2min" {
+				t.Errorf("%s: work_mem %q lock_timeout %q application_name %q statement_timeout %q", p, wm, lt, app, st)
+			}
+		}
+	}
 }
