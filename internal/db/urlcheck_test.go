@@ -57,11 +57,11 @@ func FuzzCheckURL(f *testing.F) {
 func TestParseOptions(t *testing.T) {
 	for in, want := range map[string]string{
 		`-c a=1 --b-c=2 -cd=x\ y`: "a=1 b_c=2 d=x y",
-		`  -c   a=  `:              "a=",
-		``:                         "",
-		`-B 128`:                   `error: options: "-B" is not a setting`,
-		`-c`:                       "error: options: -c without NAME=VALUE",
-		`-c a`:                     `error: options: "a" is not NAME=VALUE`,
+		`  -c   a=  `:             "a=",
+		``:                        "",
+		`-B 128`:                  `error: options: "-B" is not a setting`,
+		`-c`:                      "error: options: -c without NAME=VALUE",
+		`-c a`:                    `error: options: "a" is not NAME=VALUE`,
 	} {
 		got, err := ParseOptions(in)
 		var s string
