@@ -209,7 +209,7 @@ func OpenPlatformTables(ctx context.Context, q Querier) ([]OpenTable, error) {
 				case !reads(p.cmd):
 				case p.permissive && !scoped(p.expr, x.owner):
 					loose = append(loose, p.name)
-					why = append(why, fmt.Sprintf("%s: policy %s USING %s", x.role, pgx.Identifier{p.name}.Sanitize(), p.expr))
+					why = append(why, fmt.Sprintf("%s: policy %s USING %s", x.role, ident(p.name), p.expr))
 				case !p.permissive && (p.cmd == "*" || p.cmd == "r") && scoped(p.expr, x.owner):
 					limited = true
 				}
