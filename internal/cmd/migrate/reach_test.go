@@ -110,7 +110,9 @@ func TestSecurePlatformJudgesWhatRolesReach(t *testing.T) {
 	doctor := func() map[string]string {
 		t.Helper()
 		code, out, errOut := runHelix(t, url, "doctor", "-o", "json")
-		var rep struct{ Checks []struct{ Name, Status, Detail string } }
+		var rep struct {
+			Checks []struct{ Name, Status, Detail string }
+		}
 		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
 			t.Fatalf("doctor: exit %d, %v\n%s\n%s", code, err, out, errOut)
 		}
