@@ -247,6 +247,11 @@ func (c *Config) File() string { return c.file }
 // IsSet reports whether the environment or the file sets key.
 func (c *Config) IsSet(key string) bool { return c.v.IsSet(key) }
 
+// SetDefault replaces key's default for this run: a command whose own need
+// differs from the general default (helix worker's pool size) says so
+// before the value is read; the environment and the file still win.
+func (c *Config) SetDefault(key string, value any) { c.v.SetDefault(key, value) }
+
 // Get returns the raw value of key (nil when unset).
 func (c *Config) Get(key string) any { return c.v.Get(key) }
 

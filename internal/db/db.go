@@ -44,10 +44,13 @@ type Options struct {
 	// LockTTL is how long a lock outlives its holder's last heartbeat
 	// (0: DefaultLockTTL).
 	LockTTL time.Duration
+	// URLSource says where the URL came from ("env HELIX_DATABASE_URL",
+	// "file PATH:LINE"), for messages about its parameters.
+	URLSource string
 }
 
 // ErrNoURL is returned when no database URL is configured.
-var ErrNoURL = errors.New("no database URL: set HELIX_DATABASE_URL or DATABASE_URL (or database-url in the config file)")
+var ErrNoURL = errors.New("no database URL: set HELIX_DATABASE_URL, DATABASE_URL or SUPABASE_DB_URL (or database-url in the config file)")
 
 // Open connects a pool and pings it. Settings the URL already carries win over Options.
 //
@@ -80,8 +83,32 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	case ttl < MinLockTTL || ttl > MaxLockTTL:
 		return nil, &ConfigError{Err: fmt.Errorf("setting db.lock-ttl = %s: must be from %s to %s", ttl, MinLockTTL, MaxLockTTL)}
 	}
+	where := ""
+	if o.URLSource != "" {
+		where = " (" + o.URLSource + ")"
+	}
 	settings := cfg.ConnConfig.RuntimeParams
 	cfg.ConnConfig.RuntimeParams = map[string]string{}
+	origin := map[string]string{} // setting → where it comes from, for the server's refusals
+	for k := range settings {
+		origin[k] = "?" + k + "= in the database URL" + where
+	}
+	// libpq's options (?options=-c x=y, PGOPTIONS) is a startup parameter
+	// poolers refuse: its settings are applied after connecting, as the
+	// URL's others are. A setting the URL also gives by name wins.
+	if opt, ok := settings["options"]; ok {
+		delete(settings, "options")
+		delete(origin, "options")
+		parsed, err := ParseOptions(opt)
+		if err != nil {
+			return nil, &ConfigError{Err: fmt.Errorf("the database URL's options parameter%s: %w", where, err)}
+		}
+		for k, v := range parsed {
+			if _, ok := settings[k]; !ok {
+				settings[k], origin[k] = v, "options=-c "+k+"=… in the database URL"+where
+			}
+		}
+	}
 	var fromURL []string // the URL's own settings: through a transaction pooler, refused
 	for k := range settings {
 		if !trackedByPoolers[k] {
@@ -90,11 +117,33 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	}
 	sort.Strings(fromURL)
 	untransportable := func() error {
-		return &ConfigError{Err: fmt.Errorf("the database URL sets %s, which a transaction pooler cannot keep (each transaction may run on another server connection): set it on the role (ALTER ROLE … SET %s = …) and remove it from the URL, or use the session pooler or direct URL",
-			strings.Join(fromURL, ", "), fromURL[0])}
+		named := make([]string, len(fromURL))
+		for i, k := range fromURL {
+			named[i] = k
+			if strings.HasPrefix(origin[k], "options=") {
+				named[i] = "options=-c " + k
+			}
+		}
+		return &ConfigError{Err: fmt.Errorf("the database URL%s sets %s, which a transaction pooler cannot keep (each transaction may run on another server connection): set it on the role (ALTER ROLE … SET %s = …) and remove it from the URL, or use the session pooler or direct URL",
+			where, strings.Join(named, ", "), fromURL[0])}
+	}
+	// pgx took default_query_exec_mode out of the parameters: read what the
+	// URL itself said, to judge it for the path (checkExecMode).
+	var execMode string
+	if pc, err := pgconn.ParseConfig(url); err == nil {
+		execMode = pc.RuntimeParams["default_query_exec_mode"]
+	}
+	badMode := func(p Path) error {
+		if err := checkExecMode(execMode, p); err != nil {
+			return &ConfigError{Err: fmt.Errorf("%w%s", err, where)}
+		}
+		return nil
 	}
 	if mode == PathUnknown && cfg.ConnConfig.Port == SupabaseTransactionPort {
 		mode = PathTransaction // Supabase's transaction pooler: no need to probe
+	}
+	if err := badMode(mode); err != nil {
+		return nil, err
 	}
 	if mode == PathTransaction && len(fromURL) > 0 {
 		return nil, untransportable()
@@ -115,6 +164,12 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if o.IdleInTransactionTimeout > 0 {
 		setDefault("idle_in_transaction_session_timeout", fmt.Sprint(o.IdleInTransactionTimeout.Milliseconds()))
 	}
+	for k, from := range map[string]string{"statement_timeout": "db.statement-timeout", "idle_in_transaction_session_timeout": "db.idle-in-transaction-timeout",
+		"application_name": "helix", "TimeZone": "helix"} {
+		if _, ok := origin[k]; !ok {
+			origin[k] = from
+		}
+	}
 	if o.ConnectTimeout > 0 && cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
 	}
@@ -132,7 +187,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		if !p.known.Load() || c.PgConn().CustomData()[settingsApplied] != nil {
 			return true, nil
 		}
-		if err := applySettings(ctx, c, settings, p.mode); err != nil {
+		if err := applySettings(ctx, c, settings, origin, p.mode); err != nil {
 			return false, err
 		}
 		c.PgConn().CustomData()[settingsApplied] = true
@@ -160,6 +215,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			return fail(err)
 		}
 		p.mode = m
+		if err := badMode(m); err != nil {
+			pool.Close()
+			return nil, err
+		}
 		if m == PathTransaction && len(fromURL) > 0 {
 			pool.Close()
 			return nil, untransportable()
@@ -195,15 +254,18 @@ const settingsApplied = "helix.settings"
 var trackedByPoolers = map[string]bool{"application_name": true, "TimeZone": true, "timezone": true,
 	"client_encoding": true, "DateStyle": true, "datestyle": true, "standard_conforming_strings": true}
 
-// applySettings sets a connection's session settings in one round trip.
-func applySettings(ctx context.Context, c *pgx.Conn, settings map[string]string, mode Path) error {
+// applySettings sets a connection's session settings in one round trip. A
+// setting the server refuses is named with where it came from (origin).
+func applySettings(ctx context.Context, c *pgx.Conn, settings, origin map[string]string, mode Path) error {
 	var sel []string
 	var args []any
+	var names []string
 	for k, v := range settings {
 		if mode == PathTransaction && !trackedByPoolers[k] {
 			continue
 		}
 		args = append(args, k, v)
+		names = append(names, k)
 		sel = append(sel, fmt.Sprintf("set_config($%d, $%d, false)", len(args)-1, len(args)))
 	}
 	if len(sel) == 0 {
@@ -212,7 +274,13 @@ func applySettings(ctx context.Context, c *pgx.Conn, settings map[string]string,
 	if _, err := c.Exec(ctx, "SELECT "+strings.Join(sel, ", "), args...); err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) {
-			return &ConfigError{Err: fmt.Errorf("database refused a session setting: %s (SQLSTATE %s): check db.* settings and the URL's parameters", pe.Message, pe.Code)}
+			from := "check db.* settings and the URL's parameters"
+			for _, k := range names {
+				if strings.Contains(strings.ToLower(pe.Message), `"`+strings.ToLower(k)+`"`) {
+					from = "it comes from " + origin[k]
+				}
+			}
+			return &ConfigError{Err: fmt.Errorf("database refused a session setting: %s (SQLSTATE %s): %s", pe.Message, pe.Code, from)}
 		}
 		return err
 	}
@@ -226,7 +294,9 @@ func applySettings(ctx context.Context, c *pgx.Conn, settings map[string]string,
 // statement is parsed, bound and run in one message sequence, so it never
 // outlives the server connection it was sent to.
 func useTransactionPooler(cfg *pgxpool.Config) {
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	if cfg.ConnConfig.DefaultQueryExecMode != pgx.QueryExecModeDescribeExec { // the URL's choice, also safe there
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
 	cfg.ConnConfig.StatementCacheCapacity = 0
 }
 

@@ -85,9 +85,11 @@ func PathOf(pool *pgxpool.Pool) Path { return info(pool).path }
 // lends its most recently used one first), so both report one backend pid —
 // a thing no session can see — or, when the pooler is busy with other
 // clients, the first's next statement lands on another server connection,
-// which has lost the session setting the first set: each says "transaction".
-// Otherwise a backend whose client address is not this socket's is behind a
-// session pooler (or another proxy, which behaves alike).
+// with another pid: each says "transaction". Otherwise a backend whose
+// client address is not this socket's is behind a session pooler (or
+// another proxy, which behaves alike). The probe only reads: it sets
+// nothing (a setting would stay on a transaction pooler's server
+// connection, with whichever client is lent it next).
 func probe(ctx context.Context, pool *pgxpool.Pool) (Path, error) {
 	a, err := pool.Acquire(ctx)
 	if err != nil {
@@ -104,19 +106,17 @@ func probe(ctx context.Context, pool *pgxpool.Pool) (Path, error) {
 	simple := pgx.QueryExecModeSimpleProtocol
 	var clientPort *int32
 	for i := 0; i < 5; i++ {
-		token := newToken()
-		var pa, pb int32
-		var kept *string
-		if err := a.QueryRow(ctx, `SELECT pg_backend_pid(), inet_client_port() FROM (SELECT set_config('helix.probe', $1, false)) s`, simple, token).Scan(&pa, &clientPort); err != nil {
+		var pa, pb, again int32
+		if err := a.QueryRow(ctx, `SELECT pg_backend_pid(), inet_client_port()`, simple).Scan(&pa, &clientPort); err != nil {
 			return PathUnknown, err
 		}
 		if err := b.QueryRow(ctx, `SELECT pg_backend_pid()`, simple).Scan(&pb); err != nil {
 			return PathUnknown, err
 		}
-		if err := a.QueryRow(ctx, `SELECT current_setting('helix.probe', true)`, simple).Scan(&kept); err != nil {
+		if err := a.QueryRow(ctx, `SELECT pg_backend_pid()`, simple).Scan(&again); err != nil {
 			return PathUnknown, err
 		}
-		if pa == pb || kept == nil || *kept != token {
+		if pa == pb || again != pa {
 			return PathTransaction, nil
 		}
 	}

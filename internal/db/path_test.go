@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
@@ -168,5 +170,60 @@ func TestOpenRefusals(t *testing.T) {
 				t.Errorf("err %T %v, want a ConfigError about %q", err, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestProbeLeavesNothing (issue 49, item 4): the pool-mode probe through a
+// transaction pooler whose one server connection every client shares leaves
+// no setting of its own there: the next client lent that server connection
+// sees no helix.probe setting (placeholder settings are not in pg_settings:
+// the name is asked for).
+func TestProbeLeavesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := pgtest.BouncerWith(t, pgtest.TransactionMode, pgtest.URL(t), "default_pool_size = 1")
+	pool := openPath(t, b, db.Options{})
+	if got := db.PathOf(pool); got != db.PathTransaction {
+		t.Fatalf("probe found %s, want %s", got, db.PathTransaction)
+	}
+	pool.Close()
+	c, err := pgx.Connect(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var left *string
+	if err := c.QueryRow(ctx, `SELECT current_setting('helix.probe', true)`, pgx.QueryExecModeSimpleProtocol).Scan(&left); err != nil || left != nil {
+		t.Errorf("helix.probe left on the pooler's server connection (%v): %v", err, pgtype.Text{String: deref(left), Valid: left != nil})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// TestURLOptionsApplied (issue 49, item 3): the settings of the URL's
+// options parameter hold where a session keeps them (direct, session
+// pooler), escaped spaces included, and a setting the URL also gives by
+// name wins.
+func TestURLOptionsApplied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	urls := paths(t)
+	for _, p := range []db.Path{db.PathDirect, db.PathSession} {
+		u := urls[p] + "&options=" + strings.ReplaceAll(url.QueryEscape(`-c work_mem=7MB --lock-timeout=3s -c application_name=from\ options -cstatement_timeout=1min`), "+", "%20") + "&statement_timeout=2min"
+		pool := openPath(t, u, db.Options{AppName: "helix-test"})
+		for i := 0; i < 3; i++ {
+			var wm, lt, app, st string
+			if err := pool.QueryRow(ctx, `SELECT current_setting('work_mem'), current_setting('lock_timeout'), current_setting('application_name'), current_setting('statement_timeout')`).Scan(&wm, &lt, &app, &st); err != nil {
+				t.Fatal(err)
+			}
+			if wm != "7MB" || lt != "3s" || app != "from options" || st != "2min" {
+				t.Errorf("%s: work_mem %q lock_timeout %q application_name %q statement_timeout %q", p, wm, lt, app, st)
+			}
+		}
 	}
 }

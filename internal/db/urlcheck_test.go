@@ -2,6 +2,7 @@ package db
 
 import (
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,55 @@ func FuzzCheckURL(f *testing.F) {
 			if pw, ok := u.User.Password(); ok && pw != "" && strings.Contains(err.Error(), u.User.Username()+":"+pw+"@") {
 				t.Errorf("%q: the message shows the password: %v", s, err)
 			}
+		}
+	})
+}
+
+func TestParseOptions(t *testing.T) {
+	for in, want := range map[string]string{
+		`-c a=1 --b-c=2 -cd=x\ y`: "a=1 b_c=2 d=x y",
+		`  -c   a=  `:             "a=",
+		``:                        "",
+		`-B 128`:                  `error: options: "-B" is not a setting`,
+		`-c`:                      "error: options: -c without NAME=VALUE",
+		`-c a`:                    `error: options: "a" is not NAME=VALUE`,
+	} {
+		got, err := ParseOptions(in)
+		var s string
+		if err != nil {
+			s = "error: " + err.Error()
+		} else {
+			var kv []string
+			for k, v := range got {
+				kv = append(kv, k+"="+v)
+			}
+			sort.Strings(kv)
+			s = strings.Join(kv, " ")
+		}
+		if !strings.HasPrefix(s, want) {
+			t.Errorf("ParseOptions(%q) = %q, want %q", in, s, want)
+		}
+	}
+}
+
+// FuzzParseOptions: any options string is read without a panic; what it
+// returns has names without dashes or '=', and an empty string yields nothing.
+func FuzzParseOptions(f *testing.F) {
+	for _, s := range []string{`-c a=1`, `--work-mem=64MB -c search_path=a,b`, `-c x=a\ b`, `-B 1`, `\`, `-c`, "-c\ta=\\\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseOptions(s)
+		if err != nil {
+			return
+		}
+		for k := range got {
+			if k == "" || strings.ContainsAny(k, "-=") {
+				t.Errorf("%q: setting name %q", s, k)
+			}
+		}
+		if strings.TrimSpace(s) == "" && len(got) > 0 {
+			t.Errorf("%q: %v from nothing", s, got)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,9 @@ func runMode(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) er
 	}
 	since, reason, err := plan(ctx, pool, o)
 	if err != nil {
+		return err
+	}
+	if err := warnNoID(ctx, pool, o, res); err != nil {
 		return err
 	}
 	if reason != "" {
@@ -165,10 +169,53 @@ var dueSQL = map[string]string{
 		UNION SELECT id, ` + knownType + ` FROM memories WHERE forget_at <= $1
 		UNION SELECT id, ` + knownType + ` FROM memories WHERE last_accessed > $2 AND last_accessed <= $1
 			AND last_accessed > coalesce(reviewed_at, created_at)`,
-	phaseLayers: `SELECT id, true AS ok FROM psychology_layers WHERE decayed_at IS NULL
+	phaseLayers: `SELECT id, true AS ok FROM psychology_layers WHERE decayed_at IS NULL AND id IS NOT NULL
 		UNION SELECT id, true FROM psychology_layers WHERE forget_at <= $1
-		UNION SELECT id, true FROM psychology_layers WHERE last_updated > $2 AND last_updated IS DISTINCT FROM decay_basis`,
+		UNION SELECT id, true FROM psychology_layers WHERE last_updated > $2 AND last_updated IS DISTINCT FROM decay_basis AND id IS NOT NULL`,
 }
+
+// NoIDNamed is how many rows without an id a warning names; it counts them all.
+const NoIDNamed = 5
+
+// NoID counts the layers in scope (userID "": all) that have no id, and
+// names the first NoIDNamed of them by user and layer. The platform's
+// psychology_layers.id is a uuid with no key and no NOT NULL (shared
+// platform README), and every run addresses rows by id: such a row is never
+// updated, so it never gets decayed_at, and the partial index on undecayed
+// ids finds it without a scan.
+func NoID(ctx context.Context, q db.Querier, userID string) (n int64, names []string, err error) {
+	var user any
+	if userID != "" {
+		user = userID
+	}
+	err = q.QueryRow(ctx, `SELECT count(*), coalesce((array_agg(format('user_id=%s layer_number=%s layer_name=%s',
+			coalesce(user_id::text, 'NULL'), coalesce(layer_number::text, 'NULL'), coalesce(quote_literal(layer_name), 'NULL'))
+			ORDER BY user_id, layer_number))[1:$2], '{}')
+		FROM psychology_layers WHERE decayed_at IS NULL AND id IS NULL AND ($1::uuid IS NULL OR user_id = $1::uuid)`,
+		user, NoIDNamed).Scan(&n, &names)
+	return n, names, err
+}
+
+// warnNoID counts the layers without an id as skipped and says which.
+func warnNoID(ctx context.Context, q db.Querier, o Options, res *Result) error {
+	n, names, err := NoID(ctx, q, o.UserID)
+	if err != nil {
+		return fmt.Errorf("%s: count rows without an id: %w", phaseLayers, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	res.NoID, res.Skipped = n, res.Skipped+n
+	o.Log.Warn(NoIDWarning, "table", phaseLayers, "count", n, "rows", strings.Join(names, "; "), "hint", NoIDHint)
+	return nil
+}
+
+// NoIDWarning and NoIDHint are what a run (and decay run --enqueue) says
+// about layers without an id.
+const (
+	NoIDWarning = "psychology_layers rows without an id skipped: decay updates rows by id"
+	NoIDHint    = "give them ids (UPDATE psychology_layers SET id = gen_random_uuid() WHERE id IS NULL) and the next run decays them"
+)
 
 // runIncremental recomputes only the due rows, with the same SET as a full
 // run, in committed chunks. The due ids are read once, in id order, into

@@ -53,9 +53,14 @@ type Result struct {
 	Memories  int64     `json:"memories"`
 	Layers    int64     `json:"layers"`
 	Forgotten int64     `json:"forgotten"` // flagged below --forget-below by this run
-	// Skipped memories carry a type the platform's CHECK no longer allows (an
-	// old app wrote them): any UPDATE of such a row fails, so decay leaves them.
+	// Skipped rows are ones no run can update: memories of a type the
+	// platform's CHECK no longer allows (an old app wrote them: any UPDATE of
+	// such a row fails), and layers without an id (NoID of them).
 	Skipped int64 `json:"skipped,omitempty"`
+	// NoID layers have a NULL id, which the platform's psychology_layers
+	// allows (its documents give it no key): helix updates rows by id, so it
+	// skips them, counts them here and names them in a warning.
+	NoID int64 `json:"no_id,omitempty"`
 	// DryRun: nothing was written; the counts are those of a full run as of At.
 	DryRun bool `json:"dry_run,omitempty"`
 	// Cleared (dry run only) is how many forgotten flags the run would clear.

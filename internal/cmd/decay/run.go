@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -172,6 +173,12 @@ func enqueue(ctx context.Context, opts *RunOptions, pool *pgxpool.Pool, o decay.
 	if err != nil {
 		return err
 	}
+	// Ranges are of ids: a layer without one is in none of them.
+	if n, names, err := decay.NoID(ctx, pool, o.UserID); err != nil {
+		return err
+	} else if n > 0 {
+		o.Log.Warn(decay.NoIDWarning, "table", "psychology_layers", "count", n, "rows", strings.Join(names, "; "), "hint", decay.NoIDHint)
+	}
 	args := make([]queue.DecayArgs, len(rs))
 	for i, r := range rs {
 		args[i] = queue.DecayArgs{Range: r, UserID: o.UserID, At: o.At.UTC(), ForgetBelow: o.ForgetBelow, Memory: o.Memory, Layers: o.Layers}
@@ -202,8 +209,13 @@ func summary(r *decay.Result) string {
 	if r.DryRun {
 		s = fmt.Sprintf("dry run, nothing written: a full run would decay %s as of %s", what, cmdutil.FormatTime(r.At))
 	}
-	if r.Skipped > 0 {
+	switch {
+	case r.Skipped > 0 && r.NoID == 0:
 		s += fmt.Sprintf(", %d skipped (a memory type the platform no longer allows)", r.Skipped)
+	case r.Skipped > r.NoID:
+		s += fmt.Sprintf(", %d skipped (%d of a memory type the platform no longer allows, %d layers without an id)", r.Skipped, r.Skipped-r.NoID, r.NoID)
+	case r.NoID > 0:
+		s += fmt.Sprintf(", %d skipped (layers without an id)", r.NoID)
 	}
 	if r.Forgotten > 0 {
 		s += fmt.Sprintf(", %d below --forget-below", r.Forgotten)

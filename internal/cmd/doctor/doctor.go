@@ -152,7 +152,7 @@ func doctorRun(ctx context.Context, opts *Options) error {
 				add("platform tables", "fail", err.Error())
 				failure = err
 			} else if len(open) == 0 {
-				add("platform tables", "ok", "none that helix uses is open to anon or authenticated")
+				add("platform tables", "ok", "none that helix uses is open to anon or authenticated beyond each user's own rows (grants, row-level security and policies)")
 			} else {
 				for _, o := range open {
 					add("platform table "+o.Name, "warn", openDetail(o))
@@ -199,8 +199,8 @@ func doctorRun(ctx context.Context, opts *Options) error {
 
 // openDetail says who reaches an open platform table and how to close it.
 func openDetail(o db.OpenTable) string {
-	return fmt.Sprintf("reachable by %s without row-level security, and helix reads or writes it: to close it, run as the owner: %s (or: helix migrate secure-platform --yes)",
-		strings.Join(o.Roles, " and "), strings.Join(o.Close, " "))
+	return fmt.Sprintf("reachable by %s, and helix reads or writes it: to close it, run as the owner: %s (or: helix migrate secure-platform --yes)",
+		o.How(), strings.Join(o.Close, " "))
 }
 
 // settingProblems lists what the config file sets that helix would not take:

@@ -123,6 +123,7 @@ func OpenDB(ctx context.Context, c *config.Config, command string) (*pgxpool.Poo
 		MaxConns:                 int32(c.Int("db.max-conns")),
 		PoolMode:                 c.String("db.pool-mode"),
 		LockTTL:                  duration(c, "db.lock-ttl"),
+		URLSource:                c.Source("database-url"),
 	}
 	pool, err := db.Open(ctx, url, opts)
 	if err != nil {

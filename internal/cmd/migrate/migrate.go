@@ -120,28 +120,44 @@ func warnOpenTables(f *cmdutil.Factory, ctx context.Context) error {
 	}
 	for _, o := range open {
 		if f.Global.JSON() {
-			f.Logger().Warn("platform table open without row-level security", "table", o.Name, "roles", o.Roles, "close", o.Close)
+			f.Logger().Warn("platform table open to the API roles", "table", o.Name, "roles", o.Roles, "row_level_security", o.RLS, "why", o.Why, "close", o.Close)
 			continue
 		}
-		cmdutil.Fprintf(f.IOStreams.ErrOut, "warning: platform table %s is reachable by %s without row-level security, and helix reads or writes it.\nTo close it, run as the owner (or: helix migrate secure-platform --yes):\n  %s\n",
-			o.Name, strings.Join(o.Roles, " and "), strings.Join(o.Close, "\n  "))
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "warning: platform table %s is reachable by %s, and helix reads or writes it.\nTo close it, run as the owner (or: helix migrate secure-platform --yes):\n  %s\n",
+			o.Name, o.How(), strings.Join(o.Close, "\n  "))
 	}
 	return nil
 }
 
 func newCmdSecurePlatform(f *cmdutil.Factory) *cobra.Command {
 	var yes bool
+	var lockTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "secure-platform --yes",
 		Short: "Turn on row-level security on the platform tables helix uses that are open",
 		Long: `Close the platform's tables that helix reads or writes (memories,
 memory_synthesis, memory_patterns, psychology_layers, voice_recordings,
-skills) and that Supabase's anon or authenticated role can reach without
-row-level security: enable row-level security and give each signed-in user
-their own rows (policy helix_owner, user_id = auth.uid()). postgres and
-service_role bypass row-level security and are unaffected; so is anything
-the platform's apps do as them. A table without an owner column (skills) gets
-row-level security and no policy: add one for what the apps must read.
+skills) that Supabase's anon or authenticated role can reach beyond each
+user's own rows, judged as Supabase's database linter judges them: a table
+or column grant to the role with row-level security off, or a permissive
+policy for the role (or PUBLIC) whose USING is not limited to the user's
+rows (USING (true), or only "signed in"), with row-level security on or off.
+
+It enables row-level security and gives each signed-in user their own rows
+(policy helix_owner, user_id = auth.uid()); over policies that let more
+through it adds a restrictive policy, helix_owner_only, that limits every
+policy to the user's own rows and leaves the platform's policies in place.
+Both carry a COMMENT marking them as helix's: a policy of either name that
+helix did not create is never replaced (the command stops, nothing changed).
+postgres and service_role bypass row-level security and are unaffected; so
+is anything the platform's apps do as them. A table without an owner column
+(skills) gets row-level security and no policy: add one for what the apps
+must read.
+
+ALTER TABLE and CREATE POLICY wait for a lock on the table that queues the
+apps' readers behind them: --lock-timeout (5s) bounds the wait; when it
+passes, nothing is changed and the error names the sessions holding the
+table (an app's open transaction, say).
 
 These are the platform's tables: helix changes their security only here,
 when asked, with --yes (at a terminal it asks you to type yes). helix doctor
@@ -155,6 +171,9 @@ EXAMPLES
 ` + cmdutil.ExitStatusLocked,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if lockTimeout <= 0 {
+				return cmdutil.FlagErrorf("invalid --lock-timeout %s: want more than 0", lockTimeout)
+			}
 			ctx := cmd.Context()
 			pool, err := f.DB(ctx)
 			if err != nil {
@@ -168,11 +187,14 @@ EXAMPLES
 				names := make([]string, len(open))
 				for i, o := range open {
 					names[i] = o.Name
+					if !f.Global.JSON() {
+						cmdutil.Fprintf(f.IOStreams.ErrOut, "%s is reachable by %s\n", o.Name, o.How())
+					}
 				}
 				if err := cmdutil.Confirm(f.IOStreams, f.Global.JSON(), yes, "migrate secure-platform changes the security of the platform's "+strings.Join(names, ", ")); err != nil {
 					return err
 				}
-				if err := db.SecurePlatformTables(ctx, pool, open); err != nil {
+				if err := db.SecurePlatformTables(ctx, pool, open, lockTimeout); err != nil {
 					return fmt.Errorf("migrate secure-platform: %w", err)
 				}
 			}
@@ -192,6 +214,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm changing the security of the platform's tables")
+	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", db.DefaultSecureLockTimeout, "wait at most this long for each table's lock (the apps' readers queue behind the wait), then change nothing and name who holds it")
 	return cmd
 }
 

@@ -95,9 +95,11 @@ arrives) and /metrics (Prometheus) on loopback (PORT) or HOST:PORT; see
 "Running the fleet" in the README.
 
 --once works until the queues are empty, then exits (tests, cron-only setups).
---concurrency is per queue. db.max-conns must leave room: each running job
-holds one connection (a synthesize_users job two: one streams its users'
-memories), River 3 more; the worker says at startup how many it needs.
+--concurrency is per queue. Each running job holds one connection (a
+synthesize_users job two: one streams its users' memories), River 3 more;
+with db.max-conns unset the worker's pool is that size (44 with the
+defaults: connections are opened as jobs run, not up front), and the
+worker says at startup how many it needs and has.
 Through a session pooler each of these is one of the pooler's server
 connections: the pooler's pool size must cover db.max-conns of every worker
 plus whatever else uses it. Through a transaction pooler River polls
@@ -177,6 +179,15 @@ func (o *Options) validate() error {
 func workerRun(ctx context.Context, opts *Options) error {
 	f := opts.F
 	log := f.Logger()
+	// db.max-conns' general default (8) is a job's; a worker's need is its
+	// queues' (44 with the defaults): unless db.max-conns is set, the
+	// worker's pool is sized to it, so that its defaults agree.
+	need := ConnsNeeded(opts.Queues, opts.Concurrency)
+	sized := false
+	if cfg, err := f.Config(); err == nil && cfg.Source("db.max-conns") == "default" {
+		cfg.SetDefault("db.max-conns", need)
+		sized = true
+	}
 	pool, err := f.DB(ctx)
 	if err != nil {
 		return err
@@ -202,12 +213,15 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if pollOnly {
 		log.Info("transaction pooler: River polls for jobs every --poll-interval instead of LISTEN/NOTIFY", "poll_interval", opts.PollInterval.String())
 	}
-	need := ConnsNeeded(opts.Queues, opts.Concurrency)
 	if max := pool.Config().MaxConns; int(max) < need {
 		log.Warn("worker connection budget: db.max-conns is below what this worker needs, jobs will wait for connections",
-			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d (and leave the session pooler's pool_size room for it)", need))
+			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d, or lower --concurrency or --queues (and leave the session pooler's pool_size room for it)", need))
 	} else {
-		log.Info("worker connection budget", "needs", need, "max_conns", max, "path", db.PathOf(pool).String())
+		how := "db.max-conns"
+		if sized {
+			how = "sized to the need (db.max-conns unset)"
+		}
+		log.Info("worker connection budget", "needs", need, "max_conns", max, "from", how, "path", db.PathOf(pool).String())
 	}
 	id := queue.NewClientID(time.Now())
 	release, err := queue.Alive(ctx, pool, id, log)

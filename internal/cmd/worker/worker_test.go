@@ -3,6 +3,8 @@ package worker
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +12,9 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/testbin"
 )
 
 func TestNewCmdWorkerFlags(t *testing.T) {
@@ -63,6 +67,34 @@ func TestConnsNeeded(t *testing.T) {
 	} {
 		if got := ConnsNeeded(tt.queues, tt.conc); got != tt.want {
 			t.Errorf("ConnsNeeded(%v, %d) = %d, want %d", tt.queues, tt.conc, got, tt.want)
+		}
+	}
+}
+
+// TestDefaultsAgree (issue 49, item 14): a worker started with its
+// defaults (no db.max-conns, every queue, --concurrency 4) sizes its pool
+// to what it needs and warns about nothing; db.max-conns set lower is still
+// warned about, with the figure to set.
+func TestDefaultsAgree(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(), "DATABASE_URL=" + url}
+	need := ConnsNeeded(queue.Queues, 4)
+	for _, c := range []struct {
+		env  []string
+		want string
+		warn bool
+	}{
+		{nil, fmt.Sprintf("needs=%d max_conns=%d", need, need), false},
+		{[]string{"HELIX_DB_MAX_CONNS=8"}, fmt.Sprintf("needs=%d max_conns=8", need), true},
+	} {
+		p := testbin.Start(t, append(env, c.env...), "worker", "--once")
+		if code := p.Wait(t, 2*time.Minute); code != 0 {
+			t.Fatalf("worker --once %v: exit %d\n%s", c.env, code, p.Stderr.String())
+		}
+		errs := p.Stderr.String()
+		if !strings.Contains(errs, c.want) || strings.Contains(errs, "level=WARN") != c.warn {
+			t.Errorf("worker --once %v: want %q, a warning %v:\n%s", c.env, c.want, c.warn, errs)
 		}
 	}
 }

@@ -58,16 +58,18 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]synthe
 	}
 	var n int
 	if err := q.QueryRow(ctx, `SELECT count(*) FROM memories WHERE user_id = $1 AND embedding IS NOT NULL
-		AND ($2::timestamptz IS NULL OR created_at >= $2)`, user, since(f)).Scan(&n); err != nil {
+		AND created_at IS NOT NULL AND ($2::timestamptz IS NULL OR created_at >= $2)`, user, since(f)).Scan(&n); err != nil {
 		return nil, err
 	}
 	if limit != nil {
 		n = min(n, *limit)
 	}
 	// The platform's content and valence are nullable: a memory without text
-	// still counts in time patterns and clusters by its embedding.
+	// still counts in time patterns and clusters by its embedding. So is
+	// created_at (the platform's documents promise no NOT NULL): a memory
+	// without it cannot be placed in time, and is left out.
 	rows, err := q.Query(ctx, `SELECT id, coalesce(content, ''), embedding::real[], emotional_valence::float8, created_at FROM (
-			SELECT * FROM memories WHERE user_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)
+			SELECT * FROM memories WHERE user_id = $1 AND created_at IS NOT NULL AND ($2::timestamptz IS NULL OR created_at >= $2)
 			ORDER BY created_at DESC, id DESC LIMIT $3) m
 		ORDER BY created_at, id`, user, since(f), limit)
 	if err != nil {
@@ -193,11 +195,12 @@ func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn f
 	if f.Limit > 0 {
 		limit = &f.Limit
 	}
-	// As in Load: the platform's content and valence are nullable.
+	// As in Load: the platform's content and valence are nullable, and a
+	// memory without created_at is left out.
 	rows, err := q.Query(ctx, `SELECT user_id, id, coalesce(content, ''), embedding::real[], emotional_valence::float8, created_at FROM (
 			SELECT *, CASE WHEN $3::int IS NULL THEN 0
 			               ELSE row_number() OVER (PARTITION BY user_id ORDER BY created_at DESC, id DESC) END AS recent
-			FROM memories WHERE user_id = ANY($1) AND ($2::timestamptz IS NULL OR created_at >= $2)) m
+			FROM memories WHERE user_id = ANY($1) AND created_at IS NOT NULL AND ($2::timestamptz IS NULL OR created_at >= $2)) m
 		WHERE $3::int IS NULL OR recent <= $3
 		ORDER BY user_id, created_at, id`, ids, since(f), limit)
 	if err != nil {

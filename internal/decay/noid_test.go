@@ -1,0 +1,66 @@
+package decay
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/pgtest"
+)
+
+// Issue 49, item 1: the platform's literal psychology_layers lets id be
+// NULL. Such a row cannot be addressed by id: every run (full, then
+// incremental, and a one-user run) skips it, counts it and names it in a
+// warning, and none fails. Before the fix the incremental run failed with
+// "find due rows: cannot scan NULL into *[16]byte".
+func TestLayerWithoutIDIsSkippedAndNamed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Open(t, pgtest.Platform(t))
+	m, err := db.NewMigrator(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const user = "a0000000-0000-4000-8000-000000000001" // rows.sql's user A
+	if _, err := pool.Exec(ctx, `INSERT INTO psychology_layers (id, user_id, layer_number, layer_name, data, decay_rate, last_updated)
+		VALUES (NULL, $1, 3, 'beliefs (copy)', '{}', 0.1, '2026-10-01 00:00Z')`, user); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	o := Options{Log: slog.New(slog.NewTextHandler(&logs, nil)), ForgetBelow: 0.5}
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i, c := range []struct {
+		mode, user string
+		legacy     int64 // rows.sql's memories of type 'reflective', one a user
+	}{{ModeFull, "", 2}, {ModeIncremental, "", 2}, {ModeIncremental, "", 2}, {ModeFull, user, 1}} {
+		logs.Reset()
+		o.At, o.UserID = at.Add(time.Duration(i)*24*time.Hour), c.user
+		res, err := Run(ctx, pool, o)
+		if err != nil {
+			t.Fatalf("run %d (%s): %v", i+1, c.mode, err)
+		}
+		if res.Mode != c.mode || res.NoID != 1 || res.Skipped != 1+c.legacy || res.Layers != 14 && c.mode == ModeFull && c.user == "" {
+			t.Errorf("run %d: %+v, want a %s run with the layer without an id skipped and counted", i+1, res, c.mode)
+		}
+		if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "without an id") ||
+			!strings.Contains(logs.String(), "user_id="+user+" layer_number=3") {
+			t.Errorf("run %d: no warning naming the row:\n%s", i+1, logs.String())
+		}
+	}
+	var decayed int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM psychology_layers WHERE id IS NULL AND decayed_at IS NOT NULL`).Scan(&decayed); err != nil || decayed != 0 {
+		t.Errorf("%d rows without an id decayed (%v)", decayed, err)
+	}
+	var runs int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs WHERE job = 'decay' AND status = 'ok'`).Scan(&runs); err != nil || runs != 4 {
+		t.Errorf("%d decay runs ok (%v), want 4", runs, err)
+	}
+}
