@@ -543,3 +543,7 @@ func (s *Server) readPatterns(query string) mcp.ResourceHandler {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: doc}}}, nil
 	}
 }
+
+// MaxMessage caps one MCP message helix mcp serve reads, on stdio and over
+// HTTP alike (the Go SDK's stdio cap).
+const MaxMessage = toolexec.MaxMessage
