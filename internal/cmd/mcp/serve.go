@@ -337,8 +337,9 @@ func UploadLimits(timeout time.Duration, max int64, next http.Handler) http.Hand
 	})
 }
 
-// deadlineBody lifts the read deadline once the body is read: a long
-// answer streamed on the same request must not be cut.
+// deadlineBody lifts the read deadline once the whole body is read: a long
+// answer streamed on the same request must not be cut. A body cut short
+// keeps it, so that the server's draining of the rest does not wait either.
 type deadlineBody struct {
 	io.ReadCloser
 	rc *http.ResponseController
@@ -346,7 +347,7 @@ type deadlineBody struct {
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err != nil {
+	if err == io.EOF {
 		_ = b.rc.SetReadDeadline(time.Time{})
 	}
 	return n, err
