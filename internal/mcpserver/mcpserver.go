@@ -3,6 +3,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,9 +258,13 @@ func mcpTool(a approved) (*mcp.Tool, error) {
 	if desc == "" {
 		desc = a.name
 	}
+	title := a.name + "@" + a.version
+	if a.m.Title != "" {
+		title = a.m.Title
+	}
 	return &mcp.Tool{
 		Name:        a.name,
-		Title:       a.name + "@" + a.version,
+		Title:       title,
 		Description: desc,
 		InputSchema: schema,
 		Annotations: Annotations(a.m),
@@ -299,10 +304,14 @@ func maps(m map[string]any) map[string]any {
 
 // Annotations are the hints the manifest or its HTTP method gives: GET, HEAD
 // and OPTIONS read only; PUT and DELETE destructive and idempotent; POST and
-// PATCH may destroy. Tags "read-only" and "destructive" say so for any kind.
+// PATCH may destroy. Tags "read-only", "destructive" and "idempotent" say so
+// for any kind. The title is the manifest's (an MCP tool's upstream title).
 func Annotations(m *manifest.Manifest) *mcp.ToolAnnotations {
 	yes, no := true, false
 	a := &mcp.ToolAnnotations{Title: m.Name}
+	if m.Title != "" {
+		a.Title = m.Title
+	}
 	if m.Entrypoint.HTTP != nil {
 		a.OpenWorldHint = &yes
 		switch strings.ToUpper(m.Entrypoint.HTTP.Method) {
@@ -322,6 +331,8 @@ func Annotations(m *manifest.Manifest) *mcp.ToolAnnotations {
 			a.ReadOnlyHint, a.DestructiveHint = true, nil
 		case "destructive":
 			a.ReadOnlyHint, a.DestructiveHint = false, &yes
+		case "idempotent":
+			a.IdempotentHint = true
 		}
 	}
 	return a
@@ -415,10 +426,24 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, ref str
 	return func() { close(done); wg.Wait() }
 }
 
-// toolResult is the execution as MCP content: the tool's output as text,
-// the whole result (status, HTTP status, execution id) as structured content,
-// and isError when the tool did not succeed.
+// toolResult is the execution as MCP content: the tool's output as text
+// (an MCP tool's content blocks as its server sent them: images, audio and
+// resources stay what they are), the whole result (status, HTTP status,
+// execution id) as structured content, and isError when the tool did not
+// succeed.
 func toolResult(res *toolexec.Result) *mcp.CallToolResult {
+	if res.Status == toolexec.StatusOK && len(res.Content) > 0 {
+		var typed mcp.CallToolResult
+		doc, _ := json.Marshal(map[string]json.RawMessage{"content": res.Content})
+		if err := json.Unmarshal(doc, &typed); err == nil && len(typed.Content) > 0 {
+			sc := *res
+			sc.Content = nil
+			if bytes.Equal(sc.Output, res.Content) { // the content list itself: sent once
+				sc.Output = nil
+			}
+			return &mcp.CallToolResult{Content: typed.Content, StructuredContent: &sc}
+		}
+	}
 	text := string(res.Output)
 	var str string
 	if json.Unmarshal(res.Output, &str) == nil {

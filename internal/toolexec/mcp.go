@@ -372,19 +372,26 @@ func (r *MCPRunner) run(ctx context.Context, t *manifest.Tool, input map[string]
 		return fail(err, stderr)
 	}
 	body, text := mcpOutput(out)
-	max := r.MaxResponse
-	if max <= 0 {
-		max = 10 << 20
+	var content json.RawMessage
+	if len(out.Content) > 0 {
+		content, _ = json.Marshal(out.Content)
 	}
-	res.BytesReceived = int64(len(body))
-	if res.BytesReceived > max {
-		res.Status, res.Error = StatusTooLarge, fmt.Sprintf("result over the %d-byte cap (--max-bytes)", max)
+	limit := r.MaxResponse
+	if limit <= 0 {
+		limit = 10 << 20
+	}
+	res.BytesReceived = int64(max(len(body), len(content)))
+	if res.BytesReceived > limit {
+		res.Status, res.Error = StatusTooLarge, fmt.Sprintf("result over the %d-byte cap (--max-bytes)", limit)
 		return errors.New(res.Error)
 	}
 	if r := redact(string(body)); r != string(body) && json.Valid([]byte(r)) {
 		body = []byte(r)
 	}
-	res.Output = body
+	if r := redact(string(content)); r != string(content) && json.Valid([]byte(r)) {
+		content = []byte(r)
+	}
+	res.Output, res.Content = body, content
 	res.ContentType = "application/json"
 	if out.IsError {
 		res.Status, res.Error = StatusError, redact(text)

@@ -127,6 +127,9 @@ type Result struct {
 	Headers       map[string]string `json:"headers,omitempty"`
 	ContentType   string            `json:"content_type,omitempty"`
 	Output        json.RawMessage   `json:"output"`
+	// Content is an MCP tool's content blocks as its server sent them
+	// (text, image, audio, resource…), for helix mcp serve to pass on typed.
+	Content json.RawMessage `json:"content,omitempty"`
 	SchemaErrors  []string          `json:"response_schema_errors,omitempty"`
 	Error         string            `json:"error,omitempty"`
 	StartedAt     time.Time         `json:"started_at"`
@@ -236,7 +239,7 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 	if ctx.Err() != nil && res.Status != StatusOK {
 		// stopped by a signal (or the caller): whatever the runner made of
 		// the cancelled request, the record says interrupted and keeps no output
-		res.Status, res.Error, res.Output = StatusInterrupted, "interrupted before it finished: "+context.Cause(ctx).Error(), nil
+		res.Status, res.Error, res.Output, res.Content = StatusInterrupted, "interrupted before it finished: "+context.Cause(ctx).Error(), nil, nil
 		runErr = ctx.Err()
 	}
 	if res.Output == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -111,7 +112,7 @@ func mcpCandidates(ctx context.Context, opts *ImportOptions, max manifest.Maxima
 			opts.F.Logger().Warn(firstLine(w.Message), "source", "MCP server", "pointer", w.Pointer)
 			continue
 		}
-		cmdutil.Fprintf(opts.IO.ErrOut, "warning: MCP server#%s: %s\n", w.Pointer, firstLine(w.Message))
+		cmdutil.Fprintf(opts.IO.ErrOut, "warning: MCP server#%s: %s\n", safetext.Line(w.Pointer), safetext.Line(firstLine(w.Message)))
 	}
 	if len(cands) == 0 {
 		if asJSON {
