@@ -102,12 +102,19 @@ helix://patterns/llm (memory_patterns), the user's newest 500 of each as JSON.
 --listen ADDR serves Streamable HTTP at http://ADDR/mcp. Every request must
 carry "Authorization: Bearer <token>" when mcp.token (HELIX_MCP_TOKEN) is
 set; without a token only a loopback address (127.0.0.1:PORT, [::1]:PORT,
-localhost:PORT) is accepted (exit 2).
+localhost:PORT) is accepted (exit 2). A browser page may call it only from
+localhost or an origin in mcp.allowed-origins (any other Origin: 403); a
+request body must arrive within mcp.upload-timeout (30s); a session idle for
+mcp.session-timeout (30m) ends. One message is at most 16 MiB on either
+transport; on stdio a line that is not a message (bad JSON, no "jsonrpc", a
+batch, nested over 256 levels, over 16 MiB) gets its JSON-RPC error and the
+session goes on.
 
 EXAMPLES
   helix mcp serve --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
   HELIX_MCP_TOKEN=$(openssl rand -hex 32) helix mcp serve --user-id 6f1c… --listen 0.0.0.0:8765
-  npx @modelcontextprotocol/inspector --cli helix mcp serve --user-id 6f1c… --method tools/list
+  # the Inspector starts the server with a bare environment: pass it the database
+  npx @modelcontextprotocol/inspector --cli -e DATABASE_URL="$DATABASE_URL" helix mcp serve --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b --method tools/list
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.NoArgs,

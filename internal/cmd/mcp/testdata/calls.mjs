@@ -4,6 +4,7 @@
 // {name, error: {code, message}}. With CLOSE_AFTER_MS set, the last call is
 // not awaited: the client closes (ending the server's stdin, as the SDK
 // does) once the file CLOSE_WHEN_FILE exists, and prints {name, closed}.
+// With LIST_TOOLS set, the first line is {tools}: what tools/list answered.
 // Environment: MCP_SDK (the package's directory), HELIX_ARGV (the server's
 // argv, JSON), HELIX_ENV (its environment, JSON), CALLS, CLOSE_WHEN_FILE.
 import { existsSync } from "node:fs";
@@ -17,6 +18,10 @@ const [command, ...args] = JSON.parse(process.env.HELIX_ARGV);
 const transport = new StdioClientTransport({ command, args, env: JSON.parse(process.env.HELIX_ENV), stderr: "inherit" });
 const client = new Client({ name: "node-calls", version: "1.0.0" });
 await client.connect(transport);
+if (process.env.LIST_TOOLS) {
+  const { tools } = await client.listTools();
+  console.log(JSON.stringify({ tools }));
+}
 const calls = JSON.parse(process.env.CALLS);
 const closeWhen = process.env.CLOSE_WHEN_FILE;
 for (const [i, call] of calls.entries()) {
