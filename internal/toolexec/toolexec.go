@@ -118,24 +118,24 @@ type Options struct {
 // Result is how an execution ended. A tool's failure is a Status with an
 // Error, never a Go error; err is for failing to run or record it at all.
 type Result struct {
-	ExecutionID   int64             `json:"execution_id,omitempty"`
-	Tool          string            `json:"tool"`
-	Version       string            `json:"version"`
-	Kind          string            `json:"kind"`
-	Status        string            `json:"status"`
-	HTTPStatus    int               `json:"http_status,omitempty"`
-	Headers       map[string]string `json:"headers,omitempty"`
-	ContentType   string            `json:"content_type,omitempty"`
-	Output        json.RawMessage   `json:"output"`
+	ExecutionID int64             `json:"execution_id,omitempty"`
+	Tool        string            `json:"tool"`
+	Version     string            `json:"version"`
+	Kind        string            `json:"kind"`
+	Status      string            `json:"status"`
+	HTTPStatus  int               `json:"http_status,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	ContentType string            `json:"content_type,omitempty"`
+	Output      json.RawMessage   `json:"output"`
 	// Content is an MCP tool's content blocks as its server sent them
 	// (text, image, audio, resource…), for helix mcp serve to pass on typed.
-	Content json.RawMessage `json:"content,omitempty"`
-	SchemaErrors  []string          `json:"response_schema_errors,omitempty"`
-	Error         string            `json:"error,omitempty"`
-	StartedAt     time.Time         `json:"started_at"`
-	DurationMS    float64           `json:"duration_ms"`
-	BytesSent     int64             `json:"bytes_sent"`
-	BytesReceived int64             `json:"bytes_received"`
+	Content       json.RawMessage `json:"content,omitempty"`
+	SchemaErrors  []string        `json:"response_schema_errors,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	StartedAt     time.Time       `json:"started_at"`
+	DurationMS    float64         `json:"duration_ms"`
+	BytesSent     int64           `json:"bytes_sent"`
+	BytesReceived int64           `json:"bytes_received"`
 }
 
 // Runner runs tools. The zero value of each field is a safe default except

@@ -223,8 +223,8 @@ func TestShowMCPTools(t *testing.T) {
 		Entrypoint:  manifest.Entrypoint{MCP: &manifest.MCPCall{Command: []string{"/opt/node", "/opt/my tools/index.js", "stdio"}, Tool: "echo"}},
 		Parameters:  map[string]any{"type": "object"}, Tags: []string{"read-only", "idempotent"}}
 	remote := &manifest.Manifest{Name: "remote.echo", Version: "1.0.0", Description: "echoes",
-		Entrypoint:  manifest.Entrypoint{MCP: &manifest.MCPCall{URL: "https://mcp.example.com/mcp", Tool: "echo"}},
-		Parameters:  map[string]any{"type": "object"}, Permissions: manifest.Permissions{Network: manifest.Network{"mcp.example.com"}}}
+		Entrypoint: manifest.Entrypoint{MCP: &manifest.MCPCall{URL: "https://mcp.example.com/mcp", Tool: "echo"}},
+		Parameters: map[string]any{"type": "object"}, Permissions: manifest.Permissions{Network: manifest.Network{"mcp.example.com"}}}
 	if _, err := manifest.Record(ctx, pool, []manifest.Candidate{{Manifest: stdio, Source: "mcp:/opt/node"}, {Manifest: remote, Source: "mcp:https://mcp.example.com/mcp"}},
 		manifest.ImportOptions{Actor: "t", Now: time.Now()}); err != nil {
 		t.Fatal(err)
