@@ -18,6 +18,7 @@ import (
 	"github.com/helixhq/helix/internal/cmd/root"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -116,5 +117,6 @@ func PrintError(w io.Writer, asJSON bool, err error, code cmdutil.ExitCode, kind
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
-	fmt.Fprintf(w, "helix: %s\n", msg)
+	// an error often quotes outside text (a server's answer, a file's line)
+	fmt.Fprintf(w, "helix: %s\n", safetext.Text(msg))
 }

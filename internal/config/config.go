@@ -92,6 +92,9 @@ var Keys = []Key{
 	{Name: "manifest.max-cpu", Default: "4", Help: "largest CPU limit a tool manifest may request, in cores or millicores (0: no maximum)"},
 	{Name: "manifest.max-storage", Default: "10GiB", Help: "largest storage quota a tool manifest may request (0: no maximum)"},
 	{Name: "mcp.token", Help: "bearer token every request to helix mcp serve --listen must carry (required on a non-loopback address)", Secret: true},
+	{Name: "mcp.allowed-origins", Help: "origins (scheme://host[:port], comma-separated) besides localhost ones whose browser pages may call helix mcp serve --listen; any other Origin gets 403"},
+	{Name: "mcp.upload-timeout", Default: "30s", Help: "how long helix mcp serve --listen waits for a request's body before dropping it (0: no limit)", Kind: "duration"},
+	{Name: "mcp.session-timeout", Default: "30m", Help: "how long an idle Streamable HTTP session of helix mcp serve --listen lives (0: until the client ends it)", Kind: "duration"},
 	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)", Kind: "duration"},
 }
 

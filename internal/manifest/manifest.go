@@ -35,6 +35,7 @@ type Manifest struct {
 	Version     string         `json:"version"`
 	Namespace   string         `json:"namespace,omitempty"` // the name's prefix shared by one API's tools
 	Description string         `json:"description,omitempty"`
+	Title       string         `json:"title,omitempty"` // a display name (an MCP tool's title)
 	Entrypoint  Entrypoint     `json:"entrypoint"`
 	Parameters  any            `json:"parameters"`
 	Returns     any            `json:"returns,omitempty"`

@@ -29,7 +29,8 @@ type MCPOptions struct {
 
 // FromMCP turns the tools an MCP server lists into manifests: NAMESPACE.tool
 // at the server's version, its input schema as parameters, the server as
-// entrypoint, its hints as tags (read-only, destructive), the server's host
+// entrypoint, its title, its hints as tags (read-only, destructive,
+// idempotent), the server's host
 // (HTTP) as the only network permission. Tools that cannot be made
 // manifests are bad input.
 func FromMCP(ctx context.Context, cs *mcp.ClientSession, o MCPOptions) ([]Candidate, []Warning, error) {
@@ -110,8 +111,18 @@ func mcpManifest(t *mcp.Tool, ns, version string, o MCPOptions, hosts Network, c
 	if err != nil {
 		return nil, left("/inputSchema", err)
 	}
+	switch typ := params["type"]; typ {
+	case nil, "object":
+	default: // helix mcp serve could not serve it, nor could a host call it
+		b, _ := json.Marshal(typ)
+		return nil, left("/inputSchema/type", fmt.Errorf("the input schema is of type %s: an MCP tool takes an object", b))
+	}
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
+	}
 	m := &Manifest{
-		Name: full, Namespace: ns, Version: version, Description: t.Description,
+		Name: full, Namespace: ns, Version: version, Description: t.Description, Title: title,
 		Entrypoint:  Entrypoint{MCP: &MCPCall{Command: o.Command, URL: o.URL, Tool: t.Name}},
 		Parameters:  params,
 		Permissions: Permissions{Network: hosts, Timeout: o.Timeout},
@@ -127,6 +138,9 @@ func mcpManifest(t *mcp.Tool, ns, version string, o MCPOptions, hosts Network, c
 			m.Tags = append(m.Tags, "read-only")
 		} else if a.DestructiveHint == nil || *a.DestructiveHint {
 			m.Tags = append(m.Tags, "destructive")
+		}
+		if a.IdempotentHint {
+			m.Tags = append(m.Tags, "idempotent")
 		}
 	}
 	if ptr, err := m.Check(o.Maxima); err != nil {

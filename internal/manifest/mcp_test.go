@@ -22,6 +22,10 @@ func TestMCPManifest(t *testing.T) {
 		{tool: `{"name": "x", "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": true}}`, name: "srv.x", tags: []string{"destructive"}},
 		{tool: `{"name": "bad", "inputSchema": {"type": "object", "properties": {"a": {"type": "nonsense"}}}}`, warnPart: "not a valid JSON Schema"},
 		{tool: `{"name": "list", "inputSchema": [1, 2]}`, warnPart: "not a JSON object"},
+		{tool: `{"name": "str", "inputSchema": {"type": "string"}}`, warnPart: `input schema is of type "string": an MCP tool takes an object`},
+		{tool: `{"name": "either", "inputSchema": {"type": ["object", "null"]}}`, warnPart: "an MCP tool takes an object"},
+		{tool: `{"name": "put", "title": "Put an item", "inputSchema": {"type": "object"}, "annotations": {"idempotentHint": true, "destructiveHint": true}}`,
+			name: "srv.put", tags: []string{"destructive", "idempotent"}},
 	}
 	for _, c := range cases {
 		var tl mcp.Tool
@@ -44,6 +48,9 @@ func TestMCPManifest(t *testing.T) {
 		}
 		if m.Name != c.name || strings.Join(m.Tags, ",") != strings.Join(c.tags, ",") || m.Entrypoint.MCP.Tool != tl.Name {
 			t.Errorf("%s: %+v", c.tool, m)
+		}
+		if tl.Title != "" && m.Title != tl.Title {
+			t.Errorf("%s: title %q", c.tool, m.Title)
 		}
 		if p, _ := m.Parameters.(map[string]any); p["$schema"] != nil {
 			t.Errorf("%s: $schema kept", c.tool)

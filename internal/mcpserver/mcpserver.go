@@ -3,6 +3,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -256,9 +258,13 @@ func mcpTool(a approved) (*mcp.Tool, error) {
 	if desc == "" {
 		desc = a.name
 	}
+	title := a.name + "@" + a.version
+	if a.m.Title != "" {
+		title = a.m.Title
+	}
 	return &mcp.Tool{
 		Name:        a.name,
-		Title:       a.name + "@" + a.version,
+		Title:       title,
 		Description: desc,
 		InputSchema: schema,
 		Annotations: Annotations(a.m),
@@ -298,10 +304,14 @@ func maps(m map[string]any) map[string]any {
 
 // Annotations are the hints the manifest or its HTTP method gives: GET, HEAD
 // and OPTIONS read only; PUT and DELETE destructive and idempotent; POST and
-// PATCH may destroy. Tags "read-only" and "destructive" say so for any kind.
+// PATCH may destroy. Tags "read-only", "destructive" and "idempotent" say so
+// for any kind. The title is the manifest's (an MCP tool's upstream title).
 func Annotations(m *manifest.Manifest) *mcp.ToolAnnotations {
 	yes, no := true, false
 	a := &mcp.ToolAnnotations{Title: m.Name}
+	if m.Title != "" {
+		a.Title = m.Title
+	}
 	if m.Entrypoint.HTTP != nil {
 		a.OpenWorldHint = &yes
 		switch strings.ToUpper(m.Entrypoint.HTTP.Method) {
@@ -321,6 +331,8 @@ func Annotations(m *manifest.Manifest) *mcp.ToolAnnotations {
 			a.ReadOnlyHint, a.DestructiveHint = true, nil
 		case "destructive":
 			a.ReadOnlyHint, a.DestructiveHint = false, &yes
+		case "idempotent":
+			a.IdempotentHint = true
 		}
 	}
 	return a
@@ -414,10 +426,24 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, ref str
 	return func() { close(done); wg.Wait() }
 }
 
-// toolResult is the execution as MCP content: the tool's output as text,
-// the whole result (status, HTTP status, execution id) as structured content,
-// and isError when the tool did not succeed.
+// toolResult is the execution as MCP content: the tool's output as text
+// (an MCP tool's content blocks as its server sent them: images, audio and
+// resources stay what they are), the whole result (status, HTTP status,
+// execution id) as structured content, and isError when the tool did not
+// succeed.
 func toolResult(res *toolexec.Result) *mcp.CallToolResult {
+	if res.Status == toolexec.StatusOK && len(res.Content) > 0 {
+		var typed mcp.CallToolResult
+		doc, _ := json.Marshal(map[string]json.RawMessage{"content": res.Content})
+		if err := json.Unmarshal(doc, &typed); err == nil && len(typed.Content) > 0 {
+			sc := *res
+			sc.Content = nil
+			if bytes.Equal(sc.Output, res.Content) { // the content list itself: sent once
+				sc.Output = nil
+			}
+			return &mcp.CallToolResult{Content: typed.Content, StructuredContent: &sc}
+		}
+	}
 	text := string(res.Output)
 	var str string
 	if json.Unmarshal(res.Output, &str) == nil {
@@ -438,35 +464,108 @@ func toolResult(res *toolexec.Result) *mcp.CallToolResult {
 
 // MemorySearchInput is memory_search's input.
 type MemorySearchInput struct {
-	Query string `json:"query" jsonschema:"what to look for in the user's memories"`
-	Limit int    `json:"limit,omitempty" jsonschema:"most results, 1 to 100 (default 10)"`
-	Mode  string `json:"mode,omitempty" jsonschema:"hybrid (default), text or vector"`
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+	Mode  string `json:"mode,omitempty"`
+}
+
+// MaxQuery is the longest memory_search query, in bytes: a query is a few
+// words, and it is embedded and parsed for full text whole.
+const MaxQuery = 4096
+
+// memorySearchSchema is memory_search's input schema. searchInput checks
+// calls against it by hand, so that a call that fails it is audited and
+// answered with invalid params, as approved tools' calls are.
+var memorySearchSchema = map[string]any{
+	"type":                 "object",
+	"additionalProperties": false,
+	"required":             []any{"query"},
+	"properties": map[string]any{
+		"query": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxQuery,
+			"description": fmt.Sprintf("what to look for in the user's memories (at most %d bytes)", MaxQuery)},
+		"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "description": "most results, 1 to 100 (default 10)"},
+		"mode":  map[string]any{"type": "string", "enum": []any{search.Hybrid, search.Text, search.Vector}, "description": "hybrid (default), text or vector"},
+	},
 }
 
 func (s *Server) addMemorySearch() {
 	no := false
-	mcp.AddTool(s.Server, &mcp.Tool{
+	s.AddTool(&mcp.Tool{
 		Name: MemorySearchTool,
 		Description: "Hybrid search of the user's memories: PostgreSQL full text and embedding similarity, " +
 			"fused by reciprocal rank fusion (text only when no embeddings provider is configured). Every call is audited.",
+		InputSchema: memorySearchSchema,
 		Annotations: &mcp.ToolAnnotations{Title: "Search memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
 	}, s.searchMemories)
+}
+
+// searchInput decodes memory_search's arguments as its schema says.
+func searchInput(raw json.RawMessage) (MemorySearchInput, error) {
+	var in MemorySearchInput
+	if len(raw) == 0 || string(raw) == "null" {
+		return in, errors.New("arguments: query is required")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return in, errors.New("arguments: not a JSON object")
+	}
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "query":
+			err = json.Unmarshal(v, &in.Query)
+		case "mode":
+			err = json.Unmarshal(v, &in.Mode)
+		case "limit":
+			var f float64
+			if err = json.Unmarshal(v, &f); err == nil && (f != float64(int(f)) || f > 1e6 || f < -1e6) {
+				err = errors.New("not a whole number")
+			}
+			in.Limit = int(f)
+			if err == nil && in.Limit == 0 {
+				in.Limit = -1 // 0 is not the default: it is out of range
+			}
+		default:
+			return in, fmt.Errorf("arguments: unknown property %q: memory_search takes query, limit and mode", trim(k, 64))
+		}
+		if err != nil {
+			return in, fmt.Errorf("arguments/%s: %s", k, map[string]string{"query": "a string", "mode": "a string", "limit": "an integer from 1 to 100"}[k])
+		}
+	}
+	if _, ok := fields["query"]; !ok {
+		return in, errors.New("arguments: query is required")
+	}
+	return in, nil
+}
+
+// trim is s cut to n bytes.
+func trim(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // searchMemories runs memory_search and records the call in
 // helix_memory_search_calls, refused and interrupted calls too. A call whose
 // row cannot be written fails: no results leave without their audit row.
-func (s *Server) searchMemories(ctx context.Context, req *mcp.CallToolRequest, in MemorySearchInput) (*mcp.CallToolResult, any, error) {
+// A failed search's cause goes to the log and the audit row, not to the
+// client.
+func (s *Server) searchMemories(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	in, err := searchInput(req.Params.Arguments)
 	call := newSearchCall(s.o.UserID, ClientName(req.Session), in)
+	if err != nil {
+		return nil, s.audited(ctx, call.refused(err), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
+	}
 	p, err := searchParams(s.o.UserID, in, s.o.EmbedModel)
 	if err != nil {
-		return nil, nil, s.audited(ctx, call.refused(err), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
+		return nil, s.audited(ctx, call.refused(err), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()})
 	}
 	e := s.o.Embedder
 	if p.Mode == search.Text {
 		e = nil
 	} else if e == nil && p.Mode == search.Vector {
-		return nil, nil, s.audited(ctx, call.refused(search.ErrNoProvider), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: search.ErrNoProvider.Error()})
+		return nil, s.audited(ctx, call.refused(search.ErrNoProvider), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: search.ErrNoProvider.Error()})
 	}
 	rep, err := search.Search(ctx, s.o.DB, e, p)
 	if err != nil && p.Mode == search.Hybrid && e != nil && ctx.Err() == nil {
@@ -474,11 +573,23 @@ func (s *Server) searchMemories(ctx context.Context, req *mcp.CallToolRequest, i
 		s.o.Logger.Warn("embeddings provider failed: text results only", "err", err)
 		rep, err = search.Search(ctx, s.o.DB, nil, p)
 	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // done, but the client is gone: nobody got the results
+	}
 	if err != nil {
-		return nil, nil, s.audited(ctx, call.failed(ctx, err), err)
+		call = call.failed(ctx, err)
+		if aerr := s.audited(ctx, call, nil); aerr != nil {
+			return nil, aerr
+		}
+		if call.status == SearchInterrupted {
+			return nil, ctx.Err()
+		}
+		s.o.Logger.Warn("memory_search failed", "err", err)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+			Text: "memory search failed: the server's log and helix_memory_search_calls say why"}}}, nil
 	}
 	if err := s.audited(ctx, call.done(rep), nil); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var b strings.Builder
 	for i, r := range rep.Results {
@@ -491,7 +602,7 @@ func (s *Server) searchMemories(ctx context.Context, req *mcp.CallToolRequest, i
 	if len(rep.Results) == 0 {
 		b.WriteString("no memories found\n")
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, rep, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}, StructuredContent: rep}, nil
 }
 
 // searchParams checks memory_search's input.
@@ -506,6 +617,10 @@ func searchParams(user uuid.UUID, in MemorySearchInput, model string) (search.Pa
 	switch {
 	case strings.TrimSpace(p.Query) == "":
 		return p, errors.New("query is empty")
+	case len(p.Query) > MaxQuery:
+		return p, fmt.Errorf("query of %d bytes is over the %d-byte cap", len(p.Query), MaxQuery)
+	case !utf8.ValidString(p.Query) || strings.ContainsRune(p.Query, 0):
+		return p, errors.New("query holds a NUL or bytes that are not UTF-8: PostgreSQL text cannot")
 	case p.Limit < 1 || p.Limit > 100:
 		return p, fmt.Errorf("limit %d: use 1 to 100", p.Limit)
 	case p.Mode != search.Hybrid && p.Mode != search.Text && p.Mode != search.Vector:
@@ -543,3 +658,7 @@ func (s *Server) readPatterns(query string) mcp.ResourceHandler {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: doc}}}, nil
 	}
 }
+
+// MaxMessage caps one MCP message helix mcp serve reads, on stdio and over
+// HTTP alike (the Go SDK's stdio cap).
+const MaxMessage = toolexec.MaxMessage

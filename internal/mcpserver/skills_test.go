@@ -60,7 +60,7 @@ func TestMemorySearchInterruptedIsAudited(t *testing.T) {
 	srv := New(Options{DB: pool, UserID: user})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err := srv.searchMemories(ctx, &mcp.CallToolRequest{}, MemorySearchInput{Query: "bread", Mode: "text", Limit: 3})
+	_, err := srv.searchMemories(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Arguments: json.RawMessage(`{"query": "bread", "mode": "text", "limit": 3}`)}})
 	if err == nil {
 		t.Fatal("a cancelled search succeeded")
 	}

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-shellwords"
@@ -26,12 +28,119 @@ import (
 // find an interpreter its script names (#!/usr/bin/env node).
 const MCPPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+// MaxMessage caps one MCP message helix reads, on every transport: the Go
+// SDK's cap of a stdio line (mcp.DefaultMaxLineLength), which its stdio
+// client transport applies and cannot be changed, so HTTP answers (a JSON
+// body, or one server-sent event) get the same.
+const MaxMessage = mcp.DefaultMaxLineLength
+
+// MessageTooLargeError is an MCP server's message over MaxMessage: the
+// transport stopped reading it.
+type MessageTooLargeError struct{ Limit int64 }
+
+func (e *MessageTooLargeError) Error() string {
+	return fmt.Sprintf("the MCP server sent a message over the %s cap of one MCP message: it was not read further", formatBytes(e.Limit))
+}
+
+// formatBytes is n in the largest binary unit that divides it.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d-byte", n)
+}
+
 // MCPServer is how to reach an MCP server.
 type MCPServer struct {
 	Command []string // stdio: argv, started with exactly Env
 	Env     []string
 	URL     string       // Streamable HTTP
 	HTTP    *http.Client // for URL
+}
+
+// MCPSession is a session with an MCP server.
+type MCPSession struct {
+	*mcp.ClientSession
+	// Stderr is the start of what a stdio server wrote on stderr.
+	Stderr func() string
+	capped *cappedTransport // HTTP
+}
+
+// Explain is err, or the MessageTooLargeError behind it: the SDK reports a
+// message over the cap as a failed read, without the cause.
+func (s *MCPSession) Explain(err error) error {
+	return explainCap(err, s.capped)
+}
+
+func explainCap(err error, c *cappedTransport) error {
+	if err == nil {
+		return nil
+	}
+	if (c != nil && c.hit.Load()) || strings.Contains(err.Error(), "exceeded the configured maximum line length") {
+		return exitcode.AsInput(fmt.Errorf("%w (%v)", &MessageTooLargeError{Limit: MaxMessage}, err))
+	}
+	return err
+}
+
+// cappedTransport caps each message of an MCP server's HTTP answers: a
+// JSON body as a whole, an event stream event by event.
+type cappedTransport struct {
+	next  http.RoundTripper
+	limit int64
+	hit   atomic.Bool
+}
+
+func (c *cappedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	sse := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+	resp.Body = &cappedBody{ReadCloser: resp.Body, t: c, sse: sse}
+	return resp, nil
+}
+
+// cappedBody fails a read once a message passes the cap. In an event
+// stream a message ends at a blank line.
+type cappedBody struct {
+	io.ReadCloser
+	t       *cappedTransport
+	sse     bool
+	n       int64 // bytes of the current message
+	lineLen int   // bytes of the current line but \r
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.n > b.t.limit {
+		return 0, &MessageTooLargeError{Limit: b.t.limit}
+	}
+	n, err := b.ReadCloser.Read(p)
+	if !b.sse {
+		b.n += int64(n)
+	} else {
+		for _, c := range p[:n] {
+			switch c {
+			case '\n':
+				if b.lineLen == 0 {
+					b.n = 0 // a blank line: the event is complete
+					continue
+				}
+				b.lineLen = 0
+			case '\r':
+			default:
+				b.lineLen++
+			}
+			b.n++
+		}
+	}
+	if b.n > b.t.limit {
+		b.t.hit.Store(true)
+		return n, &MessageTooLargeError{Limit: b.t.limit}
+	}
+	return n, err
 }
 
 // ParseCommand splits an MCP server's command line into words as a POSIX
@@ -80,10 +189,13 @@ func (c *serverStderr) String() string {
 
 // ConnectMCP starts (stdio) or reaches (HTTP) the server and initializes a
 // session; closing the session stops a started server. ctx bounds the
-// server's whole life: when it ends the process is killed.
-func ConnectMCP(ctx context.Context, s MCPServer) (*mcp.ClientSession, func() string, error) {
+// server's whole life: when it ends the process is killed. Every message
+// read is capped at MaxMessage; an HTTP server is not followed to another
+// host by a redirect.
+func ConnectMCP(ctx context.Context, s MCPServer) (*MCPSession, error) {
 	var tr mcp.Transport
 	stderr := &serverStderr{}
+	out := &MCPSession{Stderr: stderr.String}
 	switch {
 	case len(s.Command) > 0:
 		cmd := exec.CommandContext(ctx, s.Command[0], s.Command[1:]...)
@@ -91,13 +203,45 @@ func ConnectMCP(ctx context.Context, s MCPServer) (*mcp.ClientSession, func() st
 		cmd.Stderr = stderr
 		tr = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	case s.URL != "":
-		tr = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTP, MaxRetries: -1}
+		hc := &http.Client{}
+		if s.HTTP != nil {
+			*hc = *s.HTTP
+		}
+		next := hc.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		out.capped = &cappedTransport{next: next, limit: MaxMessage}
+		hc.Transport = out.capped
+		hc.CheckRedirect = sameHostRedirect(hc.CheckRedirect)
+		tr = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxRetries: -1, MaxEventSize: MaxMessage}
 	default:
-		return nil, stderr.String, errors.New("an MCP server needs a command or a URL")
+		return nil, errors.New("an MCP server needs a command or a URL")
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "helix", Version: build.Version}, nil)
 	cs, err := c.Connect(ctx, tr, nil)
-	return cs, stderr.String, exitcode.AsUnavailable(err) // a server that does not answer: retry later
+	out.ClientSession = cs
+	if err != nil {
+		return out, exitcode.AsUnavailable(out.Explain(err)) // a server that does not answer: retry later
+	}
+	return out, nil
+}
+
+// sameHostRedirect refuses a redirect to another host (or scheme), then
+// asks next, if any.
+func sameHostRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(r *http.Request, via []*http.Request) error {
+		if first := via[0].URL; r.URL.Host != first.Host || r.URL.Scheme != first.Scheme {
+			return fmt.Errorf("the MCP server at %s redirects to %s://%s, another host: not followed", first.Host, r.URL.Scheme, r.URL.Host)
+		}
+		if next != nil {
+			return next(r, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // MCPRunner calls tools of MCP servers.
@@ -203,12 +347,22 @@ func (r *MCPRunner) run(ctx context.Context, t *manifest.Tool, input map[string]
 		}
 		return errors.New(res.Error)
 	}
-	cs, stderr, err := ConnectMCP(cctx, srv)
+	cs, err := ConnectMCP(cctx, srv)
 	if err != nil {
+		stderr := func() string { return "" }
+		if cs != nil {
+			stderr = cs.Stderr
+		}
 		return fail(fmt.Errorf("start MCP server: %w", err), stderr)
 	}
 	defer cs.Close()
 	out, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: call.Tool, Arguments: json.RawMessage(args)})
+	var big *MessageTooLargeError
+	if err = cs.Explain(err); errors.As(err, &big) {
+		res.Status, res.Error = StatusTooLarge, redact(err.Error())
+		return errors.New(res.Error)
+	}
+	stderr := cs.Stderr
 	if err != nil {
 		if cctx.Err() == nil {
 			// The server answered with a JSON-RPC error: the tool failed.
@@ -218,19 +372,26 @@ func (r *MCPRunner) run(ctx context.Context, t *manifest.Tool, input map[string]
 		return fail(err, stderr)
 	}
 	body, text := mcpOutput(out)
-	max := r.MaxResponse
-	if max <= 0 {
-		max = 10 << 20
+	var content json.RawMessage
+	if len(out.Content) > 0 {
+		content, _ = json.Marshal(out.Content)
 	}
-	res.BytesReceived = int64(len(body))
-	if res.BytesReceived > max {
-		res.Status, res.Error = StatusTooLarge, fmt.Sprintf("result over the %d-byte cap (--max-bytes)", max)
+	limit := r.MaxResponse
+	if limit <= 0 {
+		limit = 10 << 20
+	}
+	res.BytesReceived = int64(max(len(body), len(content)))
+	if res.BytesReceived > limit {
+		res.Status, res.Error = StatusTooLarge, fmt.Sprintf("result over the %d-byte cap (--max-bytes)", limit)
 		return errors.New(res.Error)
 	}
 	if r := redact(string(body)); r != string(body) && json.Valid([]byte(r)) {
 		body = []byte(r)
 	}
-	res.Output = body
+	if r := redact(string(content)); r != string(content) && json.Valid([]byte(r)) {
+		content = []byte(r)
+	}
+	res.Output, res.Content = body, content
 	res.ContentType = "application/json"
 	if out.IsError {
 		res.Status, res.Error = StatusError, redact(text)

@@ -51,12 +51,12 @@ func TestMCPHTTPTool(t *testing.T) {
 	pool := pgtest.New(t)
 	ctx := context.Background()
 	srv, calls := mcpHTTPServer(t, "tok")
-	cs, _, err := ConnectMCP(ctx, MCPServer{URL: srv.URL, HTTP: &http.Client{Transport: credentialsTransport{
+	cs, err := ConnectMCP(ctx, MCPServer{URL: srv.URL, HTTP: &http.Client{Transport: credentialsTransport{
 		creds: []credential{{Credential: manifest.Credential{Type: "http", HTTPScheme: "bearer"}, value: "tok"}}, next: http.DefaultTransport}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cands, warns, err := manifest.FromMCP(ctx, cs, manifest.MCPOptions{URL: srv.URL, Timeout: "5s"})
+	cands, warns, err := manifest.FromMCP(ctx, cs.ClientSession, manifest.MCPOptions{URL: srv.URL, Timeout: "5s"})
 	cs.Close()
 	if err != nil || len(warns) != 0 || len(cands) != 1 {
 		t.Fatalf("FromMCP: %v %v %d", err, warns, len(cands))

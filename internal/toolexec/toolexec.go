@@ -119,21 +119,24 @@ type Options struct {
 // Result is how an execution ended. A tool's failure is a Status with an
 // Error, never a Go error; err is for failing to run or record it at all.
 type Result struct {
-	ExecutionID   int64             `json:"execution_id,omitempty"`
-	Tool          string            `json:"tool"`
-	Version       string            `json:"version"`
-	Kind          string            `json:"kind"`
-	Status        string            `json:"status"`
-	HTTPStatus    int               `json:"http_status,omitempty"`
-	Headers       map[string]string `json:"headers,omitempty"`
-	ContentType   string            `json:"content_type,omitempty"`
-	Output        json.RawMessage   `json:"output"`
-	SchemaErrors  []string          `json:"response_schema_errors,omitempty"`
-	Error         string            `json:"error,omitempty"`
-	StartedAt     time.Time         `json:"started_at"`
-	DurationMS    float64           `json:"duration_ms"`
-	BytesSent     int64             `json:"bytes_sent"`
-	BytesReceived int64             `json:"bytes_received"`
+	ExecutionID int64             `json:"execution_id,omitempty"`
+	Tool        string            `json:"tool"`
+	Version     string            `json:"version"`
+	Kind        string            `json:"kind"`
+	Status      string            `json:"status"`
+	HTTPStatus  int               `json:"http_status,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	ContentType string            `json:"content_type,omitempty"`
+	Output      json.RawMessage   `json:"output"`
+	// Content is an MCP tool's content blocks as its server sent them
+	// (text, image, audio, resource…), for helix mcp serve to pass on typed.
+	Content       json.RawMessage `json:"content,omitempty"`
+	SchemaErrors  []string        `json:"response_schema_errors,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	StartedAt     time.Time       `json:"started_at"`
+	DurationMS    float64         `json:"duration_ms"`
+	BytesSent     int64           `json:"bytes_sent"`
+	BytesReceived int64           `json:"bytes_received"`
 }
 
 // Runner runs tools. The zero value of each field is a safe default except
@@ -237,7 +240,7 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 	if ctx.Err() != nil && res.Status != StatusOK {
 		// stopped by a signal (or the caller): whatever the runner made of
 		// the cancelled request, the record says interrupted and keeps no output
-		res.Status, res.Error, res.Output = StatusInterrupted, "interrupted before it finished: "+context.Cause(ctx).Error(), nil
+		res.Status, res.Error, res.Output, res.Content = StatusInterrupted, "interrupted before it finished: "+context.Cause(ctx).Error(), nil, nil
 		runErr = ctx.Err()
 	}
 	if res.Output == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/helixhq/helix/internal/manifest/openapi"
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -252,13 +253,13 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 				opts.F.Logger().Warn(firstLine(w.Message), "source", name, "pointer", w.Pointer)
 				continue
 			}
-			cmdutil.Fprintf(opts.IO.ErrOut, "warning: %s#%s: %s\n", name, w.Pointer, firstLine(w.Message))
+			cmdutil.Fprintf(opts.IO.ErrOut, "warning: %s#%s: %s\n", safetext.Line(name), safetext.Line(w.Pointer), safetext.Line(firstLine(w.Message)))
 		}
 		if len(l.Candidates) == 0 && len(l.Warnings) == 0 {
 			if asJSON {
 				opts.F.Logger().Warn("no tools to import", "source", name)
 			} else {
-				cmdutil.Fprintf(opts.IO.ErrOut, "%s: no tools to import\n", name)
+				cmdutil.Fprintf(opts.IO.ErrOut, "%s: no tools to import\n", safetext.Line(name))
 			}
 		}
 	}
@@ -295,7 +296,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
 	tp.Header("NAME", "VERSION", "ACTION", "STATE", "REASON")
 	for _, c := range res.Changes {
-		tp.Row(c.Name, c.Version, c.Action, c.State, c.Reason)
+		tp.Row(safetext.Line(c.Name), safetext.Line(c.Version), c.Action, c.State, safetext.Line(c.Reason))
 	}
 	if err := tp.Render(); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -92,18 +93,18 @@ func mcpCandidates(ctx context.Context, opts *ImportOptions, max manifest.Maxima
 	}
 	cctx, cancel := context.WithTimeout(ctx, opts.FetchTimeout)
 	defer cancel()
-	cs, stderr, err := toolexec.ConnectMCP(cctx, srv)
+	cs, err := toolexec.ConnectMCP(cctx, srv)
 	if err != nil {
-		if s := stderr(); s != "" {
-			err = fmt.Errorf("%w (server stderr: %s)", err, s)
+		if cs != nil && cs.Stderr() != "" {
+			err = fmt.Errorf("%w (server stderr: %s)", err, cs.Stderr())
 		}
 		return nil, fmt.Errorf("connect to the MCP server: %w (nothing was imported)", err)
 	}
 	defer cs.Close()
-	cands, warns, err := manifest.FromMCP(cctx, cs, manifest.MCPOptions{Command: srv.Command, URL: opts.MCPURL,
+	cands, warns, err := manifest.FromMCP(cctx, cs.ClientSession, manifest.MCPOptions{Command: srv.Command, URL: opts.MCPURL,
 		Namespace: opts.Namespace, Env: opts.MCPEnv, Timeout: opts.ToolTimeout, Maxima: max})
 	if err != nil {
-		return nil, fmt.Errorf("%w (nothing was imported)", err)
+		return nil, fmt.Errorf("%w (nothing was imported)", cs.Explain(err))
 	}
 	asJSON := opts.F.Global.JSON() // stderr carries JSON objects only: log lines
 	for _, w := range warns {
@@ -111,7 +112,7 @@ func mcpCandidates(ctx context.Context, opts *ImportOptions, max manifest.Maxima
 			opts.F.Logger().Warn(firstLine(w.Message), "source", "MCP server", "pointer", w.Pointer)
 			continue
 		}
-		cmdutil.Fprintf(opts.IO.ErrOut, "warning: MCP server#%s: %s\n", w.Pointer, firstLine(w.Message))
+		cmdutil.Fprintf(opts.IO.ErrOut, "warning: MCP server#%s: %s\n", safetext.Line(w.Pointer), safetext.Line(firstLine(w.Message)))
 	}
 	if len(cands) == 0 {
 		if asJSON {

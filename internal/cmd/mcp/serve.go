@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -28,8 +29,20 @@ import (
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
-// TokenKey is the setting that holds the bearer token of the HTTP transport.
-const TokenKey = "mcp.token"
+// Settings of the HTTP transport.
+const (
+	TokenKey          = "mcp.token"
+	OriginsKey        = "mcp.allowed-origins"
+	UploadTimeoutKey  = "mcp.upload-timeout"
+	SessionTimeoutKey = "mcp.session-timeout"
+)
+
+// httpSettings are the HTTP transport's settings.
+type httpSettings struct {
+	token        string
+	origins      []string
+	upload, idle time.Duration
+}
 
 // ServeOptions are the inputs of `mcp serve`.
 type ServeOptions struct {
@@ -89,12 +102,19 @@ helix://patterns/llm (memory_patterns), the user's newest 500 of each as JSON.
 --listen ADDR serves Streamable HTTP at http://ADDR/mcp. Every request must
 carry "Authorization: Bearer <token>" when mcp.token (HELIX_MCP_TOKEN) is
 set; without a token only a loopback address (127.0.0.1:PORT, [::1]:PORT,
-localhost:PORT) is accepted (exit 2).
+localhost:PORT) is accepted (exit 2). A browser page may call it only from
+localhost or an origin in mcp.allowed-origins (any other Origin: 403); a
+request body must arrive within mcp.upload-timeout (30s); a session idle for
+mcp.session-timeout (30m) ends. One message is at most 16 MiB on either
+transport; on stdio a line that is not a message (bad JSON, no "jsonrpc", a
+batch, nested over 256 levels, over 16 MiB) gets its JSON-RPC error and the
+session goes on.
 
 EXAMPLES
   helix mcp serve --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
   HELIX_MCP_TOKEN=$(openssl rand -hex 32) helix mcp serve --user-id 6f1c… --listen 0.0.0.0:8765
-  npx @modelcontextprotocol/inspector --cli helix mcp serve --user-id 6f1c… --method tools/list
+  # the Inspector starts the server with a bare environment: pass it the database
+  npx @modelcontextprotocol/inspector --cli -e DATABASE_URL="$DATABASE_URL" helix mcp serve --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b --method tools/list
 
 ` + cmdutil.ServiceExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage, cmdutil.ExitUnavailable),
 		Args: cobra.NoArgs,
@@ -196,28 +216,34 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	defer cancel()
 	go srv.Watch(ctx, opts.PollInterval)
 	if opts.Listen == "" {
-		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(opts.IO.In), Writer: nopWriteCloser{opts.IO.Out}})
+		err := srv.Run(ctx, &mcpserver.Stdio{In: opts.IO.In, Out: opts.IO.Out, Logger: log})
 		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		return nil
 	}
-	return serveHTTP(ctx, opts, srv, token, log)
+	hs := httpSettings{token: token, origins: cfg.StringSlice(OriginsKey)}
+	hs.upload, _ = time.ParseDuration(cfg.String(UploadTimeoutKey)) // config.Validate checked both
+	hs.idle, _ = time.ParseDuration(cfg.String(SessionTimeoutKey))
+	for _, o := range hs.origins {
+		if _, err := normalOrigin(o); err != nil {
+			return cmdutil.InputError(fmt.Errorf("setting %s: %w", OriginsKey, err))
+		}
+	}
+	return serveHTTP(ctx, opts, srv, hs, log)
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // serveHTTP serves Streamable HTTP at /mcp until ctx ends.
-func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcpserver.Server, token string, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, opts *ServeOptions, srv *mcpserver.Server, set httpSettings, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return cmdutil.InputError(fmt.Errorf("listen on %s: %w", opts.Listen, err))
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, &mcp.StreamableHTTPOptions{Logger: log})
+	token := set.token
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, &mcp.StreamableHTTPOptions{
+		Logger: log, SessionTimeout: set.idle, MaxRequestBodyBytes: mcpserver.MaxMessage})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", RequireToken(token, h))
+	mux.Handle("/mcp", CheckOrigin(set.origins, RequireToken(token, UploadLimits(set.upload, mcpserver.MaxMessage, h))))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	addr := ln.Addr().String()
 	log.Info("listening", "url", "http://"+addr+"/mcp", "token_required", token != "")
@@ -251,4 +277,85 @@ func RequireToken(token string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// CheckOrigin refuses (403) a request whose Origin header names neither a
+// localhost page nor one of allowed, as the MCP specification requires of a
+// Streamable HTTP server: a web page the user visits could otherwise call
+// it. A request without Origin (not from a browser) passes.
+func CheckOrigin(allowed []string, next http.Handler) http.Handler {
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		if o, err := normalOrigin(a); err == nil {
+			ok[o] = true
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		o, err := normalOrigin(origin)
+		if err == nil && (ok[o] || localOrigin(o)) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		http.Error(w, fmt.Sprintf("origin %q may not call this server: only localhost pages and the origins in %s (HELIX_MCP_ALLOWED_ORIGINS) may", origin, OriginsKey), http.StatusForbidden)
+	})
+}
+
+// normalOrigin is an origin as scheme://host[:port], lower case.
+func normalOrigin(o string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(o))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return "", fmt.Errorf("%q is not an origin: use scheme://host[:port], such as https://app.example.com", o)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+// localOrigin reports whether a normal origin is a page on this machine.
+func localOrigin(o string) bool {
+	u, _ := url.Parse(o)
+	h := u.Hostname()
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// UploadLimits refuses (413) a request body declared over max, and drops a
+// request whose body has not arrived within timeout (0: no limit): a slow
+// upload would otherwise hold its connection and buffer for ever.
+func UploadLimits(timeout time.Duration, max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			http.Error(w, fmt.Sprintf("request body of %d bytes is over the %d MiB cap of one MCP message", r.ContentLength, max>>20), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if timeout > 0 && r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the read deadline once the whole body is read: a long
+// answer streamed on the same request must not be cut. A body cut short
+// keeps it, so that the server's draining of the rest does not wait either.
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/toolexec"
 )
 
@@ -157,7 +158,7 @@ func printResult(opts *ExecOptions, res *toolexec.Result) error {
 		return cmdutil.WriteJSON(opts.IO.Out, res)
 	}
 	for _, e := range res.SchemaErrors {
-		cmdutil.Fprintf(opts.IO.ErrOut, "warning: response does not match the declared schema: %s\n", e)
+		cmdutil.Fprintf(opts.IO.ErrOut, "warning: response does not match the declared schema: %s\n", safetext.Line(e))
 	}
 	status := res.Status
 	if res.HTTPStatus != 0 {
@@ -176,6 +177,10 @@ func printResult(opts *ExecOptions, res *toolexec.Result) error {
 	}
 	if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
 		b.WriteByte('\n')
+	}
+	if opts.IO.IsStdoutTTY() { // the tool's own bytes, shown, never interpreted; a pipe gets them as they are
+		_, err := io.WriteString(opts.IO.Out, safetext.Text(b.String()))
+		return err
 	}
 	_, err := opts.IO.Out.Write(b.Bytes())
 	return err

@@ -14,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -103,7 +104,7 @@ func listRun(ctx context.Context, opts *Options) error {
 		if hosts == "" {
 			hosts = "none"
 		}
-		tp.Row(t.Name, t.Version, t.State, hosts, cmdutil.FormatTime(t.UpdatedAt))
+		tp.Row(safetext.Line(t.Name), safetext.Line(t.Version), t.State, safetext.Line(hosts), cmdutil.FormatTime(t.UpdatedAt))
 	}
 	return tp.Render()
 }
@@ -152,35 +153,50 @@ func showRun(ctx context.Context, opts *Options) error {
 	return printTool(opts.IO.Out, t)
 }
 
+// printTool shows a version for review: above all what approving it lets
+// run (a local command, a URL, a container) and with what limits. Every
+// text that came from outside (the manifest is what a document or a server
+// said) is escaped: a description cannot clear the screen or forge a line.
 func printTool(w io.Writer, t *manifest.Tool) error {
 	m := t.Manifest
+	q := safetext.Line
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s@%s  %s\n", t.Name, t.Version, t.State)
-	fmt.Fprintf(&b, "source:      %s\n", t.Source)
+	fmt.Fprintf(&b, "%s@%s  %s\n", q(t.Name), q(t.Version), t.State)
+	if m.Title != "" {
+		fmt.Fprintf(&b, "title:       %s\n", q(m.Title))
+	}
+	fmt.Fprintf(&b, "source:      %s\n", q(t.Source))
 	fmt.Fprintf(&b, "sha256:      %s\n", t.SHA256)
 	if m.Description != "" {
-		fmt.Fprintf(&b, "description: %s\n", firstLine(m.Description))
-	}
-	switch e := m.Entrypoint; {
-	case e.HTTP != nil:
-		fmt.Fprintf(&b, "entrypoint:  http %s %s\n", e.HTTP.Method, e.HTTP.URL)
-	case e.Container != nil:
-		fmt.Fprintf(&b, "entrypoint:  container %s %s\n", e.Container.Image, strings.Join(e.Container.Command, " "))
-	default:
-		fmt.Fprintf(&b, "entrypoint:  skill %s\n", e.Skill)
+		fmt.Fprintf(&b, "description: %s\n", q(firstLine(m.Description)))
 	}
 	p := m.Permissions
 	hosts := strings.Join(p.Network, ", ")
 	if hosts == "" {
 		hosts = "none"
 	}
-	fmt.Fprintf(&b, "network:     %s\n", hosts)
-	for _, q := range []struct {
+	switch e := m.Entrypoint; {
+	case e.HTTP != nil:
+		fmt.Fprintf(&b, "entrypoint:  http %s %s\n", q(e.HTTP.Method), q(e.HTTP.URL))
+	case e.Container != nil:
+		fmt.Fprintf(&b, "entrypoint:  container %s %s\n", q(e.Container.Image), q(strings.Join(e.Container.Command, " ")))
+	case e.MCP != nil && len(e.MCP.Command) > 0:
+		fmt.Fprintf(&b, "entrypoint:  mcp tool %s of the stdio MCP server this command starts\n", q(e.MCP.Tool))
+		fmt.Fprintf(&b, "command:     %s\n", q(shellQuote(e.MCP.Command)))
+		fmt.Fprintf(&b, "sandbox:     none: the command runs as helix's user, with PATH and the granted credentials as its only environment\n")
+		hosts = "not limited: the command reaches what it wants"
+	case e.MCP != nil:
+		fmt.Fprintf(&b, "entrypoint:  mcp tool %s of the Streamable HTTP MCP server at %s\n", q(e.MCP.Tool), q(e.MCP.URL))
+	default:
+		fmt.Fprintf(&b, "entrypoint:  skill %s\n", q(e.Skill))
+	}
+	fmt.Fprintf(&b, "network:     %s\n", q(hosts))
+	for _, kv := range []struct {
 		k string
 		v any
 	}{{"storage", p.Storage}, {"cpu", p.CPU}, {"memory", p.Memory}, {"timeout", p.Timeout}} {
-		if q.v != nil && q.v != "" {
-			fmt.Fprintf(&b, "%-12s %v\n", q.k+":", q.v)
+		if kv.v != nil && kv.v != "" {
+			fmt.Fprintf(&b, "%-12s %s\n", kv.k+":", q(fmt.Sprint(kv.v)))
 		}
 	}
 	for i, set := range m.Credentials {
@@ -192,20 +208,37 @@ func printTool(w io.Writer, t *manifest.Tool) error {
 		if i > 0 {
 			label = "  or"
 		}
-		fmt.Fprintf(&b, "%-12s %s\n", label, strings.Join(names, " + "))
+		fmt.Fprintf(&b, "%-12s %s\n", label, q(strings.Join(names, " + ")))
+	}
+	if len(m.Tags) > 0 {
+		fmt.Fprintf(&b, "tags:        %s\n", q(strings.Join(m.Tags, ", ")))
 	}
 	if ps := paramSummary(m.Parameters); ps != "" {
-		fmt.Fprintf(&b, "parameters:  %s\n", ps)
+		fmt.Fprintf(&b, "parameters:  %s\n", q(ps))
 	}
 	for _, n := range m.Notes {
-		fmt.Fprintf(&b, "note:        %s\n", n)
+		fmt.Fprintf(&b, "note:        %s\n", q(n))
 	}
 	b.WriteString("audit:\n")
 	for _, a := range t.Audit {
-		fmt.Fprintf(&b, "  %s  %-10s %s → %s  %s\n", cmdutil.FormatTime(a.At), a.Actor, a.From, a.To, a.Reason)
+		fmt.Fprintf(&b, "  %s  %-10s %s → %s  %s\n", cmdutil.FormatTime(a.At), q(a.Actor), a.From, a.To, q(a.Reason))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shellQuote is argv as a POSIX shell would take it: a word with anything
+// but letters, digits and -_./=:@,+ is quoted.
+func shellQuote(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }
 
 // NewCmdApprove approves a proposed tool version.
