@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -135,15 +137,24 @@ func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec
 func Insert[A interface {
 	river.JobArgs
 	river.JobArgsWithInsertOpts
-}](ctx context.Context, pool *pgxpool.Pool, args []A) (*EnqueueResult, error) {
+}](ctx context.Context, pool *pgxpool.Pool, args []A, priority int) (*EnqueueResult, error) {
 	c, err := NewInsertClient(pool)
 	if err != nil {
 		return nil, err
 	}
-	return Enqueue(ctx, c, args)
+	return Enqueue(ctx, c, args, priority)
 }
 
-// Summary is the line an enqueuing command prints.
+// Summary is the line an enqueuing command prints: the counts, then the
+// ids of the jobs (for helix jobs wait / show).
 func (r *EnqueueResult) Summary() string {
-	return fmt.Sprintf("enqueued %d %s jobs on queue %s (%d already queued)", r.Enqueued, r.Kind, r.Queue, r.Duplicates)
+	s := fmt.Sprintf("enqueued %d %s jobs on queue %s at priority %d (%d already queued)", r.Enqueued, r.Kind, r.Queue, r.Priority, r.Duplicates)
+	if len(r.Jobs) == 0 {
+		return s
+	}
+	ids := make([]string, len(r.Jobs))
+	for i, j := range r.Jobs {
+		ids[i] = strconv.FormatInt(j.ID, 10)
+	}
+	return s + ": jobs " + strings.Join(ids, " ")
 }
