@@ -48,6 +48,9 @@ type Deps struct {
 	// ManifestMaxima are the manifest.max-* settings.
 	ManifestMaxima func() (manifest.Maxima, error)
 	UserAgent      string
+	// ExitCode classes a failed run as the command would in-process
+	// (cmdutil.Code), recorded in job_runs.exit_code for helix jobs wait.
+	ExitCode func(error) int
 }
 
 func (d *Deps) now() func() time.Time {
@@ -105,7 +108,7 @@ func (e errPermanent) Unwrap() error { return e.error }
 // and the job completes: retrying would fail the same items again.
 func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec,
 	fn func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error) error {
-	spec.Params, spec.NoReap, spec.Now = RunParamsOf(job, 1), true, d.now()
+	spec.Params, spec.NoReap, spec.Now, spec.ExitCode = RunParamsOf(job, 1), true, d.now(), d.ExitCode
 	err := jobrun.Do(ctx, d.Pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		counts := map[string]any{}
 		complete := func(ctx context.Context, tx pgx.Tx) error {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -217,20 +216,7 @@ func (o *Options) validate() error {
 	return nil
 }
 
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(d); err == nil && n >= 0 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, cmdutil.FlagErrorf("invalid --since %q: use an RFC 3339 time (2026-10-01T00:00:00Z) or an age (90d, 12h)", s)
-}
+func parseSince(s string, now time.Time) (time.Time, error) { return shared.ParseSince(s, now) }
 
 func (o *Options) params() synthesis.Params {
 	p := synthesis.DefaultParams()
