@@ -311,7 +311,9 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 		return err
 	}
 	var res *queue.EnqueueResult
-	if opts.UsersPerJob == 1 {
+	if opts.UsersPerJob == 1 || !opts.AllUsers {
+		// one user (--user-id): a synthesize job carrying its user_id, which
+		// jobs list --user-id and the desktop read
 		args := make([]queue.SynthesizeArgs, len(users))
 		for i, u := range users {
 			args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
