@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -157,4 +158,15 @@ func Workers(d *Deps) *river.Workers {
 	river.AddWorker(ws, &CatalogFetchWorker{d: d})
 	river.AddWorker(ws, &ManifestImportWorker{d: d})
 	return ws
+}
+
+// EnsureQueue records queue name in river_queue as River's producers do
+// when a worker starts it (same row, same defaults), so that it can be
+// paused before any worker ran it. A row that exists is left as it is.
+func EnsureQueue(ctx context.Context, q interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}, name string) error {
+	_, err := q.Exec(ctx, `INSERT INTO river_queue (name, created_at, metadata, updated_at)
+		VALUES ($1, now(), '{}', now()) ON CONFLICT (name) DO NOTHING`, name)
+	return err
 }
