@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +18,9 @@ import (
 	"github.com/helixhq/helix/internal/cmd/factory"
 	"github.com/helixhq/helix/internal/cmd/root"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/earlysignal"
 	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/skill"
 )
@@ -27,10 +30,12 @@ func Main() cmdutil.ExitCode {
 	// A JavaScript skill's child process is no command of the user's: it
 	// skips the command tree and the configuration, a millisecond of its start.
 	if skill.IsChild(os.Args) {
+		earlysignal.Release()
 		return cmdutil.ExitCode(skill.RunChild(os.Stdin, os.Stdout))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// SIGINT and SIGTERM have been caught since package initialisation
+	// (earlysignal): one that came already cancels ctx.
+	ctx := earlysignal.Context(context.Background())
 	// helix ... | head: Go's runtime kills a process writing to a closed
 	// stdout pipe with SIGPIPE (exit 141). Notified, the write returns EPIPE
 	// instead, and a reader that has had enough is a quiet success (below).
@@ -38,13 +43,26 @@ func Main() cmdutil.ExitCode {
 	f, cleanup := factory.New(build.Version)
 	defer cleanup()
 	// The output format must be known before cobra parses anything: a usage
-	// error is reported as JSON however -o json was given (early, late, or
-	// HELIX_OUTPUT), since the desktop app reads stderr line by line.
-	f.Global.Output = EarlyOutput(os.Args[1:], f.Global.Output)
+	// error is reported as JSON however -o json was given (early, late,
+	// HELIX_OUTPUT, or the config file), since the desktop app reads stderr
+	// line by line.
+	given := EarlyOutput(os.Args[1:], "")
+	f.Global.Output = cmp.Or(given, f.Global.Output)
+	var err error
 	cmd := root.NewCmdRoot(f)
-	err := cmd.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		// a signal before the command started: nothing is run
+		err = beforeStart{context.Cause(ctx)}
+	} else {
+		err = cmd.ExecuteContext(ctx)
+	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return cmdutil.ExitOK
+	}
+	if !f.Global.Started && given == "" {
+		// the configuration was not resolved: its output setting applies
+		// to this error all the same (flags and usage errors included)
+		f.Global.Output = ConfigOutput(os.Args[1:], f.Global.Output)
 	}
 	if !f.Global.Started && !errors.Is(err, context.Canceled) {
 		// cobra refused the command line before any of helix's code ran
@@ -91,6 +109,39 @@ func EarlyOutput(args []string, def string) string {
 		}
 	}
 	if v, ok := os.LookupEnv("HELIX_OUTPUT"); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// beforeStart is a signal that came before the command started.
+type beforeStart struct{ cause error }
+
+func (e beforeStart) Error() string   { return e.cause.Error() + " before the command started" }
+func (e beforeStart) Unwrap() []error { return []error{e.cause, context.Canceled} }
+
+// ConfigOutput is the config file's output setting, for an error raised
+// before the configuration was resolved: the file is the one --config (as
+// given in args), HELIX_CONFIG or the default places name. A file that
+// cannot be read, or a value that is not valid, leaves def.
+func ConfigOutput(args []string, def string) string {
+	path := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if a == "--config" && i+1 < len(args) {
+			path = args[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--config="); ok {
+			path = v
+		}
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return def
+	}
+	if v := cfg.String("output"); cmdutil.ValidateOutput(v) == nil {
 		return v
 	}
 	return def

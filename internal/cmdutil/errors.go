@@ -21,6 +21,7 @@ const (
 	ExitPartial     = exitcode.Partial
 	ExitUnavailable = exitcode.Unavailable
 	ExitSkipped     = exitcode.Skipped
+	ExitPending     = exitcode.Pending
 	ExitInterrupted = exitcode.Interrupted
 )
 

@@ -43,6 +43,7 @@ var argumentFlags = set(
 	"min-context", "mode", "model-unlisted", "name", "namespace", "out", "params", "reason", "reembed", "run-now",
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
+	"priority", "type", // issue 44: --enqueue --priority, patterns list --type
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
 	"no-descriptions",                   // cobra's completion SHELL: the script to print
 	"all",                               // issue 30: jobs list --all shows helix's internal jobs too

@@ -19,6 +19,7 @@ const (
 	Partial     Code = 3   // some items failed, the rest were done
 	Unavailable Code = 4   // database or provider unreachable: retry later
 	Skipped     Code = 5   // another instance holds the job's lock
+	Pending     Code = 6   // helix jobs wait --timeout passed: the jobs are still queued or running
 	Interrupted Code = 130 // SIGINT/SIGTERM before finishing
 )
 
@@ -31,6 +32,7 @@ const Help = `EXIT STATUS
   3    partial: some items failed, the rest were done
   4    unavailable: database or provider unreachable, retry later
   5    skipped: another instance holds the job's lock
+  6    pending: helix jobs wait --timeout passed, the jobs keep running
   130  interrupted by SIGINT/SIGTERM before finishing`
 
 // meanings are Help's lines, for one command's section.
@@ -123,6 +125,9 @@ func AsUnavailable(err error) error { return wrap(Unavailable, "unavailable", er
 
 // AsSkipped marks a job skipped because another instance holds its lock: exit 5.
 func AsSkipped(err error) error { return wrap(Skipped, "skipped", err) }
+
+// AsPending marks a wait that gave up while the jobs still run: exit 6.
+func AsPending(err error) error { return wrap(Pending, "pending", err) }
 
 // AsDrift marks a verification that found differences: exit 1.
 func AsDrift(err error) error { return wrap(Failed, "drift", err) }

@@ -41,6 +41,10 @@ type Spec struct {
 	// NoReap skips closing dead runs' rows first (River workers reap on a timer instead).
 	NoReap bool
 	Now    func() time.Time
+	// ExitCode, when set, is recorded in job_runs.exit_code for a run that
+	// failed: the exit status the same failure gives a command in-process
+	// (a worker's runs, which helix jobs wait reports; issue 44).
+	ExitCode func(error) int
 }
 
 // Run is a started run. Conn is a connection of its own, held for the run's
@@ -51,6 +55,7 @@ type Run struct {
 	Conn   *pgxpool.Conn
 	lock   *db.Lock
 	status string
+	code   func(error) int
 }
 
 // SetStatus overrides the status Do derives from the returned error.
@@ -167,7 +172,7 @@ func startOn(ctx context.Context, pool *pgxpool.Pool, lock *db.Lock, spec Spec) 
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Conn: conn, lock: lock}
+	r := &Run{Conn: conn, lock: lock, code: spec.ExitCode}
 	args := append([]any{spec.Job, p, spec.Now()}, lock.AddArgs()...)
 	err = conn.QueryRow(ctx, `WITH r AS (INSERT INTO job_runs (job, params, started_at, status) VALUES ($1, $2, $3, 'running') RETURNING id),
 		l AS (`+fmt.Sprintf(db.AddSQL, `'job-run:' || r.id`, 4, 5, 6)+` FROM r)
@@ -204,13 +209,18 @@ func (r *Run) finish(ctx context.Context, status string, counts any, jobErr erro
 		c = []byte("null")
 	}
 	var msg *string
+	var code *int
 	if jobErr != nil {
 		s := redact.String(jobErr.Error())
 		msg = &s
+		if r.code != nil {
+			n := r.code(jobErr)
+			code = &n
+		}
 	}
 	r.Conn.Release()
 	b := &pgx.Batch{}
-	b.Queue(`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4 WHERE id = $1`, r.ID, status, c, msg)
+	b.Queue(`UPDATE job_runs SET finished_at = clock_timestamp(), status = $2, counts = $3, error = $4, exit_code = $5 WHERE id = $1`, r.ID, status, c, msg, code)
 	return errors.Join(err, r.lock.ReleaseWith(ctx, b))
 }
 

@@ -140,6 +140,7 @@ func Queues() []string {
 var notJobs = map[string]string{
 	"worker":         "it is the service that runs schedules",
 	"jobs":           "it steers the queue, it is not a job",
+	"patterns":       "it reads patterns, it is not a job",
 	"schedule":       "it manages schedules, it is not a job",
 	"decay schedule": "it is a long-running service; schedule decay run instead",
 	"migrate":        "it is an administration command, not a job",

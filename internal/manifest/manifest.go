@@ -353,10 +353,10 @@ func schemaCompileError(err error) error {
 	if ptr == "" {
 		ptr = "/"
 	}
-	return fmt.Errorf("at %s: %s", ptr, leaf.ErrorKind.LocalizedString(printer))
+	return fmt.Errorf("at %s: %s", ptr, leaf.ErrorKind.LocalizedString(printer()))
 }
 
-var printer = message.NewPrinter(language.English)
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // ParseManifest decodes and validates one manifest document: against the
 // JSON Schema first, then semantically (semver, hosts, limits, parameter schemas).
@@ -419,7 +419,7 @@ func schemaError(d *Document, ve *jsonschema.ValidationError) error {
 	for _, t := range leaf.InstanceLocation {
 		ptr += "/" + Escape(t)
 	}
-	msg := leaf.ErrorKind.LocalizedString(printer)
+	msg := leaf.ErrorKind.LocalizedString(printer())
 	if strings.Contains(msg, "additional propert") {
 		// Point at the unknown field itself, not at its parent.
 		if m, ok := ValueAt(d.Tree, leaf.InstanceLocation).(map[string]any); ok {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,12 +100,12 @@ func mcpManifest(t *mcp.Tool, ns, version string, o MCPOptions, hosts Network, c
 	if t.Name == "" {
 		return nil, left("/name", fmt.Errorf("a tool without a name"))
 	}
-	tn := nonName.ReplaceAllString(t.Name, "_")
+	tn := nonName().ReplaceAllString(t.Name, "_")
 	full := tn
 	if ns != "" {
 		full = ns + "." + tn
 	}
-	if !mcpToolName.MatchString(full) {
+	if !mcpToolName().MatchString(full) {
 		return nil, left("/name", fmt.Errorf("%q is not a tool name: up to 128 letters, digits, '_', '-' or '.', starting with a letter (give a --namespace)", full))
 	}
 	params, err := schemaObject(t.InputSchema)
@@ -153,7 +154,7 @@ func mcpManifest(t *mcp.Tool, ns, version string, o MCPOptions, hosts Network, c
 }
 
 // mcpToolName is the manifest schema's pattern of a name.
-var mcpToolName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
+var mcpToolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`) })
 
 // schemaObject is a tool schema as plain JSON values, without its $schema:
 // helix checks every schema as 2020-12, and MCP servers often name draft-07

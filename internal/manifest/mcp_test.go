@@ -80,7 +80,7 @@ func FuzzMCPManifest(f *testing.F) {
 		if m == nil {
 			return
 		}
-		if !mcpToolName.MatchString(m.Name) {
+		if !mcpToolName().MatchString(m.Name) {
 			t.Fatalf("name %q", m.Name)
 		}
 		_, doc, err := Digest(m)

@@ -77,7 +77,7 @@ func BenchmarkSynthesizeJob(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Enqueue(ctx, ic, args); err != nil {
+	if _, err := Enqueue(ctx, ic, args, PriorityBatch); err != nil {
 		b.Fatal(err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{

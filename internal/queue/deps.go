@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +48,9 @@ type Deps struct {
 	// ManifestMaxima are the manifest.max-* settings.
 	ManifestMaxima func() (manifest.Maxima, error)
 	UserAgent      string
+	// ExitCode classes a failed run as the command would in-process
+	// (cmdutil.Code), recorded in job_runs.exit_code for helix jobs wait.
+	ExitCode func(error) int
 }
 
 func (d *Deps) now() func() time.Time {
@@ -103,7 +108,7 @@ func (e errPermanent) Unwrap() error { return e.error }
 // and the job completes: retrying would fail the same items again.
 func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec jobrun.Spec,
 	fn func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error) error {
-	spec.Params, spec.NoReap, spec.Now = RunParamsOf(job, 1), true, d.now()
+	spec.Params, spec.NoReap, spec.Now, spec.ExitCode = RunParamsOf(job, 1), true, d.now(), d.ExitCode
 	err := jobrun.Do(ctx, d.Pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		counts := map[string]any{}
 		complete := func(ctx context.Context, tx pgx.Tx) error {
@@ -135,15 +140,24 @@ func work[T river.JobArgs](ctx context.Context, d *Deps, job *river.Job[T], spec
 func Insert[A interface {
 	river.JobArgs
 	river.JobArgsWithInsertOpts
-}](ctx context.Context, pool *pgxpool.Pool, args []A) (*EnqueueResult, error) {
+}](ctx context.Context, pool *pgxpool.Pool, args []A, priority int) (*EnqueueResult, error) {
 	c, err := NewInsertClient(pool)
 	if err != nil {
 		return nil, err
 	}
-	return Enqueue(ctx, c, args)
+	return Enqueue(ctx, c, args, priority)
 }
 
-// Summary is the line an enqueuing command prints.
+// Summary is the line an enqueuing command prints: the counts, then the
+// ids of the jobs (for helix jobs wait / show).
 func (r *EnqueueResult) Summary() string {
-	return fmt.Sprintf("enqueued %d %s jobs on queue %s (%d already queued)", r.Enqueued, r.Kind, r.Queue, r.Duplicates)
+	s := fmt.Sprintf("enqueued %d %s jobs on queue %s at priority %d (%d already queued)", r.Enqueued, r.Kind, r.Queue, r.Priority, r.Duplicates)
+	if len(r.Jobs) == 0 {
+		return s
+	}
+	ids := make([]string, len(r.Jobs))
+	for i, j := range r.Jobs {
+		ids[i] = strconv.FormatInt(j.ID, 10)
+	}
+	return s + ": jobs " + strings.Join(ids, " ")
 }

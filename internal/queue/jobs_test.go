@@ -152,7 +152,7 @@ func TestEnqueueBatches(t *testing.T) {
 		args[i] = SynthesizeUsersArgs{UserIDs: b, Params: synthesis.DefaultParams()}
 		want = append(want, rivertest.ExpectedJob{Args: args[i], Opts: &rivertest.RequireInsertedOpts{Queue: j.Queue, MaxAttempts: j.Attempts}})
 	}
-	res, err := Enqueue(ctx, txInserter{c, tx}, args)
+	res, err := Enqueue(ctx, txInserter{c, tx}, args, PriorityBatch)
 	if err != nil || res.Enqueued != len(batches) {
 		t.Fatalf("enqueue: %+v, %v", res, err)
 	}

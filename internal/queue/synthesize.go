@@ -365,7 +365,7 @@ type SynthesizeWorker struct {
 func (w *SynthesizeWorker) Work(ctx context.Context, job *river.Job[SynthesizeArgs]) error {
 	a := job.Args
 	var failed error
-	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, 1), NoReap: true, Now: w.d.now()},
+	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, 1), NoReap: true, Now: w.d.now(), ExitCode: w.d.ExitCode},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			var counts map[string]int
 			s := Synthesis{Pool: w.d.Pool, Conn: run.Conn, Users: []uuid.UUID{a.UserID}, Filter: synthstore.Filter{Since: a.Since, Limit: a.Limit},
@@ -418,7 +418,7 @@ type SynthesizeUsersWorker struct {
 func (w *SynthesizeUsersWorker) Work(ctx context.Context, job *river.Job[SynthesizeUsersArgs]) error {
 	a := job.Args
 	filter := synthstore.Filter{Since: a.Since, Limit: a.Limit}
-	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, len(a.UserIDs)), NoReap: true, Now: w.d.now()},
+	err := jobrun.Do(ctx, w.d.Pool, jobrun.Spec{Job: jobs.RunSynthesize, Params: RunParamsOf(job, len(a.UserIDs)), NoReap: true, Now: w.d.now(), ExitCode: w.d.ExitCode},
 		func(ctx context.Context, run *jobrun.Run) (any, error) {
 			counts := map[string]int{"users": len(a.UserIDs)}
 			states, err := synthstore.Snapshots(ctx, run.Conn, a.UserIDs, filter, a.Params)

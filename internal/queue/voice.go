@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/jobrun"
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/voice"
@@ -64,7 +65,11 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[TranscribeAr
 			case voice.StatusFailed:
 				counts["transcribed"], counts["failed"] = 0, 1
 				err := errors.New(r.Error)
-				if r.Kind == voice.FailInput || r.Kind == voice.FailProvider {
+				if r.Kind == voice.FailInput {
+					// classed as in-process: exit 2 (helix jobs wait)
+					return errPermanent{exitcode.AsInput(err)}
+				}
+				if r.Kind == voice.FailProvider {
 					return errPermanent{err}
 				}
 				return err

@@ -377,3 +377,38 @@ func (c *Cache) Get(ctx context.Context) (*Figures, error) {
 	}
 	return c.last, err
 }
+
+// Waiting is how many available jobs of a queue wait at one priority.
+type Waiting struct {
+	Queue    string `json:"queue"`
+	Priority int    `json:"priority"`
+	Jobs     int64  `json:"jobs"`
+	// AtLeast: the count stopped at the cap; there are more.
+	AtLeast bool `json:"at_least"`
+}
+
+// ReadWaiting counts the available jobs of each queue by priority (1 is
+// fetched first), each count an index-only scan of at most limit rows of
+// river_job_prioritized_fetching_index (state, queue, priority, …): cheap
+// on a backlog of millions. Pairs with no job are left out.
+func ReadWaiting(ctx context.Context, q interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, queues []string, limit int) ([]Waiting, error) {
+	rows, err := q.Query(ctx, `SELECT q, p, (SELECT count(*) FROM (SELECT 1 FROM river_job
+			WHERE state = 'available' AND queue = q AND priority = p LIMIT $2) s)
+		FROM unnest($1::text[]) WITH ORDINALITY AS u(q, o) CROSS JOIN generate_series(1, 4) AS p
+		ORDER BY o, p`, queues, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := []Waiting{}
+	var w Waiting
+	_, err = pgx.ForEachRow(rows, []any{&w.Queue, &w.Priority, &w.Jobs}, func() error {
+		if w.Jobs > 0 {
+			w.AtLeast = w.Jobs >= int64(limit)
+			out = append(out, w)
+		}
+		return nil
+	})
+	return out, err
+}

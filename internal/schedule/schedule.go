@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,7 +33,7 @@ func (e *NotFoundError) Error() string {
 }
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
 
 // never stands for "no instant after this one" in next_tick.
 var never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
@@ -51,7 +52,7 @@ type Spec struct {
 // Validate checks everything but the job's command line (the CLI resolves
 // that against its command tree) and returns the parsed spec.
 func (s Spec) Validate() (cron.Schedule, error) {
-	if !nameRE.MatchString(s.Name) {
+	if !nameRE().MatchString(s.Name) {
 		return nil, fmt.Errorf("invalid schedule name %q: use 1-63 of a-z 0-9 . _ -, starting with a letter or digit", s.Name)
 	}
 	sched, err := Parse(s.Cron, s.Timezone)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Markers that replace what was found. They hold brackets, which none of the
@@ -48,60 +49,66 @@ const (
 
 // keyRes are API keys and tokens by their documented prefixes and shapes,
 // longest prefixes first so that sk-ant- is not taken for an OpenAI sk- key.
-var keyRes = regexp.MustCompile(strings.Join([]string{
-	`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
-	`\bsk-ant-[A-Za-z0-9_-]{16,}`,                                     // Anthropic
-	`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`,               // OpenAI
-	`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,                   // Stripe
-	`\bgh[pousr]_[A-Za-z0-9]{30,}`,                                    // GitHub
-	`\bgithub_pat_[A-Za-z0-9_]{30,}`,                                  // GitHub fine-grained
-	`\bglpat-[A-Za-z0-9_-]{20,}`,                                      // GitLab
-	`\bxox[abposr]-[A-Za-z0-9-]{10,}`,                                 // Slack
-	`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,                                   // AWS access key id
-	`\bAIza[0-9A-Za-z_-]{35}`,                                         // Google API key
-	`\bhf_[A-Za-z0-9]{30,}`,                                           // Hugging Face
-	`\bnpm_[A-Za-z0-9]{36}`,                                           // npm
-	`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, // JWT
-	`(?i:\bbearer\s+)[A-Za-z0-9._~+/-]{16,}=*`,                        // Authorization header value
-}, "|"))
+var keyRes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(strings.Join([]string{
+		`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`,
+		`\bsk-ant-[A-Za-z0-9_-]{16,}`,                                     // Anthropic
+		`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`,               // OpenAI
+		`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,                   // Stripe
+		`\bgh[pousr]_[A-Za-z0-9]{30,}`,                                    // GitHub
+		`\bgithub_pat_[A-Za-z0-9_]{30,}`,                                  // GitHub fine-grained
+		`\bglpat-[A-Za-z0-9_-]{20,}`,                                      // GitLab
+		`\bxox[abposr]-[A-Za-z0-9-]{10,}`,                                 // Slack
+		`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,                                   // AWS access key id
+		`\bAIza[0-9A-Za-z_-]{35}`,                                         // Google API key
+		`\bhf_[A-Za-z0-9]{30,}`,                                           // Hugging Face
+		`\bnpm_[A-Za-z0-9]{36}`,                                           // npm
+		`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, // JWT
+		`(?i:\bbearer\s+)[A-Za-z0-9._~+/-]{16,}=*`,                        // Authorization header value
+	}, "|"))
+})
 
 var (
-	emailRe = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+	emailRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+	})
 	// digitRunRe finds runs of digit groups joined by single spaces or
 	// dashes; cards finds the Luhn-valid numbers in them.
-	digitRunRe = regexp.MustCompile(`\b\d+(?:[ -]\d+)*\b`)
+	digitRunRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b\d+(?:[ -]\d+)*\b`) })
 	// phoneRe finds candidates; phoneShape decides.
-	phoneRe = regexp.MustCompile(`(?:\+|\(|\b)\d[\d ().-]{5,22}\d\b`)
-	nanpRe  = regexp.MustCompile(`^(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-]?)\d{3}[ .-]?\d{4}$`)
-	natRe   = regexp.MustCompile(`^0\d{1,4}[ -]?\d{3,4}[ -]?\d{3,4}$`)
-	tokenRe = regexp.MustCompile(`[A-Za-z0-9+/=_.~-]{20,}`)
+	phoneRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\+|\(|\b)\d[\d ().-]{5,22}\d\b`) })
+	nanpRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-]?)\d{3}[ .-]?\d{4}$`)
+	})
+	natRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0\d{1,4}[ -]?\d{3,4}[ -]?\d{3,4}$`) })
+	tokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/=_.~-]{20,}`) })
 )
 
 // Text returns s with every secret and identifier replaced by its marker,
 // and how many of each it replaced.
 func Text(s string) (string, Counts) {
 	var c Counts
-	s = keyRes.ReplaceAllStringFunc(s, func(m string) string {
+	s = keyRes().ReplaceAllStringFunc(s, func(m string) string {
 		c.Keys++
 		return KeyMarker
 	})
-	s = emailRe.ReplaceAllStringFunc(s, func(m string) string {
+	s = emailRe().ReplaceAllStringFunc(s, func(m string) string {
 		c.Emails++
 		return EmailMarker
 	})
-	s = digitRunRe.ReplaceAllStringFunc(s, func(m string) string {
+	s = digitRunRe().ReplaceAllStringFunc(s, func(m string) string {
 		out, n := cards(m)
 		c.Cards += n
 		return out
 	})
-	s = phoneRe.ReplaceAllStringFunc(s, func(m string) string {
+	s = phoneRe().ReplaceAllStringFunc(s, func(m string) string {
 		if !phoneShape(m) {
 			return m
 		}
 		c.Phones++
 		return PhoneMarker
 	})
-	s = tokenRe.ReplaceAllStringFunc(s, func(m string) string {
+	s = tokenRe().ReplaceAllStringFunc(s, func(m string) string {
 		if !highEntropy(m) {
 			return m
 		}
@@ -193,7 +200,7 @@ func phoneShape(m string) bool {
 	if strings.HasPrefix(m, "+") {
 		return n >= 8 && n <= 15 && !strings.Contains(m, "..")
 	}
-	return nanpRe.MatchString(m) || natRe.MatchString(m)
+	return nanpRe().MatchString(m) || natRe().MatchString(m)
 }
 
 func highEntropy(m string) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/catalog"
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/iostreams"
@@ -27,6 +28,7 @@ type FetchOptions struct {
 	Providers []string
 	Out       string
 	Enqueue   bool
+	Priority  int
 	Net       NetOptions
 }
 
@@ -103,6 +105,7 @@ once; it cannot be combined with --out (the file would be the worker's).
 	cmd.Flags().StringVar(&opts.Out, "out", "", "also write the stored snapshot to this file")
 	cmd.Flags().BoolVar(&opts.Enqueue, "enqueue", false, "queue the fetch as a job for helix worker and return at once")
 	addNetFlags(cmd, &opts.Net)
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -124,7 +127,7 @@ func fetchRun(ctx context.Context, opts *FetchOptions) error {
 		return err
 	}
 	if opts.Enqueue {
-		res, err := queue.Insert(ctx, pool, []queue.CatalogFetchArgs{{Source: opts.Source, Providers: opts.Providers, Net: opts.Net.queued()}})
+		res, err := queue.Insert(ctx, pool, []queue.CatalogFetchArgs{{Source: opts.Source, Providers: opts.Providers, Net: opts.Net.queued()}}, queue.PriorityFor(true, opts.Priority))
 		if err != nil {
 			return err
 		}

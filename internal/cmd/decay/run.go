@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/decay"
@@ -23,11 +24,12 @@ type RunOptions struct {
 	IO *iostreams.IOStreams
 	F  *cmdutil.Factory
 	jobFlags
-	At      string
-	Full    bool
-	Enqueue bool
-	DryRun  bool
-	atTime  time.Time
+	At       string
+	Full     bool
+	Enqueue  bool
+	DryRun   bool
+	Priority int
+	atTime   time.Time
 }
 
 // NewCmdRun computes retention once.
@@ -113,6 +115,7 @@ record, no lock.
 	cmd.Flags().BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per id range (a full run) for helix worker and return at once")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what a full run would write, and write nothing")
 	opts.add(cmd)
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -183,7 +186,7 @@ func enqueue(ctx context.Context, opts *RunOptions, pool *pgxpool.Pool, o decay.
 	for i, r := range rs {
 		args[i] = queue.DecayArgs{Range: r, UserID: o.UserID, At: o.At.UTC(), ForgetBelow: o.ForgetBelow, Memory: o.Memory, Layers: o.Layers}
 	}
-	res, err := queue.Insert(ctx, pool, args)
+	res, err := queue.Insert(ctx, pool, args, queue.PriorityFor(o.UserID != "", opts.Priority))
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ type Options struct {
 	MaxInputTokens int
 	Concurrency    int
 	Enqueue        bool
+	Priority       int
 	DryRun         bool
 
 	user uuid.UUID
@@ -134,6 +135,7 @@ the enqueuing host needs none.
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per user for helix worker and return at once")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "count the rows and tokens a run would send and estimate its cost; send nothing")
 	cmd.MarkFlagsMutuallyExclusive("dry-run", "enqueue")
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -306,7 +308,7 @@ func enqueue(ctx context.Context, opts *Options) error {
 		args[i] = queue.EmbedArgs{UserID: u, Model: opts.Model, Reembed: opts.Reembed, BatchSize: opts.BatchSize,
 			BatchTokens: opts.BatchTokens, MaxInputTokens: opts.MaxInputTokens, Concurrency: opts.Concurrency}
 	}
-	res, err := queue.Insert(ctx, pool, args)
+	res, err := queue.Insert(ctx, pool, args, queue.PriorityFor(!opts.AllUsers, opts.Priority))
 	if err != nil {
 		return err
 	}

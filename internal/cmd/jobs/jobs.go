@@ -24,11 +24,12 @@ import (
 func NewCmdJobs(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jobs",
-		Short: "List, show, retry, cancel and count queued jobs",
+		Short: "List, show, wait for, retry, cancel and count queued jobs; pause and resume queues",
 		Long: `Inspect and steer the River jobs helix worker works (river_job in helix's
 database). River's web UI, riverui, works on the same database too.`,
 	}
-	cmd.AddCommand(NewCmdList(f, nil), newCmdShow(f), newCmdAct(f, "retry"), newCmdAct(f, "cancel"), NewCmdStats(f, nil))
+	cmd.AddCommand(NewCmdList(f, nil), newCmdShow(f), newCmdAct(f, "retry"), newCmdAct(f, "cancel"), NewCmdStats(f, nil), NewCmdWait(f, nil),
+		newCmdQueueAct(f, "pause"), newCmdQueueAct(f, "resume"))
 	return cmd
 }
 
@@ -40,6 +41,9 @@ type ListOptions struct {
 	Kind  string
 	Limit int
 	All   bool // helix's own bookkeeping jobs too
+	// UserID keeps one user's jobs: those queued for them alone and the
+	// batches (synthesize_users) that hold them.
+	UserID cmdutil.UserID
 }
 
 // internalKinds are jobs helix queues for itself, not for a person: the
@@ -100,6 +104,7 @@ EXAMPLES
   helix jobs list --state running
   helix jobs list --all
   helix jobs list --queue synthesize --state retryable -o json
+  helix jobs list --user-id 11111111-1111-4111-8111-111111111111 -o json
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
@@ -121,6 +126,7 @@ EXAMPLES
 	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only jobs of this kind")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 100, "at most this many jobs")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "include helix's internal jobs (schedule_tick)")
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "only this user's jobs (UUID): queued for them, or a batch holding them")
 	return cmd
 }
 
@@ -158,6 +164,12 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		p = p.Kinds(opts.Kind)
 	} else if !opts.All {
 		p = p.Where("kind <> ALL(@internal_kinds::text[])", river.NamedArgs{"internal_kinds": internalKinds})
+	}
+	if opts.UserID.Given {
+		// containment, which River's GIN index on args answers
+		u := opts.UserID.ID.String()
+		p = p.Where("(args @> @one OR args @> @batch)", river.NamedArgs{
+			"one": map[string]any{"user_id": u}, "batch": map[string]any{"user_ids": []string{u}}})
 	}
 	res, err := c.JobList(ctx, p)
 	if err != nil {

@@ -32,10 +32,10 @@ func TestJobs(t *testing.T) {
 	}
 	a, b := uuid.New(), uuid.New()
 	args := []queue.SynthesizeArgs{{UserID: a, Params: synthesis.DefaultParams()}, {UserID: b, Params: synthesis.DefaultParams()}}
-	if res, err := queue.Enqueue(ctx, c, args); err != nil || res.Enqueued != 2 {
+	if res, err := queue.Enqueue(ctx, c, args, queue.PriorityUser); err != nil || res.Enqueued != 2 {
 		t.Fatalf("enqueue: %+v %v", res, err)
 	}
-	if res, err := queue.Enqueue(ctx, c, args[:1]); err != nil || res.Enqueued != 0 || res.Duplicates != 1 {
+	if res, err := queue.Enqueue(ctx, c, args[:1], queue.PriorityUser); err != nil || res.Enqueued != 0 || res.Duplicates != 1 {
 		t.Fatalf("enqueue again while pending: %+v %v, want a duplicate", res, err)
 	}
 	run := func(argv string) (string, error) {

@@ -29,6 +29,8 @@ func NewCmdStats(f *cmdutil.Factory, runF func(*StatsOptions) error) *cobra.Comm
 		Long: `Count the jobs in river_job by state and kind, and show the age of each
 queue's oldest available job: the figures helix worker --listen exports
 to Prometheus (helix_queue_jobs, helix_queue_oldest_available_age_seconds).
+Then the available jobs of each queue by priority (1 is fetched first: one
+user's jobs; 3: --all-users batches), each counted up to --exact-up-to.
 
 Fast on millions of jobs: a state holding up to --exact-up-to jobs is
 counted exactly through River's fetching index; a state holding more
@@ -58,11 +60,13 @@ EXAMPLES
 
 // Stats is `jobs stats -o json`.
 type Stats struct {
-	At        time.Time           `json:"at"`
-	States    []StateCount        `json:"states"`
-	Counts    []queuestats.Count  `json:"counts"`
-	Oldest    []queuestats.Oldest `json:"oldest_available"`
-	TableRows int64               `json:"table_rows"`
+	At     time.Time           `json:"at"`
+	States []StateCount        `json:"states"`
+	Counts []queuestats.Count  `json:"counts"`
+	Oldest []queuestats.Oldest `json:"oldest_available"`
+	// Waiting are the available jobs by queue and priority (1 first).
+	Waiting   []queuestats.Waiting `json:"waiting_by_priority"`
+	TableRows int64                `json:"table_rows"`
 }
 
 // StateCount is the jobs of one state, all kinds.
@@ -82,9 +86,13 @@ func statsRun(ctx context.Context, opts *StatsOptions) error {
 	if err != nil {
 		return err
 	}
+	waiting, err := queuestats.ReadWaiting(ctx, pool, queue.Queues, opts.ExactTo)
+	if err != nil {
+		return err
+	}
 	if f.Global.JSON() {
 		jobs, est := fig.ByState()
-		out := Stats{At: fig.At, States: []StateCount{}, Counts: fig.Counts, Oldest: fig.Oldest, TableRows: fig.TableRows}
+		out := Stats{At: fig.At, States: []StateCount{}, Counts: fig.Counts, Oldest: fig.Oldest, Waiting: waiting, TableRows: fig.TableRows}
 		for _, s := range queuestats.States {
 			out.States = append(out.States, StateCount{State: s, Jobs: jobs[s], Estimated: est[s]})
 		}
@@ -116,6 +124,22 @@ func statsRun(ctx context.Context, opts *StatsOptions) error {
 	tp.Header("QUEUE", "OLDEST AVAILABLE", "WAITING")
 	for _, o := range fig.Oldest {
 		tp.Row(o.Queue, cmdutil.FormatTime(o.ScheduledAt), fmt.Sprintf("%.0fs", o.AgeSeconds))
+	}
+	if err := tp.Render(); err != nil {
+		return err
+	}
+	if len(waiting) == 0 {
+		return nil
+	}
+	fmt.Fprintln(f.IOStreams.Out)
+	tp = tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
+	tp.Header("QUEUE", "PRIORITY", "AVAILABLE")
+	for _, w := range waiting {
+		n := strconv.FormatInt(w.Jobs, 10)
+		if w.AtLeast {
+			n = ">=" + n
+		}
+		tp.Row(w.Queue, strconv.Itoa(w.Priority), n)
 	}
 	return tp.Render()
 }

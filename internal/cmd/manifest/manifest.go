@@ -59,6 +59,7 @@ type ImportOptions struct {
 	Deadline            time.Duration
 	MemoryLimit         string
 	Enqueue             bool
+	Priority            int
 	MCPCommand          string
 	MCPURL              string
 	MCPEnv              []string
@@ -179,6 +180,7 @@ own manifest.max-* limits; a URL whose job is pending is not queued twice.
 	fl.StringVar(&opts.ToolTimeout, "tool-timeout", "30s", "permissions.timeout given to tools built from OpenAPI operations")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per URL for helix worker and return at once")
 	mcpFlags(cmd, opts)
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -332,7 +334,7 @@ func enqueue(ctx context.Context, opts *ImportOptions) error {
 	for i, t := range opts.Targets {
 		args[i] = opts.args(t)
 	}
-	res, err := queue.Insert(ctx, pool, args)
+	res, err := queue.Insert(ctx, pool, args, queue.PriorityFor(true, opts.Priority))
 	if err != nil {
 		return err
 	}

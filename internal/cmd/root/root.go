@@ -21,6 +21,7 @@ import (
 	mcpCmd "github.com/helixhq/helix/internal/cmd/mcp"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	patternsCmd "github.com/helixhq/helix/internal/cmd/patterns"
 	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
@@ -103,6 +104,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		synthesizeCmd.NewCmdSynthesize(f, nil),
 		embedCmd.NewCmdEmbed(f, nil),
 		memoryCmd.NewCmdMemory(f),
+		patternsCmd.NewCmdPatterns(f),
 		decayCmd.NewCmdDecay(f),
 		syncCmd.NewCmdSync(f),
 		catalogCmd.NewCmdCatalog(f),

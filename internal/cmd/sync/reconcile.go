@@ -26,6 +26,7 @@ type ReconcileOptions struct {
 	UserID     cmdutil.UserID
 	Batch      int
 	Enqueue    bool
+	Priority   int
 	// Concurrency is how many batches run at once (setting sync.concurrency).
 	Concurrency int
 }
@@ -89,6 +90,7 @@ folded exactly once however jobs and in-process runs overlap.
 	cmdutil.Alias(fl, "batch-size", "batch")
 	fl.IntVar(&opts.Concurrency, "concurrency", opts.Concurrency, "batches at once, each on its own connection")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per partition with pending changes for helix worker and return at once")
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -148,7 +150,7 @@ func enqueue(ctx context.Context, opts *ReconcileOptions, pool *pgxpool.Pool, us
 	for i, b := range bs {
 		args[i] = queue.ReconcileArgs{Bucket: b, EntityType: opts.EntityType, UserID: user, Batch: opts.Batch}
 	}
-	res, err := queue.Insert(ctx, pool, args)
+	res, err := queue.Insert(ctx, pool, args, queue.PriorityFor(user != nil, opts.Priority))
 	if err != nil {
 		return err
 	}

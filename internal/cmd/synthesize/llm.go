@@ -326,7 +326,7 @@ func llmEnqueue(ctx context.Context, opts *Options) error {
 		args[i] = queue.SynthesizeLLMArgs{UserID: u, Model: opts.Model, ModelUnlisted: opts.ModelUnlisted, Types: opts.types,
 			Since: opts.since, Limit: opts.Limit, Params: opts.params()}
 	}
-	res, err := queue.Insert(ctx, pool, args)
+	res, err := queue.Insert(ctx, pool, args, queue.PriorityFor(!opts.AllUsers, opts.Priority))
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,7 @@ type Options struct {
 	Seed           uint64
 	LockWait       time.Duration
 	Enqueue        bool
+	Priority       int
 	UsersPerJob    int
 
 	// --llm: the platform's four psychological pattern types from a language model.
@@ -153,6 +154,7 @@ EXAMPLES
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue the users for helix worker and return at once: jobs of about 10,000 memories (--users-per-job), with --llm one per user (the worker's llm.* settings apply)")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "with --user-id, wait this long for another run that holds the user")
 	fl.IntVar(&opts.UsersPerJob, "users-per-job", 0, "with --enqueue (without --llm): users per queued job (0: batches of about 10,000 memories; 1: one synthesize job per user)")
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -307,12 +309,14 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 		return err
 	}
 	var res *queue.EnqueueResult
-	if opts.UsersPerJob == 1 {
+	if opts.UsersPerJob == 1 || !opts.AllUsers {
+		// one user (--user-id): a synthesize job carrying its user_id, which
+		// jobs list --user-id and the desktop read
 		args := make([]queue.SynthesizeArgs, len(users))
 		for i, u := range users {
 			args[i] = queue.SynthesizeArgs{UserID: u, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
 		}
-		res, err = queue.Enqueue(ctx, client, args)
+		res, err = queue.Enqueue(ctx, client, args, queue.PriorityFor(!opts.AllUsers, opts.Priority))
 	} else {
 		batches, berr := queue.SynthesizeBatches(ctx, pool, users, synthstore.Filter{Since: opts.since, Limit: opts.Limit}, opts.UsersPerJob)
 		if berr != nil {
@@ -322,7 +326,7 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 		for i, b := range batches {
 			args[i] = queue.SynthesizeUsersArgs{UserIDs: b, Since: opts.since, Limit: opts.Limit, Params: opts.params()}
 		}
-		res, err = queue.Enqueue(ctx, client, args)
+		res, err = queue.Enqueue(ctx, client, args, queue.PriorityFor(!opts.AllUsers, opts.Priority))
 	}
 	if err != nil {
 		return err
@@ -330,7 +334,7 @@ func enqueue(ctx context.Context, opts *Options, pool *pgxpool.Pool, users []uui
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, res)
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "enqueued %d %s jobs on queue %s (%d already queued)\n", res.Enqueued, res.Kind, res.Queue, res.Duplicates)
+	_, err = fmt.Fprintln(opts.IO.Out, res.Summary())
 	return err
 }
 

@@ -53,6 +53,7 @@ type TranscribeOptions struct {
 	Concurrency    int
 	LockWait       time.Duration
 	Enqueue        bool
+	Priority       int
 	Process        processFlags
 }
 
@@ -133,6 +134,7 @@ a refused request cancels its job, an unreachable provider retries it.
 	opts.Process.bind(cmd)
 	_ = cmd.MarkFlagRequired("user-id")
 	cmd.MarkFlagsMutuallyExclusive("language", "detect-language")
+	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
 }
 
@@ -264,7 +266,7 @@ func enqueue(ctx context.Context, opts *TranscribeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := queue.Insert(ctx, pool, args)
+	res, err := queue.Insert(ctx, pool, args, queue.PriorityFor(true, opts.Priority))
 	if err != nil {
 		return err
 	}

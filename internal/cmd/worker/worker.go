@@ -330,7 +330,8 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 	log := f.Logger()
 	return queue.Workers(&queue.Deps{
 		Pool: pool, Now: f.Now, Log: log, UserAgent: "helix/" + f.AppVersion,
-		HTTP: netguard.Client,
+		HTTP:     netguard.Client,
+		ExitCode: func(err error) int { return int(cmdutil.Code(err)) },
 		Embedder: func(model string) (embed.Embedder, error) {
 			cfg, hc, err := settings(f)
 			if err != nil {

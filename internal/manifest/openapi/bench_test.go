@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/helixhq/helix/internal/third_party/openapi3"
 
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/pgtest"

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/getkin/kin-openapi/openapi2"
-	"github.com/getkin/kin-openapi/openapi2conv"
-	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/helixhq/helix/internal/third_party/openapi2"
+	"github.com/helixhq/helix/internal/third_party/openapi2conv"
+	"github.com/helixhq/helix/internal/third_party/openapi3"
 
 	"github.com/helixhq/helix/internal/manifest"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/helixhq/helix/internal/third_party/openapi3"
 
 	"github.com/helixhq/helix/internal/manifest"
 )

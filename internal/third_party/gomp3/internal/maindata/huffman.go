@@ -17,6 +17,7 @@ package maindata
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/bits"
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/consts"
@@ -26,6 +27,7 @@ import (
 )
 
 func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo, mainData *MainData, part_2_start, gr, ch int) error {
+	p43 := Pow43()
 	// Check that there is any data to decode. If not, zero the array.
 	if sideInfo.Part2_3Length[gr][ch] == 0 {
 		for i := 0; i < consts.SamplesPerGr; i++ {
@@ -83,9 +85,9 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 			return err
 		}
 		// In the big_values area there are two freq lines per Huffman word
-		mainData.Is[gr][ch][is_pos] = pow43(x)
+		mainData.Is[gr][ch][is_pos] = pow43(p43, x)
 		is_pos++
-		mainData.Is[gr][ch][is_pos] = pow43(y)
+		mainData.Is[gr][ch][is_pos] = pow43(p43, y)
 	}
 	// Read small values until is_pos = 576 or we run out of huffman data
 	// TODO: Is this comment wrong?
@@ -97,22 +99,22 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 		if err != nil {
 			return err
 		}
-		mainData.Is[gr][ch][is_pos] = pow43(v)
+		mainData.Is[gr][ch][is_pos] = pow43(p43, v)
 		is_pos++
 		if is_pos >= consts.SamplesPerGr {
 			break
 		}
-		mainData.Is[gr][ch][is_pos] = pow43(w)
+		mainData.Is[gr][ch][is_pos] = pow43(p43, w)
 		is_pos++
 		if is_pos >= consts.SamplesPerGr {
 			break
 		}
-		mainData.Is[gr][ch][is_pos] = pow43(x)
+		mainData.Is[gr][ch][is_pos] = pow43(p43, x)
 		is_pos++
 		if is_pos >= consts.SamplesPerGr {
 			break
 		}
-		mainData.Is[gr][ch][is_pos] = pow43(y)
+		mainData.Is[gr][ch][is_pos] = pow43(p43, y)
 		is_pos++
 	}
 	// Check that we didn't read past the end of this section
@@ -140,16 +142,19 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 // Pow43[i] = i^(4/3) for every magnitude Huffman decoding can yield
 // (15 + 2^13-1). readHuffman stores ±|x|^(4/3) so that requantisation is one
 // multiplication per line (helix).
-var Pow43 = func() (t [8207]float32) {
+// It is computed on the first decode, not at package initialisation: every
+// helix process links the decoder, few decode an MP3 (issue 50).
+var Pow43 = sync.OnceValue(func() *[8207]float32 {
+	var t [8207]float32
 	for i := range t {
 		t[i] = float32(math.Pow(float64(i), 4.0/3.0))
 	}
-	return t
-}()
+	return &t
+})
 
-func pow43(x int) float32 {
+func pow43(t *[8207]float32, x int) float32 {
 	if x < 0 {
-		return -Pow43[-x]
+		return -t[-x]
 	}
-	return Pow43[x]
+	return t[x]
 }

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/helixhq/helix/internal/pgtest"
+	"github.com/helixhq/helix/internal/testbin"
+)
+
+// TestSignalFromTheFirstMillisecond is the desktop app's Cancel right after
+// Start (issue 44): a Node harness spawns `helix synthesize --all-users
+// --full -o json` as a real child process and sends SIGTERM or SIGINT 1, 5,
+// 20, 50, 100, 200 and 400 ms later. Every run must exit 130 (not die of the
+// signal) with exactly one JSON error line on stderr. The synthesis is kept
+// waiting on a lock on memories, so that it is still running at 400 ms
+// however fast the machine is. Before earlysignal (package initialisation
+// took 0.15–0.6 s under load) the early runs died by the signal.
+func TestSignalFromTheFirstMillisecond(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the harness spawning helix is a Node script (scripts/test-deps.sh installs nodejs)")
+	}
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, `LOCK TABLE memories IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+
+	harness, _ := filepath.Abs(filepath.Join("testdata", "signal_at.js"))
+	cmd := exec.Command(node, harness, testbin.Helix(t), "SIGTERM,SIGINT", "1,5,20,50,100,200,400",
+		"--", "synthesize", "--all-users", "--full", "-o", "json")
+	cmd.Env = isolatedEnv(t, "DATABASE_URL="+url)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("harness: %v\n%s", err, out)
+	}
+	runs := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			DelayMS      int    `json:"delay_ms"`
+			Signal       string `json:"signal"`
+			Code         int    `json:"code"`
+			SignalKilled string `json:"signal_killed"`
+			Stderr       string `json:"stderr"`
+			Stdout       string `json:"stdout"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("harness line %q: %v", line, err)
+		}
+		runs++
+		what := r.Signal + " at " + strconv.Itoa(r.DelayMS) + " ms"
+		if r.SignalKilled != "" {
+			t.Errorf("%s: helix died of %s instead of exiting 130; stderr %q", what, r.SignalKilled, r.Stderr)
+			continue
+		}
+		if r.Code != 130 {
+			t.Errorf("%s: exit %d, want 130; stderr %q", what, r.Code, r.Stderr)
+		}
+		if r.Stdout != "" {
+			t.Errorf("%s: stdout %q, want nothing", what, r.Stdout)
+		}
+		lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
+		var e struct {
+			Error struct {
+				Code int    `json:"code"`
+				Kind string `json:"kind"`
+			} `json:"error"`
+		}
+		if len(lines) == 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &e) != nil || e.Error.Code != 130 || e.Error.Kind != "interrupted" {
+			t.Errorf("%s: the last stderr line is not the JSON error of exit 130: %q", what, r.Stderr)
+		}
+		for i, l := range lines {
+			if !json.Valid([]byte(l)) {
+				t.Errorf("%s: stderr line %d is not JSON: %q", what, i+1, l)
+			}
+		}
+	}
+	if runs != 14 {
+		t.Fatalf("harness ran %d runs, want 14", runs)
+	}
+	// nothing was half-written: the synthesis never got past the lock
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var patterns int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM memory_synthesis`).Scan(&patterns); err != nil {
+		t.Fatal(err)
+	}
+	if patterns != 0 {
+		t.Errorf("%d patterns written by interrupted runs", patterns)
+	}
+}
+
+// TestConfigFileOutputAppliesToFlagErrors: `output: json` in the config file
+// reaches errors cobra raises before the configuration is resolved (README
+// promises it; the desktop parses stderr as JSON).
+func TestConfigFileOutputAppliesToFlagErrors(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("output: json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"synthesize", "--bogus"},
+		{"nosuchcommand"},
+		{"jobs", "show"},
+		{"--config", cfg, "decay", "run", "--batch-size", "x"},
+	} {
+		env := []string{"HELIX_CONFIG=" + cfg}
+		r := helix(t, env, "", args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2; stderr %q", args, r.code, r.stderr)
+		}
+		lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+		var e struct {
+			Error struct {
+				Code int    `json:"code"`
+				Kind string `json:"kind"`
+			} `json:"error"`
+		}
+		if len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &e) != nil || e.Error.Code != 2 {
+			t.Errorf("%v: stderr is not one JSON error line of exit 2: %q", args, r.stderr)
+		}
+	}
+}
