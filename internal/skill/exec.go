@@ -168,6 +168,9 @@ type Result struct {
 // (also for invalid input). The returned error is only for what is not the
 // skill's fault: a bad option, the database, or ctx being cancelled.
 func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptions) (*Result, error) {
+	if s.Disabled {
+		return nil, fmt.Errorf("%w: %s@%s (helix skill enable %s turns it back on)", ErrDisabled, s.Name, s.Version, s.Name)
+	}
 	res, err := e.Run(ctx, s, o)
 	if err != nil {
 		if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {

@@ -24,6 +24,7 @@ type AddOptions struct {
 	Params       string
 	Capabilities []string
 	Limits       limitFlags
+	UserID       cmdutil.UserID
 }
 
 // NewCmdAdd stores a skill in the registry.
@@ -49,9 +50,15 @@ skill runs. --capability grants, one per flag:
   env:NAME      the variable NAME may be passed with exec --env NAME=VALUE
 --timeout, --memory and --output-limit store the skill's own caps.
 
+--user-id stores the skill as that user's own: only they (and helix acting
+for them) see it, its versions count apart from anyone else's, and it wins
+over a shared skill of the same name when they run it. Without it the skill
+is shared: every user may run it.
+
 EXAMPLES
   helix skill add openapi-ops.wasm --name openapi-ops --params openapi-ops.schema.json
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
+  helix skill add mine.js --name summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.ExactArgs(1),
@@ -72,6 +79,7 @@ EXAMPLES
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "the skill's own wall-clock cap")
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "the skill's own memory cap (e.g. 64MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "the skill's own output cap (e.g. 256KiB)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "store the skill as this user's own (UUID); without it, shared")
 	return cmd
 }
 
@@ -108,6 +116,10 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	s.Owner = opts.UserID.Ptr()
 	res, err := skill.Add(ctx, pool, s)
 	if err != nil {
 		return usageToInput(err)
@@ -116,7 +128,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{
 			"name": st.Name, "version": st.Version, "engine": st.Engine, "sha256": st.SHA256,
-			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt,
+			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt, "owner": st.Owner,
 		})
 	}
 	verb := "added"
