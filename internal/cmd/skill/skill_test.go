@@ -60,6 +60,7 @@ func run(t *testing.T, tty bool, pool func(*cmdtest.Streams) *cmdutil.Factory, a
 	f.IOStreams.SetStdoutTTY(tty)
 	s.In.WriteString(stdin)
 	cmd := skillcmd.NewCmdSkill(f)
+	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError) // as under the root
 	cmd.SetArgs(strings.Fields(argv))
 	cmd.SetOut(s.Err)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
