@@ -16,8 +16,8 @@ import (
 
 // ListOptions are the inputs of `skill list`.
 type ListOptions struct {
-	IO  *iostreams.IOStreams
-	F   *cmdutil.Factory
+	IO     *iostreams.IOStreams
+	F      *cmdutil.Factory
 	All    bool
 	UserID cmdutil.UserID
 }

@@ -14,8 +14,8 @@ import (
 
 // AddCompositeOptions are the inputs of `skill add-composite`.
 type AddCompositeOptions struct {
-	IO   *iostreams.IOStreams
-	F    *cmdutil.Factory
+	IO     *iostreams.IOStreams
+	F      *cmdutil.Factory
 	File   string
 	UserID cmdutil.UserID
 }
