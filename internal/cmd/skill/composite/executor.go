@@ -40,7 +40,7 @@ func (r *registry) CheckTool(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	return (&toolexec.CompositeTools{Q: pool}).CheckTool(ctx, ref)
+	return (&toolexec.CompositeTools{Q: pool, Owner: r.owner}).CheckTool(ctx, ref)
 }
 
 // toolRunner runs tool steps as helix tool exec would, with the credentials

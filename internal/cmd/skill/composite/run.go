@@ -108,9 +108,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	ex := composite.NewSkills(x, pool)
 	ex.Owner = opts.UserID.Owner()
-	if ex.Tools, err = toolRunner(opts.F, x, pool); err != nil {
+	tools, err := toolRunner(opts.F, x, pool)
+	if err != nil {
 		return err
 	}
+	tools.Owner = opts.UserID.Owner()
+	ex.Tools = tools
 	var (
 		d      *composite.Definition
 		stored int64
