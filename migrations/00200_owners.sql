@@ -142,12 +142,12 @@ ALTER TABLE tool_manifests
     ADD COLUMN user_id uuid;
 CREATE UNIQUE INDEX tool_manifests_owner_name_version_key ON tool_manifests (user_id, name, version) NULLS NOT DISTINCT;
 
--- Schedules: the owner, and a one-shot cadence (--once-at) that ends in
--- completed_at instead of a next tick.
+-- Schedules: the owner, and the instant of a one-shot cadence (--once-at,
+-- spec "@at <RFC 3339>"): once it fired there is no next tick, and the
+-- schedule is completed.
 ALTER TABLE helix_schedules
-    ADD COLUMN user_id      uuid,
-    ADD COLUMN once_at      timestamptz,
-    ADD COLUMN completed_at timestamptz;
+    ADD COLUMN user_id uuid,
+    ADD COLUMN once_at timestamptz;
 CREATE UNIQUE INDEX helix_schedules_owner_name_key ON helix_schedules (user_id, name) NULLS NOT DISTINCT;
 
 SELECT helix_owned_table('helix_skills', 'user_id');
@@ -220,7 +220,8 @@ $$;
 SELECT helix_secure_table(t, NULL) FROM unnest(ARRAY['helix_skills', 'helix_composite_skills', 'tool_manifests', 'helix_schedules']::regclass[]) t;
 UPDATE helix_tables SET shared_rows = false WHERE shared_rows;
 DROP INDEX helix_schedules_owner_name_key;
-ALTER TABLE helix_schedules DROP COLUMN completed_at, DROP COLUMN once_at, DROP COLUMN user_id,
+-- (a shared one-shot stays: older helix disables it, saying its spec no longer parses)
+ALTER TABLE helix_schedules DROP COLUMN once_at, DROP COLUMN user_id,
     ADD CONSTRAINT helix_schedules_name_key UNIQUE (name);
 DROP INDEX tool_manifests_owner_name_version_key;
 ALTER TABLE tool_manifests DROP COLUMN user_id, ADD CONSTRAINT tool_manifests_name_version_key UNIQUE (name, version);

@@ -91,6 +91,8 @@ var Keys = []Key{
 	{Name: "manifest.max-storage", Default: "10GiB", Help: "largest storage quota a tool manifest may request (0: no maximum)"},
 	{Name: "mcp.token", Help: "bearer token every request to helix mcp serve --listen must carry (required on a non-loopback address)", Secret: true},
 	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)", Kind: "duration"},
+	{Name: "schedule.max-per-user", Default: 20, Help: "most schedules one user may own (schedule add --user-id); beyond it, exit 2", Kind: "count"},
+	{Name: "schedule.min-interval", Default: "5m", Help: "shortest gap between two fires of a user's schedule (schedule add --user-id); under it, exit 2", Kind: "duration"},
 }
 
 // Validate checks every key with a Kind that the environment or the file
