@@ -83,10 +83,20 @@ that fired is completed.
 				return nil
 			}
 			tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
-			tp.Header("NAME", "STATE", "CRON", "TIMEZONE", "NEXT", "LAST", "FAILURES", "JOB", "REASON", "OWNER")
+			// OWNER only in a user's view: without --user-id every row is shared
+			forUser := cmd.Flags().Changed("user-id")
+			header := []string{"NAME", "STATE", "CRON", "TIMEZONE", "NEXT", "LAST", "FAILURES", "JOB", "REASON"}
+			if forUser {
+				header = append(header, "OWNER")
+			}
+			tp.Header(header...)
 			for _, s := range ss {
-				tp.Row(s.Name, s.State, s.Cron, s.Timezone, fmtTime(s.NextTick), fmtTime(s.LastTick),
-					failures(s), jobLine(s.Job), deref(s.DisabledReason), owner.FromPtr(s.Owner).String())
+				row := []string{s.Name, s.State, s.Cron, s.Timezone, fmtTime(s.NextTick), fmtTime(s.LastTick),
+					failures(s), jobLine(s.Job), deref(s.DisabledReason)}
+				if forUser {
+					row = append(row, owner.FromPtr(s.Owner).String())
+				}
+				tp.Row(row...)
 			}
 			return tp.Render()
 		},
