@@ -14,8 +14,8 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/helixhq/helix/internal/db"
-	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/jobs"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // Queues. Tick passes get a queue of their own so that long fires (a nightly
