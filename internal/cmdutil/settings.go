@@ -42,6 +42,7 @@ var argumentFlags = set(
 	"entity-type", "env", "exclude", "executions", "force", "full", "include", "input", "limit", "llm", "log",
 	"min-context", "mode", "model-unlisted", "name", "namespace", "out", "params", "reason", "reembed", "run-now",
 	"server", "since", "state", "take", "to", "types", "user-id", "version", "yes",
+	"once-at",                          // issue 42: schedule add --once-at, the instant of a one-shot schedule
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
 	"priority", "type", // issue 44: --enqueue --priority, patterns list --type
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition

@@ -1,11 +1,16 @@
 package cmdutil
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/spf13/pflag"
+
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // UserID is the value of --user-id: a platform user's UUID, parsed the same
@@ -48,5 +53,32 @@ func (v *userIDValue) Set(s string) error {
 		return fmt.Errorf("not a UUID (like 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b)")
 	}
 	v.ID, v.Given = id, true
+	return nil
+}
+
+// Owner is whom an owned item (skill, composite, tool, schedule) belongs to:
+// the user given, or shared when --user-id was not given.
+func (u UserID) Owner() owner.Owner {
+	if !u.Given {
+		return owner.Shared
+	}
+	return owner.User(u.ID)
+}
+
+// OwnerVar adds --user-id to a command that works on owned items: the
+// user's own, then the shared ones; without it, the shared ones only.
+func OwnerVar(fs *pflag.FlagSet, u *UserID) {
+	UserIDVar(fs, u, "act for this user (UUID): their own items first, then the shared ones; without it, shared items only")
+}
+
+// CheckOwner refuses a --user-id the platform does not know (exit 2) before
+// anything is read or written for it.
+func CheckOwner(ctx context.Context, q db.Querier, o owner.Owner) error {
+	if err := owner.Check(ctx, q, o); err != nil {
+		if errors.Is(err, owner.ErrUnknownUser) {
+			return InputError(err)
+		}
+		return err
+	}
 	return nil
 }

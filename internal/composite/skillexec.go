@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -22,6 +23,9 @@ type Skills struct {
 	Tools ToolRunner
 	// Client is recorded with each skill execution ("": the helix CLI).
 	Client string
+	// Owner is whom the steps' skills are resolved for: the user's own
+	// skill of a name, then the shared one.
+	Owner owner.Owner
 
 	mu     sync.Mutex
 	loaded map[string]*skill.Skill // a skill is read once per run, even when retried
@@ -55,6 +59,7 @@ func (s *Skills) load(ctx context.Context, ref string) (*skill.Skill, error) {
 		if r, err = skill.ParseRef(ref); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnknownSkill, err)
 		}
+		r.Owner = s.Owner
 		sk, err = skill.Get(ctx, s.Q, r)
 		if errors.Is(err, skill.ErrNotFound) {
 			return nil, fmt.Errorf("%w %s: add it with helix skill add", ErrUnknownSkill, ref)

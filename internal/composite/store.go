@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/redact"
 	"github.com/helixhq/helix/internal/scrub"
 )
@@ -28,17 +29,25 @@ type Stored struct {
 	SHA256  string `json:"sha256"`
 	// Created is false when the same definition was already stored.
 	Created bool `json:"created"`
+	// Owner is the user the composite belongs to; null: shared.
+	Owner any `json:"owner"`
 }
 
 // Save stores d under its name and version. Saving the same definition again
 // changes nothing; a different definition under a stored version is refused,
 // so that what a version means never changes.
 func Save(ctx context.Context, q db.Querier, d *Definition) (Stored, error) {
-	s := Stored{Name: d.Name, Version: d.Version, SHA256: d.SHA256}
+	return SaveFor(ctx, q, d, owner.Shared)
+}
+
+// SaveFor is Save in o's namespace: a user's own composite (its name and
+// versions apart from anyone else's), or shared.
+func SaveFor(ctx context.Context, q db.Querier, d *Definition, o owner.Owner) (Stored, error) {
+	s := Stored{Name: d.Name, Version: d.Version, SHA256: d.SHA256, Owner: o.Ptr()}
 	err := q.QueryRow(ctx, `
-		INSERT INTO helix_composite_skills (name, version, definition, sha256) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (name, version) DO NOTHING RETURNING id`,
-		d.Name, d.Version, d.JSON, d.SHA256).Scan(&s.ID)
+		INSERT INTO helix_composite_skills (name, version, definition, sha256, user_id) VALUES ($1, $2, $3, $4, $5::uuid)
+		ON CONFLICT (user_id, name, version) DO NOTHING RETURNING id`,
+		d.Name, d.Version, d.JSON, d.SHA256, o.Arg()).Scan(&s.ID)
 	if err == nil {
 		s.Created = true
 		return s, nil
@@ -47,8 +56,8 @@ func Save(ctx context.Context, q db.Querier, d *Definition) (Stored, error) {
 		return s, err
 	}
 	var sum string
-	if err := q.QueryRow(ctx, `SELECT id, sha256 FROM helix_composite_skills WHERE name = $1 AND version = $2`,
-		d.Name, d.Version).Scan(&s.ID, &sum); err != nil {
+	if err := q.QueryRow(ctx, `SELECT id, sha256 FROM helix_composite_skills WHERE name = $1 AND version = $2 AND `+owner.Owned("user_id", 3),
+		d.Name, d.Version, o.Arg()).Scan(&s.ID, &sum); err != nil {
 		return s, err
 	}
 	if sum != d.SHA256 {
@@ -57,8 +66,15 @@ func Save(ctx context.Context, q db.Querier, d *Definition) (Stored, error) {
 	return s, nil
 }
 
-// Load reads NAME@VERSION, or the most recently added version of NAME.
+// Load reads NAME@VERSION, or the most recently added version of NAME, of
+// the shared composites.
 func Load(ctx context.Context, q db.Querier, ref string) (*Definition, int64, error) {
+	return LoadFor(ctx, q, ref, owner.Shared)
+}
+
+// LoadFor is Load for o: the user's own composite of that name, else the
+// shared one; another user's is not found, like a missing one.
+func LoadFor(ctx context.Context, q db.Querier, ref string, o owner.Owner) (*Definition, int64, error) {
 	name, version, _ := strings.Cut(ref, "@")
 	var (
 		id  int64
@@ -67,8 +83,8 @@ func Load(ctx context.Context, q db.Querier, ref string) (*Definition, int64, er
 	)
 	err := q.QueryRow(ctx, `
 		SELECT id, version, definition FROM helix_composite_skills
-		WHERE name = $1 AND ($2 = '' OR version = $2)
-		ORDER BY created_at DESC, id DESC LIMIT 1`, name, version).Scan(&id, &v, &raw)
+		WHERE name = $1 AND ($2 = '' OR version = $2) AND `+owner.Visible("user_id", 3)+`
+		ORDER BY `+owner.OwnFirst("user_id")+`, created_at DESC, id DESC LIMIT 1`, name, version, o.Arg()).Scan(&id, &v, &raw)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, 0, fmt.Errorf("%w: %s (list them with helix skill list, add one with helix skill add-composite)", ErrNotFound, ref)
 	}

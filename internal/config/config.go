@@ -62,7 +62,8 @@ var Keys = []Key{
 	{Name: "skill.max-code-size", Default: "16MiB", Help: "largest skill code (wasm module or script) skill add stores and skill exec/run runs; bigger is refused (exit 2)"},
 	{Name: "skill.cache-dir", Help: "compiled WebAssembly cache (default $XDG_CACHE_HOME/helix/wasm)"},
 	{Name: "skill.trusted-signers", Help: "allowed-signers file (ssh-keygen -Y verify format) of the keys trusted to sign skills (skill add --signature)"},
-	{Name: "skill.require-signature", Default: "false", Help: "true: registry skills must be signed by a trusted signer to be added or run (exit 2 otherwise)", Choices: []string{"true", "false"}},
+	{Name: "skill.require-signature", Default: "false", Help: "true: shared registry skills must be signed by a trusted signer to be added or run (exit 2 otherwise)", Choices: []string{"true", "false"}},
+	{Name: "skill.require-signature-user", Default: "false", Help: "true: a user's own skills (skill add --user-id) must be signed by a trusted signer to be added or run", Choices: []string{"true", "false"}},
 	{Name: "voice.deepgram.api-key", Help: "Deepgram API key for helix voice transcribe", Secret: true, Env: []string{"DEEPGRAM_API_KEY"}},
 	{Name: "voice.deepgram.base-url", Default: "https://api.deepgram.com", Help: "Deepgram API base URL"},
 	{Name: "voice.deepgram.model", Default: "nova-3", Help: "Deepgram model (always sent: Deepgram's own default is base)"},
@@ -96,6 +97,8 @@ var Keys = []Key{
 	{Name: "mcp.upload-timeout", Default: "30s", Help: "how long helix mcp serve --listen waits for a request's body before dropping it (0: no limit)", Kind: "duration"},
 	{Name: "mcp.session-timeout", Default: "30m", Help: "how long an idle Streamable HTTP session of helix mcp serve --listen lives (0: until the client ends it)", Kind: "duration"},
 	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)", Kind: "duration"},
+	{Name: "schedule.max-per-user", Default: 20, Help: "most schedules one user may own (schedule add --user-id); beyond it, exit 2", Kind: "count"},
+	{Name: "schedule.min-interval", Default: "5m", Help: "shortest gap between two fires of a user's schedule (schedule add --user-id); under it, exit 2", Kind: "duration"},
 }
 
 // Validate checks every key with a Kind that the environment or the file

@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/exitcode"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // Lifecycle states.
@@ -47,6 +49,9 @@ type ImportOptions struct {
 	// Complete, when set, runs inside the transaction that records the
 	// tools, before it commits (a queue worker completes its job there).
 	Complete func(ctx context.Context, tx pgx.Tx) error
+	// Owner is whose tools these are: a user's own (names and versions apart
+	// from anyone else's), or shared (the zero Owner).
+	Owner owner.Owner
 }
 
 // Change is what Record did with one candidate.
@@ -194,7 +199,7 @@ func planRecord(ctx context.Context, tx pgx.Tx, cands []Candidate, digests []dig
 	for _, c := range cands {
 		names = append(names, c.Manifest.Name)
 	}
-	byName, err := loadExisting(ctx, tx, names)
+	byName, err := loadExisting(ctx, tx, names, o.Owner)
 	if err != nil {
 		return nil, err
 	}
@@ -334,11 +339,11 @@ func insertNew(ctx context.Context, tx pgx.Tx, rows []newRow, o ImportOptions) e
 				return nil, err
 			}
 		}
-		row := []any{ids[next], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(doc), r.state, o.Now, o.Now}
+		row := []any{ids[next], m.Name, m.Version, r.c.Source, r.sha, json.RawMessage(doc), r.state, o.Now, o.Now, o.Owner.Ptr()}
 		next++
 		return row, nil
 	})
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at"}, manifestRows); err != nil {
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"tool_manifests"}, []string{"id", "name", "version", "source", "sha256", "manifest", "state", "created_at", "updated_at", "user_id"}, manifestRows); err != nil {
 		return err
 	}
 	var perms, audit [][]any
@@ -361,7 +366,7 @@ func insertNew(ctx context.Context, tx pgx.Tx, rows []newRow, o ImportOptions) e
 	}
 	for _, r := range rows {
 		if r.state == Approved {
-			if err := supersedeOlder(ctx, tx, r.c.Manifest.Name, r.c.Manifest.Version, o.Actor, o.Now); err != nil {
+			if err := supersedeOlder(ctx, tx, r.c.Manifest.Name, r.c.Manifest.Version, o.Owner, o.Actor, o.Now); err != nil {
 				return err
 			}
 		}
@@ -394,7 +399,7 @@ func permissionRows(id int64, l Limits, creds [][]Credential) [][]any {
 	return out
 }
 
-func loadExisting(ctx context.Context, q db.Querier, names []string) (map[string][]existing, error) {
+func loadExisting(ctx context.Context, q db.Querier, names []string, o owner.Owner) (map[string][]existing, error) {
 	rows, err := q.Query(ctx, `
 		SELECT m.id, m.name, m.version, m.sha256, m.state, m.source,
 		       coalesce(array_agg(p.value ORDER BY p.value) FILTER (WHERE p.kind = 'host'), '{}'),
@@ -403,8 +408,8 @@ func loadExisting(ctx context.Context, q db.Querier, names []string) (map[string
 		       coalesce(max(p.amount) FILTER (WHERE p.kind = 'memory_bytes'), 0),
 		       coalesce(max(p.amount) FILTER (WHERE p.kind = 'timeout_ms'), 0)
 		FROM tool_manifests m LEFT JOIN tool_permissions p ON p.tool_id = m.id
-		WHERE m.name = ANY($1)
-		GROUP BY m.id`, names)
+		WHERE m.name = ANY($1) AND `+owner.Owned("m.user_id", 2)+`
+		GROUP BY m.id`, names, o.Arg())
 	if err != nil {
 		return nil, err
 	}
@@ -445,8 +450,8 @@ func newer(a, b string) bool {
 }
 
 // supersedeOlder marks approved versions of name below version as superseded.
-func supersedeOlder(ctx context.Context, tx pgx.Tx, name, version, actor string, now time.Time) error {
-	rows, err := tx.Query(ctx, `SELECT id, version FROM tool_manifests WHERE name = $1 AND state = 'approved' AND version <> $2`, name, version)
+func supersedeOlder(ctx context.Context, tx pgx.Tx, name, version string, o owner.Owner, actor string, now time.Time) error {
+	rows, err := tx.Query(ctx, `SELECT id, version FROM tool_manifests WHERE name = $1 AND state = 'approved' AND version <> $2 AND `+owner.Owned("user_id", 3), name, version, o.Arg())
 	if err != nil {
 		return err
 	}
@@ -491,6 +496,13 @@ func ParseRef(ref string) (name, version string) {
 
 // Approve moves a proposed name@version to approved and supersedes older approved versions.
 func Approve(ctx context.Context, q db.Querier, name, version, actor, reason string, now time.Time) (*Tool, error) {
+	return ApproveFor(ctx, q, name, version, owner.Shared, actor, reason, now)
+}
+
+// ApproveFor is Approve of o's own tool: a user approves their own (it runs
+// only for them); shared tools are the operator's to approve. Another
+// user's tool, and a shared one for a user, is not found.
+func ApproveFor(ctx context.Context, q db.Querier, name, version string, o owner.Owner, actor, reason string, now time.Time) (*Tool, error) {
 	ref := name + "@" + version
 	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
@@ -498,7 +510,7 @@ func Approve(ctx context.Context, q db.Querier, name, version, actor, reason str
 		}
 		var id int64
 		var state string
-		err := tx.QueryRow(ctx, `SELECT id, state FROM tool_manifests WHERE name = $1 AND version = $2`, name, version).Scan(&id, &state)
+		err := tx.QueryRow(ctx, `SELECT id, state FROM tool_manifests WHERE name = $1 AND version = $2 AND `+owner.Owned("user_id", 3), name, version, o.Arg()).Scan(&id, &state)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return &NotFoundError{Ref: ref}
 		}
@@ -514,23 +526,28 @@ func Approve(ctx context.Context, q db.Querier, name, version, actor, reason str
 		if err := transition(ctx, tx, []int64{id}, Proposed, Approved, actor, reason, now); err != nil {
 			return err
 		}
-		return supersedeOlder(ctx, tx, name, version, actor, now)
+		return supersedeOlder(ctx, tx, name, version, o, actor, now)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return Show(ctx, q, name, version)
+	return ShowFor(ctx, q, name, version, o)
 }
 
 // Revoke moves the proposed or approved versions of name (only version, when
 // given) to revoked and returns the versions it revoked.
 func Revoke(ctx context.Context, q db.Querier, name, version, actor, reason string, now time.Time) ([]Change, error) {
+	return RevokeFor(ctx, q, name, version, owner.Shared, actor, reason, now)
+}
+
+// RevokeFor is Revoke of o's own tool (see ApproveFor).
+func RevokeFor(ctx context.Context, q db.Querier, name, version string, o owner.Owner, actor, reason string, now time.Time) ([]Change, error) {
 	var out []Change
 	err := db.InTx(ctx, q, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id, version, state FROM tool_manifests WHERE name = $1 AND ($2 = '' OR version = $2) ORDER BY id`, name, version)
+		rows, err := tx.Query(ctx, `SELECT id, version, state FROM tool_manifests WHERE name = $1 AND ($2 = '' OR version = $2) AND `+owner.Owned("user_id", 3)+` ORDER BY id`, name, version, o.Arg())
 		if err != nil {
 			return err
 		}
@@ -575,6 +592,8 @@ func Revoke(ctx context.Context, q db.Querier, name, version, actor, reason stri
 
 // Tool is one recorded name@version.
 type Tool struct {
+	ID        int64      `json:"-"`
+	Owner     *uuid.UUID `json:"owner"` // the user the tool belongs to; null: shared
 	Name      string     `json:"name"`
 	Version   string     `json:"version"`
 	State     string     `json:"state"`
@@ -599,18 +618,24 @@ type AuditRow struct {
 // List returns every recorded version, by name then version (newest first),
 // only those in state when it is not "".
 func List(ctx context.Context, q db.Querier, state string) ([]Tool, error) {
+	return ListFor(ctx, q, state, owner.Shared)
+}
+
+// ListFor is List for o: o's own tools and the shared ones (the own first
+// within a name), never another user's.
+func ListFor(ctx context.Context, q db.Querier, state string, o owner.Owner) ([]Tool, error) {
 	rows, err := q.Query(ctx, `
-		SELECT m.name, m.version, m.state, m.source, m.sha256, m.created_at, m.updated_at,
+		SELECT m.id, m.user_id, m.name, m.version, m.state, m.source, m.sha256, m.created_at, m.updated_at,
 		       coalesce((SELECT array_agg(p.value ORDER BY p.value) FROM tool_permissions p WHERE p.tool_id = m.id AND p.kind = 'host'), '{}')
 		FROM tool_manifests m
-		WHERE $1 = '' OR m.state = $1`, state)
+		WHERE ($1 = '' OR m.state = $1) AND `+owner.Visible("m.user_id", 2), state, o.Arg())
 	if err != nil {
 		return nil, err
 	}
 	var out []Tool
 	for rows.Next() {
 		var t Tool
-		if err := rows.Scan(&t.Name, &t.Version, &t.State, &t.Source, &t.SHA256, &t.CreatedAt, &t.UpdatedAt, &t.Hosts); err != nil {
+		if err := rows.Scan(&t.ID, &t.Owner, &t.Name, &t.Version, &t.State, &t.Source, &t.SHA256, &t.CreatedAt, &t.UpdatedAt, &t.Hosts); err != nil {
 			return nil, err
 		}
 		out = append(out, t)
@@ -622,6 +647,9 @@ func List(ctx context.Context, q db.Querier, state string) ([]Tool, error) {
 		if out[i].Name != out[j].Name {
 			return out[i].Name < out[j].Name
 		}
+		if (out[i].Owner == nil) != (out[j].Owner == nil) {
+			return out[j].Owner == nil // the user's own first
+		}
 		return newer(out[i].Version, out[j].Version)
 	})
 	return out, nil
@@ -630,8 +658,28 @@ func List(ctx context.Context, q db.Querier, state string) ([]Tool, error) {
 // Show returns one version with its manifest and audit trail; without a
 // version, the newest one.
 func Show(ctx context.Context, q db.Querier, name, version string) (*Tool, error) {
+	return ShowFor(ctx, q, name, version, owner.Shared)
+}
+
+// ShowFor is Show for o: the user's own tool of that name (any version),
+// else the shared one; another user's is not found, like a missing one.
+func ShowFor(ctx context.Context, q db.Querier, name, version string, o owner.Owner) (*Tool, error) {
+	// whose name it is: the user's own when they have any version of it
+	var whose *uuid.UUID
+	err := q.QueryRow(ctx, `SELECT user_id FROM tool_manifests WHERE name = $1 AND `+owner.Visible("user_id", 2)+`
+		ORDER BY `+owner.OwnFirst("user_id")+` LIMIT 1`, name, o.Arg()).Scan(&whose)
+	if errors.Is(err, pgx.ErrNoRows) {
+		ref := name
+		if version != "" {
+			ref += "@" + version
+		}
+		return nil, &NotFoundError{Ref: ref}
+	}
+	if err != nil {
+		return nil, err
+	}
 	if version == "" {
-		all, err := q.Query(ctx, `SELECT version FROM tool_manifests WHERE name = $1`, name)
+		all, err := q.Query(ctx, `SELECT version FROM tool_manifests WHERE name = $1 AND user_id IS NOT DISTINCT FROM $2`, name, whose)
 		if err != nil {
 			return nil, err
 		}
@@ -651,11 +699,12 @@ func Show(ctx context.Context, q db.Querier, name, version string) (*Tool, error
 	t := &Tool{}
 	var id int64
 	var doc []byte
-	err := q.QueryRow(ctx, `
-		SELECT id, name, version, state, source, sha256, created_at, updated_at, manifest::text,
+	err = q.QueryRow(ctx, `
+		SELECT id, user_id, name, version, state, source, sha256, created_at, updated_at, manifest::text,
 		       coalesce((SELECT array_agg(p.value ORDER BY p.value) FROM tool_permissions p WHERE p.tool_id = m.id AND p.kind = 'host'), '{}')
-		FROM tool_manifests m WHERE name = $1 AND version = $2`, name, version).
-		Scan(&id, &t.Name, &t.Version, &t.State, &t.Source, &t.SHA256, &t.CreatedAt, &t.UpdatedAt, &doc, &t.Hosts)
+		FROM tool_manifests m WHERE name = $1 AND version = $2 AND user_id IS NOT DISTINCT FROM $3`, name, version, whose).
+		Scan(&id, &t.Owner, &t.Name, &t.Version, &t.State, &t.Source, &t.SHA256, &t.CreatedAt, &t.UpdatedAt, &doc, &t.Hosts)
+	t.ID = id
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, &NotFoundError{Ref: name + "@" + version}
 	}

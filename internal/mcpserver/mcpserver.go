@@ -21,6 +21,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/search"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
@@ -109,17 +110,23 @@ type approved struct {
 	m                  *manifest.Manifest
 }
 
-// Fingerprint identifies what is served: the approved tool versions, the
-// registry's skills and its composite skills. It changes with any approval,
-// revocation or supersession, and with any skill or composite added.
-func Fingerprint(ctx context.Context, q db.Querier) (string, error) {
+// Fingerprint identifies what is served to user: the approved tool
+// versions, the registry's skills and its composite skills, the user's own
+// and the shared ones (never another user's). It changes with any approval,
+// revocation or supersession, with any skill or composite added, removed,
+// enabled or disabled, and with the user's own items shadowing shared ones.
+func Fingerprint(ctx context.Context, q db.Querier, user owner.Owner) (string, error) {
 	var fp string
 	err := q.QueryRow(ctx, `
-		SELECT coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM tool_manifests WHERE state = 'approved'), '')
-		    || '/' || coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM helix_skills), '')
-		    || '/' || coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM helix_composite_skills), '')`).Scan(&fp)
+		SELECT coalesce((SELECT md5(string_agg(id::text || ':' || sha256 || ':' || state, ',' ORDER BY id)) FROM tool_manifests WHERE `+owner.Visible("user_id", 1)+`), '')
+		    || '/' || coalesce((SELECT md5(string_agg(id::text || ':' || sha256 || ':' || enabled::text, ',' ORDER BY id)) FROM helix_skills WHERE `+owner.Visible("user_id", 1)+`), '')
+		    || '/' || coalesce((SELECT md5(string_agg(id::text || ':' || sha256, ',' ORDER BY id)) FROM helix_composite_skills WHERE `+owner.Visible("user_id", 1)+`), '')`,
+		user.Arg()).Scan(&fp)
 	return fp, err
 }
+
+// owner is whom the server serves: the user's own items, then the shared ones.
+func (s *Server) owner() owner.Owner { return owner.User(s.o.UserID) }
 
 // served is one MCP tool and what runs it.
 type served struct {
@@ -132,7 +139,7 @@ type served struct {
 // are added, revoked, superseded and deleted ones removed, and the clients
 // are told (notifications/tools/list_changed).
 func (s *Server) Sync(ctx context.Context) error {
-	fp, err := Fingerprint(ctx, s.o.DB)
+	fp, err := Fingerprint(ctx, s.o.DB, s.owner())
 	if err != nil {
 		return err
 	}
@@ -185,11 +192,17 @@ func (s *Server) Sync(ctx context.Context) error {
 	return nil
 }
 
-// approvedTools are the approved tool versions, the latest of each name.
+// approvedTools are the approved tool versions, the latest of each name: of
+// the user's own tool of a name (when they have one, approved or not: it
+// shadows the shared one, as tool exec --user-id resolves it), else of the
+// shared one.
 func (s *Server) approvedTools(ctx context.Context) ([]served, error) {
 	rows, err := s.o.DB.Query(ctx, `
 		SELECT DISTINCT ON (name) name, version, sha256, manifest::text
-		FROM tool_manifests WHERE state = 'approved' ORDER BY name, id DESC`)
+		FROM tool_manifests m WHERE state = 'approved'
+		  AND user_id IS NOT DISTINCT FROM (SELECT t.user_id FROM tool_manifests t WHERE t.name = m.name AND `+owner.Visible("t.user_id", 1)+`
+			ORDER BY `+owner.OwnFirst("t.user_id")+` LIMIT 1)
+		ORDER BY name, id DESC`, s.owner().Arg())
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +367,7 @@ func ClientName(ss *mcp.ServerSession) string {
 // validates the input before anything is sent and records the execution.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
-	t, err := toolexec.Load(ctx, s.o.DB, name, "")
+	t, err := toolexec.LoadFor(ctx, s.o.DB, name, "", s.owner())
 	if err != nil {
 		var na *toolexec.NotApprovedError
 		var nf *manifest.NotFoundError

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helixhq/helix/internal/composite"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
@@ -27,9 +28,13 @@ const (
 // sandbox (no network, no files but a granted directory, no environment: an
 // MCP call gives no --env values) is what keeps a skill in its place.
 func (s *Server) registrySkills(ctx context.Context) ([]served, error) {
+	// the user's own skill of a name shadows a shared one; a disabled one is not served
 	rows, err := s.o.DB.Query(ctx, `
-		SELECT DISTINCT ON (name) name, version, engine, sha256, params::text
-		FROM helix_skills ORDER BY name, created_at DESC, id DESC`)
+		SELECT name, version, engine, sha256, params::text FROM (
+			SELECT DISTINCT ON (name) name, version, engine, sha256, params, enabled
+			FROM helix_skills WHERE `+owner.Visible("user_id", 1)+`
+			ORDER BY name, `+owner.OwnFirst("user_id")+`, created_at DESC, id DESC) latest
+		WHERE enabled ORDER BY name`, s.owner().Arg())
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +84,8 @@ func (s *Server) registrySkills(ctx context.Context) ([]served, error) {
 func (s *Server) compositeSkills(ctx context.Context) ([]served, error) {
 	rows, err := s.o.DB.Query(ctx, `
 		SELECT DISTINCT ON (name) name, version, sha256, definition::text
-		FROM helix_composite_skills ORDER BY name, created_at DESC, id DESC`)
+		FROM helix_composite_skills WHERE `+owner.Visible("user_id", 1)+`
+		ORDER BY name, `+owner.OwnFirst("user_id")+`, created_at DESC, id DESC`, s.owner().Arg())
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +169,7 @@ func arguments(req *mcp.CallToolRequest) []byte {
 // the client. A cancelled call stops the skill and is recorded interrupted.
 func (s *Server) skillHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sk, err := skill.Get(ctx, s.o.DB, skill.Ref{Name: name})
+		sk, err := skill.Get(ctx, s.o.DB, skill.Ref{Name: name, Owner: s.owner()})
 		if errors.Is(err, skill.ErrNotFound) {
 			go s.resync()
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("skill %s is no longer in the registry: nothing ran", name)}
@@ -199,7 +205,7 @@ func (s *Server) skillHandler(name string) mcp.ToolHandler {
 // cancelled and its steps interrupted.
 func (s *Server) compositeHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		d, id, err := composite.Load(ctx, s.o.DB, name)
+		d, id, err := composite.LoadFor(ctx, s.o.DB, name, s.owner())
 		if errors.Is(err, composite.ErrNotFound) {
 			go s.resync()
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("composite skill %s is no longer stored: nothing ran", name)}
@@ -219,8 +225,8 @@ func (s *Server) compositeHandler(name string) mcp.ToolHandler {
 		defer closeRunner()
 		r.Skills = &toolexec.Skills{X: s.o.Skills, Q: s.o.DB}
 		ex := composite.NewSkills(s.o.Skills, s.o.DB)
-		ex.Client = client
-		ex.Tools = &toolexec.CompositeTools{R: r, Q: s.o.DB, FindRuntime: s.o.FindRuntime, Client: client}
+		ex.Client, ex.Owner = client, s.owner()
+		ex.Tools = &toolexec.CompositeTools{R: r, Q: s.o.DB, FindRuntime: s.o.FindRuntime, Client: client, Owner: s.owner()}
 		input := json.RawMessage(arguments(req))
 		runID, err := composite.Start(ctx, s.o.DB, d, id, s.o.UserID.String(), client, input)
 		if err != nil {

@@ -17,6 +17,9 @@ var specParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | 
 // that does not exist is skipped, on a fall-back day one that occurs twice
 // is two instants.
 func ParseSpec(spec string, loc *time.Location) (cron.Schedule, error) {
+	if o, isOnce, err := parseOnce(spec); isOnce {
+		return o, err
+	}
 	s, err := specParser.Parse(spec)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -153,7 +154,8 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	var (
 		name  string
 		argv  []string
-		state string // run, or why not
+		user  *uuid.UUID // a user's schedule: its job acts for them only
+		state string     // run, or why not
 		late  bool
 	)
 	// The claim reads the schedule FOR SHARE: a fire finishing meanwhile
@@ -166,9 +168,9 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 			paused       bool
 			disabled     *string
 		)
-		err := tx.QueryRow(ctx, `SELECT f.status, f.kind, s.name, s.argv, s.paused, s.disabled_reason
+		err := tx.QueryRow(ctx, `SELECT f.status, f.kind, s.name, s.argv, s.paused, s.disabled_reason, s.user_id
 			FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id WHERE f.id = $1 FOR SHARE OF s`, id).
-			Scan(&status, &kind, &name, &argv, &paused, &disabled)
+			Scan(&status, &kind, &name, &argv, &paused, &disabled, &user)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			state = "its schedule was removed"
@@ -206,6 +208,11 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	}
 	if why := c.refuse(argv); why != "" {
 		return w.finish(ctx, conn, name, id, &Result{Status: StatusFailed, Error: why})
+	}
+	if user != nil {
+		if err := ActsFor(argv, *user); err != nil {
+			return w.finish(ctx, conn, name, id, &Result{Status: StatusFailed, Error: fmt.Sprintf("refused to run %q: %v", strings.Join(argv, " "), err)})
+		}
 	}
 	if late {
 		c.observe("late")

@@ -35,10 +35,10 @@ func Put(ctx context.Context, q db.Querier, spec Spec, now time.Time) (*Schedule
 	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
 		// INSERT … ON CONFLICT DO UPDATE takes the row lock a tick pass
 		// takes, so a pass never fires the old job line after this commits.
-		row := tx.QueryRow(ctx, `WITH old AS (SELECT spec, timezone, jitter_ms, argv FROM helix_schedules WHERE name = $1)
+		row := tx.QueryRow(ctx, `WITH old AS (SELECT spec, timezone, jitter_ms, argv FROM helix_schedules WHERE name = $1 AND user_id IS NULL)
 			INSERT INTO helix_schedules AS s (name, spec, timezone, jitter_ms, catch_up, argv, max_failures, next_tick)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (name) DO UPDATE SET spec = $2, timezone = $3, jitter_ms = $4, argv = $6,
+			ON CONFLICT (user_id, name) DO UPDATE SET spec = $2, timezone = $3, jitter_ms = $4, argv = $6,
 				next_tick = CASE WHEN (s.spec, s.timezone) = ($2, $3) THEN s.next_tick ELSE $8 END,
 				updated_at = CASE WHEN (s.spec, s.timezone, s.jitter_ms, s.argv) = ($2, $3, $4, $6) THEN s.updated_at ELSE now() END
 			RETURNING `+scheduleCols+`, CASE WHEN NOT EXISTS (SELECT 1 FROM old) THEN 'added'
@@ -160,7 +160,7 @@ func (l Local) Serve(ctx context.Context) error {
 func (l Local) runNow(ctx context.Context) (madeFire, error) {
 	f := madeFire{name: l.Name, kind: KindRunNow}
 	err := l.Pool.QueryRow(ctx, `INSERT INTO helix_schedule_fires (schedule_id, tick, kind)
-		SELECT id, $2, 'run_now' FROM helix_schedules WHERE name = $1
+		SELECT id, $2, 'run_now' FROM helix_schedules WHERE name = $1 AND user_id IS NULL
 		ON CONFLICT (schedule_id, tick) DO NOTHING RETURNING id, tick`, l.Name, l.Now()).Scan(&f.id, &f.tick)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return f, &NotFoundError{Name: l.Name}
@@ -254,7 +254,7 @@ func (l Local) drop(fires []madeFire, log *slog.Logger) {
 // Local's, between its pass and its lease: it is left alone.
 func (l Local) reclaim(ctx context.Context, log *slog.Logger) error {
 	rows, err := l.Pool.Query(ctx, `SELECT f.id FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id
-		WHERE s.name = $1 AND f.river_job_id IS NULL
+		WHERE s.name = $1 AND s.user_id IS NULL AND f.river_job_id IS NULL
 		  AND (f.status = 'running' OR f.status = 'pending' AND f.created_at < now() - interval '1 minute')`, l.Name)
 	if err != nil {
 		return err

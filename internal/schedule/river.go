@@ -15,6 +15,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobs"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // Queues. Tick passes get a queue of their own so that long fires (a nightly
@@ -287,16 +288,23 @@ func enqueue(ctx context.Context, tx pgx.Tx, ins TxInserter, n int, args func(in
 // RunNow enqueues an immediate fire of a schedule, paused or disabled too;
 // its tick is now.
 func RunNow(ctx context.Context, pool *pgxpool.Pool, ins TxInserter, name string, now time.Time) (*Fire, error) {
+	return RunNowFor(ctx, pool, ins, name, owner.Shared, now)
+}
+
+// RunNowFor is RunNow of o's own schedule (a user cannot run a shared one).
+func RunNowFor(ctx context.Context, pool *pgxpool.Pool, ins TxInserter, name string, o owner.Owner, now time.Time) (*Fire, error) {
 	var fire *Fire
 	err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
 		var id int64
 		var tick time.Time
 		err := tx.QueryRow(ctx, `INSERT INTO helix_schedule_fires (schedule_id, tick, kind)
-			SELECT id, $2, 'run_now' FROM helix_schedules WHERE name = $1
-			ON CONFLICT (schedule_id, tick) DO NOTHING RETURNING id, tick`, name, now).Scan(&id, &tick)
+			SELECT id, $2, 'run_now' FROM helix_schedules WHERE name = $1 AND `+owner.Owned("user_id", 3)+`
+			ON CONFLICT (schedule_id, tick) DO NOTHING RETURNING id, tick`, name, now, o.Arg()).Scan(&id, &tick)
 		if errors.Is(err, pgx.ErrNoRows) {
-			if _, gerr := Get(ctx, tx, name); gerr != nil {
+			if s, gerr := For(o).Get(ctx, tx, name); gerr != nil {
 				return gerr
+			} else if (s.Owner == nil) == o.Set {
+				return For(o).notOwned(ctx, tx, name)
 			}
 			return fmt.Errorf("schedule %s already has a fire at %s: try again", name, now.UTC().Format(time.RFC3339Nano))
 		}

@@ -12,11 +12,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/robfig/cron/v3"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // ErrNotFound is returned for a schedule name that is not stored.
@@ -81,7 +83,7 @@ type Schedule struct {
 	Jitter              string     `json:"jitter"`
 	CatchUp             string     `json:"catch_up"`
 	Job                 []string   `json:"job"`
-	State               string     `json:"state"` // active, paused or disabled
+	State               string     `json:"state"` // active, paused, disabled or completed (a one-shot that fired)
 	Paused              bool       `json:"paused"`
 	DisabledReason      *string    `json:"disabled_reason"`
 	DisabledAt          *time.Time `json:"disabled_at"`
@@ -91,10 +93,12 @@ type Schedule struct {
 	LastTick            *time.Time `json:"last_tick"`
 	CreatedAt           time.Time  `json:"created_at"`
 	UpdatedAt           time.Time  `json:"updated_at"`
+	Owner               *uuid.UUID `json:"owner"`   // the user the schedule belongs to; null: shared
+	OnceAt              *time.Time `json:"once_at"` // a one-shot's instant (--once-at)
 }
 
 const scheduleCols = `id, name, spec, timezone, jitter_ms, catch_up, argv, paused, disabled_reason, disabled_at,
-	consecutive_failures, max_failures, next_tick, last_tick, created_at, updated_at`
+	consecutive_failures, max_failures, next_tick, last_tick, created_at, updated_at, user_id, once_at`
 
 func scanSchedule(r pgx.Row) (*Schedule, error) {
 	var (
@@ -103,7 +107,7 @@ func scanSchedule(r pgx.Row) (*Schedule, error) {
 		next   time.Time
 	)
 	err := r.Scan(&s.ID, &s.Name, &s.Cron, &s.Timezone, &jitter, &s.CatchUp, &s.Job, &s.Paused, &s.DisabledReason,
-		&s.DisabledAt, &s.ConsecutiveFailures, &s.MaxFailures, &next, &s.LastTick, &s.CreatedAt, &s.UpdatedAt)
+		&s.DisabledAt, &s.ConsecutiveFailures, &s.MaxFailures, &next, &s.LastTick, &s.CreatedAt, &s.UpdatedAt, &s.Owner, &s.OnceAt)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +116,8 @@ func scanSchedule(r pgx.Row) (*Schedule, error) {
 		s.NextTick = &next
 	}
 	switch {
+	case s.OnceAt != nil && s.NextTick == nil:
+		s.State = "completed"
 	case s.DisabledReason != nil:
 		s.State = "disabled"
 	case s.Paused:
@@ -144,16 +150,12 @@ func Add(ctx context.Context, q db.Querier, spec Spec, now time.Time) (*Schedule
 
 // List returns every schedule by name.
 func List(ctx context.Context, q db.Querier) ([]*Schedule, error) {
-	rows, err := q.Query(ctx, `SELECT `+scheduleCols+` FROM helix_schedules ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Schedule, error) { return scanSchedule(r) })
+	return For(owner.Shared).List(ctx, q)
 }
 
 // Get returns one schedule.
 func Get(ctx context.Context, q db.Querier, name string) (*Schedule, error) {
-	return one(q.QueryRow(ctx, `SELECT `+scheduleCols+` FROM helix_schedules WHERE name = $1`, name), name)
+	return For(owner.Shared).Get(ctx, q, name)
 }
 
 func one(r pgx.Row, name string) (*Schedule, error) {
@@ -166,27 +168,19 @@ func one(r pgx.Row, name string) (*Schedule, error) {
 
 // Pause stops a schedule's ticks; fires already queued still run.
 func Pause(ctx context.Context, q db.Querier, name string) (*Schedule, error) {
-	return one(q.QueryRow(ctx, `UPDATE helix_schedules SET paused = true, updated_at = now()
-		WHERE name = $1 RETURNING `+scheduleCols, name), name)
+	return For(owner.Shared).Pause(ctx, q, name)
 }
 
 // Resume restarts a paused or auto-disabled schedule and clears its failure
 // count. Instants that passed meanwhile are missed: its catch-up policy says
 // whether the latest of them runs.
 func Resume(ctx context.Context, q db.Querier, name string) (*Schedule, error) {
-	return one(q.QueryRow(ctx, `UPDATE helix_schedules SET paused = false, disabled_reason = NULL, disabled_at = NULL,
-		consecutive_failures = 0, updated_at = now() WHERE name = $1 RETURNING `+scheduleCols, name), name)
+	return For(owner.Shared).Resume(ctx, q, name)
 }
 
 // Remove deletes a schedule and its history; it returns how many fires went.
 func Remove(ctx context.Context, q db.Querier, name string) (int, error) {
-	var fires int
-	err := q.QueryRow(ctx, `WITH s AS (DELETE FROM helix_schedules WHERE name = $1 RETURNING id)
-		SELECT count(f.id) FROM s LEFT JOIN helix_schedule_fires f ON f.schedule_id = s.id GROUP BY s.id`, name).Scan(&fires)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, &NotFoundError{Name: name}
-	}
-	return fires, err
+	return For(owner.Shared).Remove(ctx, q, name)
 }
 
 // Fire is one fire of a schedule: a tick turned into a run of its job.
@@ -228,12 +222,5 @@ func getFire(ctx context.Context, q db.Querier, id int64) (*Fire, error) {
 
 // History returns a schedule's latest fires, newest first.
 func History(ctx context.Context, q db.Querier, name string, limit int) ([]*Fire, error) {
-	if _, err := Get(ctx, q, name); err != nil {
-		return nil, err
-	}
-	rows, err := q.Query(ctx, fireSelect+`WHERE s.name = $1 ORDER BY f.tick DESC, f.id DESC LIMIT $2`, name, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Fire, error) { return scanFire(r) })
+	return For(owner.Shared).History(ctx, q, name, limit)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // Resolve is the package's Resolve for running a skill: a stored skill's code
@@ -17,10 +18,15 @@ import (
 // WebAssembly. Stored skills are immutable (NAME@VERSION keeps its code), and
 // a cached file is used only when its content hashes to the registry's sha256.
 func (e *Executor) Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, error) {
+	return e.ResolveFor(ctx, q, nameOrFile, owner.Shared)
+}
+
+// ResolveFor is Resolve for o: the user's own stored skill, then a shared one.
+func (e *Executor) ResolveFor(ctx context.Context, q db.Querier, nameOrFile string, o owner.Owner) (*Skill, error) {
 	if e.codeDir == "" {
-		return Resolve(ctx, q, nameOrFile)
+		return ResolveFor(ctx, q, nameOrFile, o)
 	}
-	return resolve(ctx, q, nameOrFile, func(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
+	return resolve(ctx, q, nameOrFile, o, func(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 		s, err := getMeta(ctx, q, r)
 		if err != nil {
 			return nil, err

@@ -178,6 +178,9 @@ type Result struct {
 // (also for invalid input). The returned error is only for what is not the
 // skill's fault: a bad option, the database, or ctx being cancelled.
 func (e *Executor) Exec(ctx context.Context, q db.Querier, s *Skill, o ExecOptions) (*Result, error) {
+	if s.Disabled {
+		return nil, fmt.Errorf("%w: %s@%s (helix skill enable %s turns it back on)", ErrDisabled, s.Name, s.Version, s.Name)
+	}
 	if err := e.signatures.check(ctx, q, s, time.Now()); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/redact"
 	"github.com/helixhq/helix/internal/scrub"
 )
@@ -32,9 +33,12 @@ type AddResult struct {
 	Created bool // false: the same code was already stored under this name and version
 }
 
-// Add stores s. With no version, adding code already stored as the latest
-// version returns that version; otherwise the next integer version is used.
+// Add stores s in the namespace of s.Owner (a user's own, or nil: shared).
+// With no version, adding code already stored as the latest version returns
+// that version; otherwise the next integer version is used. Versions count
+// per owner: a user's first `summary` is version 1 whatever else is stored.
 func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
+	o := owner.FromPtr(s.Owner)
 	if err := ValidateName(s.Name); err != nil {
 		return nil, usage(err)
 	}
@@ -50,11 +54,11 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 	var res *AddResult
 	err = db.InTx(ctx, q, func(tx pgx.Tx) error {
 		// Serialise adds of one name so "next version" cannot be taken twice.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, db.LockKey("skill:"+s.Name)); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, db.LockKey("skill:"+o.LockKey(s.Name))); err != nil {
 			return err
 		}
 		if s.Version == "" {
-			latest, err := Get(ctx, tx, Ref{Name: s.Name})
+			latest, err := getOwned(ctx, tx, Ref{Name: s.Name, Owner: o})
 			switch {
 			case errors.Is(err, ErrNotFound):
 				s.Version = "1"
@@ -64,7 +68,7 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 				res = &AddResult{Skill: latest}
 				return nil
 			default:
-				s.Version, err = nextVersion(ctx, tx, s.Name)
+				s.Version, err = nextVersion(ctx, tx, s.Name, o)
 				if err != nil {
 					return err
 				}
@@ -72,7 +76,7 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 		} else if err := ValidateVersion(s.Version); err != nil {
 			return usage(err)
 		}
-		existing, err := Get(ctx, tx, Ref{Name: s.Name, Version: s.Version})
+		existing, err := getOwned(ctx, tx, Ref{Name: s.Name, Version: s.Version, Owner: o})
 		if err == nil {
 			if existing.SHA256 == s.SHA256 {
 				res = &AddResult{Skill: existing}
@@ -87,12 +91,13 @@ func Add(ctx context.Context, q db.Querier, s *Skill) (*AddResult, error) {
 			params = string(s.Params)
 		}
 		err = tx.QueryRow(ctx, `
-INSERT INTO helix_skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes)
-VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
+INSERT INTO helix_skills (name, version, engine, code, sha256, params, capabilities, timeout_ms, memory_bytes, output_bytes, user_id)
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11::uuid)
 RETURNING id, created_at`,
 			s.Name, s.Version, string(s.Engine), s.Code, s.SHA256, params, s.Capabilities,
-			nullPos(s.Limits.Timeout.Milliseconds()), nullPos(s.Limits.MemoryBytes), nullPos(s.Limits.OutputBytes),
+			nullPos(s.Limits.Timeout.Milliseconds()), nullPos(s.Limits.MemoryBytes), nullPos(s.Limits.OutputBytes), o.Arg(),
 		).Scan(&s.ID, &s.CreatedAt)
+		s.Owner = o.Ptr()
 		if err != nil {
 			return err
 		}
@@ -105,10 +110,10 @@ RETURNING id, created_at`,
 	return res, nil
 }
 
-func nextVersion(ctx context.Context, q db.Querier, name string) (string, error) {
+func nextVersion(ctx context.Context, q db.Querier, name string, o owner.Owner) (string, error) {
 	var n int64
 	err := q.QueryRow(ctx, `
-SELECT coalesce(max(version::bigint), 0) FROM helix_skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$'`, name).Scan(&n)
+SELECT coalesce(max(version::bigint), 0) FROM helix_skills WHERE name = $1 AND version ~ '^[0-9]{1,18}$' AND `+owner.Owned("user_id", 2), name, o.Arg()).Scan(&n)
 	return strconv.FormatInt(n+1, 10), err
 }
 
@@ -120,7 +125,8 @@ func nullPos(v int64) *int64 {
 }
 
 const skillColumns = `id, name, version, engine, code, sha256, params::text, capabilities,
-	coalesce(timeout_ms, 0), coalesce(memory_bytes, 0), coalesce(output_bytes, 0), created_at`
+	coalesce(timeout_ms, 0), coalesce(memory_bytes, 0), coalesce(output_bytes, 0), created_at,
+	user_id, NOT enabled, usage_count, last_used_at`
 
 func scanSkill(row pgx.Row) (*Skill, error) {
 	var s Skill
@@ -128,7 +134,8 @@ func scanSkill(row pgx.Row) (*Skill, error) {
 	var params *string
 	var timeoutMS int64
 	err := row.Scan(&s.ID, &s.Name, &s.Version, &engine, &s.Code, &s.SHA256, &params, &s.Capabilities,
-		&timeoutMS, &s.Limits.MemoryBytes, &s.Limits.OutputBytes, &s.CreatedAt)
+		&timeoutMS, &s.Limits.MemoryBytes, &s.Limits.OutputBytes, &s.CreatedAt,
+		&s.Owner, &s.Disabled, &s.UsageCount, &s.LastUsedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +147,17 @@ func scanSkill(row pgx.Row) (*Skill, error) {
 	return &s, nil
 }
 
-// Get loads NAME@VERSION, or the latest version of NAME.
+// Get loads NAME@VERSION, or the latest version of NAME, for r.Owner: the
+// user's own skill of that name, else a shared one, else ErrNotFound (another
+// user's skill is not found, exactly like one that does not exist).
 func Get(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 	return get(ctx, q, r, skillColumns)
+}
+
+// getOwned is Get in r.Owner's own namespace only (no shared fallback): what
+// Add, enable, disable and remove work on.
+func getOwned(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
+	return query(ctx, q, r, skillColumns, owner.Owned("user_id", 3))
 }
 
 // getMeta is Get without the code (Skill.Code is nil).
@@ -151,12 +166,19 @@ func getMeta(ctx context.Context, q db.Querier, r Ref) (*Skill, error) {
 }
 
 func get(ctx context.Context, q db.Querier, r Ref, columns string) (*Skill, error) {
-	var row pgx.Row
-	if r.Version == "" {
-		row = q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills WHERE name = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, r.Name)
-	} else {
-		row = q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills WHERE name = $1 AND version = $2`, r.Name, r.Version)
+	return query(ctx, q, r, columns, owner.Visible("user_id", 3))
+}
+
+func query(ctx context.Context, q db.Querier, r Ref, columns, whose string) (*Skill, error) {
+	// $2 is NULL for the latest version: the user's own name wins over a
+	// shared one as a whole, never mixing versions of the two.
+	var version any
+	if r.Version != "" {
+		version = r.Version
 	}
+	row := q.QueryRow(ctx, `SELECT `+columns+` FROM helix_skills
+		WHERE name = $1 AND ($2::text IS NULL OR version = $2) AND `+whose+`
+		ORDER BY `+owner.OwnFirst("user_id")+`, created_at DESC, id DESC LIMIT 1`, r.Name, version, r.Owner.Arg())
 	s, err := scanSkill(row)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound(r)
@@ -170,12 +192,17 @@ func notFound(r Ref) error {
 
 // Resolve loads a skill from a file path when one exists there, else, for a
 // uuid, the platform's own skills row (its wasm_bytecode), else from helix's
-// registry by NAME[@VERSION].
+// shared registry by NAME[@VERSION].
 func Resolve(ctx context.Context, q db.Querier, nameOrFile string) (*Skill, error) {
-	return resolve(ctx, q, nameOrFile, Get)
+	return ResolveFor(ctx, q, nameOrFile, owner.Shared)
 }
 
-func resolve(ctx context.Context, q db.Querier, nameOrFile string, get func(context.Context, db.Querier, Ref) (*Skill, error)) (*Skill, error) {
+// ResolveFor is Resolve for o: the user's own stored skill, then a shared one.
+func ResolveFor(ctx context.Context, q db.Querier, nameOrFile string, o owner.Owner) (*Skill, error) {
+	return resolve(ctx, q, nameOrFile, o, Get)
+}
+
+func resolve(ctx context.Context, q db.Querier, nameOrFile string, o owner.Owner, get func(context.Context, db.Querier, Ref) (*Skill, error)) (*Skill, error) {
 	if st, err := os.Stat(nameOrFile); err == nil && st.Mode().IsRegular() {
 		s, err := LoadFile(nameOrFile)
 		if err != nil {
@@ -190,6 +217,7 @@ func resolve(ctx context.Context, q db.Querier, nameOrFile string, get func(cont
 	if err != nil {
 		return nil, usage(fmt.Errorf("%q is neither a file nor a skill name: %w", nameOrFile, err))
 	}
+	r.Owner = o
 	return get(ctx, q, r)
 }
 
@@ -235,15 +263,27 @@ type Summary struct {
 	HasParams    bool      `json:"has_params"`
 	CreatedAt    time.Time `json:"created_at"`
 	Versions     int       `json:"versions"`
+	// Owner is the user the skill belongs to; null: shared.
+	Owner      *uuid.UUID `json:"owner"`
+	Enabled    bool       `json:"enabled"`
+	UsageCount int64      `json:"usage_count"`
+	LastUsedAt *time.Time `json:"last_used_at"`
 }
 
-// List returns the latest version of every skill (or every version with all).
+// List returns the latest version of every shared skill (or every version with all).
 func List(ctx context.Context, q db.Querier, all bool) ([]Summary, error) {
+	return ListFor(ctx, q, all, owner.Shared)
+}
+
+// ListFor is List for o: o's own skills and the shared ones, the own first.
+func ListFor(ctx context.Context, q db.Querier, all bool, o owner.Owner) ([]Summary, error) {
 	rows, err := q.Query(ctx, `
 SELECT name, version, engine, sha256, length(code), capabilities, params IS NOT NULL, created_at,
-       count(*) OVER (PARTITION BY name)::int,
-       row_number() OVER (PARTITION BY name ORDER BY created_at DESC, id DESC) AS rn
-FROM helix_skills ORDER BY name, created_at DESC, id DESC`)
+       count(*) OVER (PARTITION BY user_id, name)::int,
+       row_number() OVER (PARTITION BY user_id, name ORDER BY created_at DESC, id DESC) AS rn,
+       user_id, enabled, usage_count, last_used_at
+FROM helix_skills WHERE `+owner.Visible("user_id", 1)+`
+ORDER BY name, `+owner.OwnFirst("user_id")+`, created_at DESC, id DESC`, o.Arg())
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +291,8 @@ FROM helix_skills ORDER BY name, created_at DESC, id DESC`)
 	for rows.Next() {
 		var s Summary
 		var rn int64
-		if err := rows.Scan(&s.Name, &s.Version, &s.Engine, &s.SHA256, &s.Size, &s.Capabilities, &s.HasParams, &s.CreatedAt, &s.Versions, &rn); err != nil {
+		if err := rows.Scan(&s.Name, &s.Version, &s.Engine, &s.SHA256, &s.Size, &s.Capabilities, &s.HasParams, &s.CreatedAt, &s.Versions, &rn,
+			&s.Owner, &s.Enabled, &s.UsageCount, &s.LastUsedAt); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -277,10 +318,20 @@ type Execution struct {
 // first. Runs of a skill file (skill exec ./hello.js: no version) are kept
 // apart: a file named like a registry skill is not that skill.
 func RecentExecutions(ctx context.Context, q db.Querier, name string, n int) ([]Execution, error) {
+	return RecentExecutionsOf(ctx, q, name, nil, owner.Shared, n)
+}
+
+// RecentExecutionsOf is RecentExecutions of the skill of that name owned by
+// skillOwner (nil: shared), as viewer sees them: another user's `summary` is
+// another skill, and a user sees only their own runs (the operator all).
+func RecentExecutionsOf(ctx context.Context, q db.Querier, name string, skillOwner *uuid.UUID, viewer owner.Owner, n int) ([]Execution, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, skill_version, coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
-FROM skill_executions WHERE skill_name = $1 AND skill_version IS NOT NULL
-ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
+SELECT e.id, e.skill_version, coalesce(e.user_id::text, ''), e.status, e.started_at, e.duration_ms, coalesce(e.error, '')
+FROM skill_executions e
+WHERE e.skill_name = $1 AND e.skill_version IS NOT NULL
+  AND (e.skill_id IS NULL OR e.skill_id IN (SELECT id FROM helix_skills WHERE name = $1 AND user_id IS NOT DISTINCT FROM $3::uuid))
+  AND ($4::uuid IS NULL OR e.user_id = $4::uuid)
+ORDER BY e.started_at DESC, e.id DESC LIMIT $2`, name, n, skillOwner, viewer.Arg())
 	if err != nil {
 		return nil, err
 	}
@@ -330,5 +381,61 @@ VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, 
 RETURNING id`,
 		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
 		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client, scrubbed).Scan(&r.ExecutionID)
+	if err != nil || skillID == nil {
+		return err
+	}
+	// every run of a stored skill counts, as the platform's custom_tools does
+	_, err = q.Exec(ctx, `UPDATE helix_skills SET usage_count = usage_count + 1,
+		last_used_at = greatest(last_used_at, $2) WHERE id = $1`, *skillID, r.StartedAt)
 	return err
+}
+
+// ErrDisabled is an exec of a disabled skill.
+var ErrDisabled error = &UsageError{Err: errors.New("skill is disabled")}
+
+// SetEnabled enables or disables r (every version of the name, or the one
+// @VERSION) in r.Owner's own namespace: a user cannot switch a shared skill
+// off for everyone, nor touch another user's.
+func SetEnabled(ctx context.Context, q db.Querier, r Ref, enabled bool) (int64, error) {
+	tag, err := q.Exec(ctx, `UPDATE helix_skills SET enabled = $4
+		WHERE name = $1 AND ($2::text IS NULL OR version = $2) AND `+owner.Owned("user_id", 3), r.Name, nullText(r.Version), r.Owner.Arg(), enabled)
+	if err != nil {
+		return 0, err
+	}
+	if tag.RowsAffected() == 0 {
+		return 0, notOwned(ctx, q, r)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Remove deletes r (every version, or the one @VERSION) from r.Owner's own
+// namespace. Its executions stay, without the link to the skill.
+func Remove(ctx context.Context, q db.Querier, r Ref) (int64, error) {
+	tag, err := q.Exec(ctx, `DELETE FROM helix_skills
+		WHERE name = $1 AND ($2::text IS NULL OR version = $2) AND `+owner.Owned("user_id", 3), r.Name, nullText(r.Version), r.Owner.Arg())
+	if err != nil {
+		return 0, err
+	}
+	if tag.RowsAffected() == 0 {
+		return 0, notOwned(ctx, q, r)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// notOwned says why a change found nothing: a shared skill a user may use
+// but not change, or (the same for missing and another user's) not found.
+func notOwned(ctx context.Context, q db.Querier, r Ref) error {
+	if r.Owner.Set {
+		if s, err := get(ctx, q, r, strings.Replace(skillColumns, "code,", "NULL::bytea,", 1)); err == nil && s.Owner == nil {
+			return usage(fmt.Errorf("skill %s is shared (the operator's): a user cannot change it; add your own under the same name to use yours instead", r))
+		}
+	}
+	return notFound(r)
+}
+
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -256,8 +256,21 @@ func (e *signerEntry) allows(now time.Time) bool {
 // SignaturePolicy is what an Executor asks of a registry skill's signature
 // before running it.
 type SignaturePolicy struct {
-	Signers *Signers // nil: none configured (skill.trusted-signers unset)
-	Require bool     // skill.require-signature: unsigned code is refused
+	Signers     *Signers // nil: none configured (skill.trusted-signers unset)
+	Require     bool     // skill.require-signature: unsigned shared skills are refused
+	RequireUser bool     // skill.require-signature-user: unsigned skills of a user's own are refused
+}
+
+// Required names the setting that requires a signature of a skill of a
+// user's own (owned) or a shared one, "" when none does.
+func (p *SignaturePolicy) Required(owned bool) string {
+	switch {
+	case owned && p.RequireUser:
+		return "skill.require-signature-user"
+	case !owned && p.Require:
+		return "skill.require-signature"
+	}
+	return ""
 }
 
 // StoredSignature is a registry skill's signature as skill add kept it.
@@ -302,14 +315,15 @@ func (p *SignaturePolicy) check(ctx context.Context, q db.Querier, s *Skill, now
 	if err != nil {
 		return fmt.Errorf("read signature of %s@%s: %w", s.Name, s.Version, err)
 	}
+	required := p.Required(s.Owner != nil)
 	switch {
-	case st == nil && p.Require:
-		return &SignatureError{Msg: fmt.Sprintf("%s@%s is unsigned and skill.require-signature is on: add it again with --signature", s.Name, s.Version)}
+	case st == nil && required != "":
+		return &SignatureError{Msg: fmt.Sprintf("%s@%s is unsigned and %s is on: add it again with --signature", s.Name, s.Version, required)}
 	case st == nil:
 		return nil
 	case p.Signers == nil:
-		if p.Require {
-			return &SignatureError{Msg: fmt.Sprintf("%s@%s: skill.require-signature is on but skill.trusted-signers is not set", s.Name, s.Version)}
+		if required != "" {
+			return &SignatureError{Msg: fmt.Sprintf("%s@%s: %s is on but skill.trusted-signers is not set", s.Name, s.Version, required)}
 		}
 		return nil
 	}

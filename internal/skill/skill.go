@@ -12,6 +12,10 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // Engine runs a skill's code.
@@ -49,6 +53,11 @@ type Skill struct {
 	Capabilities []string // see ParseCapabilities
 	Limits       Limits   // the skill's own caps; zero fields mean none
 	CreatedAt    time.Time
+	// Owner is the user the stored skill belongs to; nil: shared (the operator's).
+	Owner      *uuid.UUID
+	Disabled   bool // skill disable: exec is refused
+	UsageCount int64
+	LastUsedAt *time.Time
 }
 
 // UsageError is a caller's mistake (a bad reference, file or option), as
@@ -64,6 +73,9 @@ func usage(err error) error { return &UsageError{Err: err} }
 type Ref struct {
 	Name    string
 	Version string // "" means the latest
+	// Owner is whom the name is resolved for: the user's own skill, then a
+	// shared one (package owner). The zero Owner sees shared skills only.
+	Owner owner.Owner
 }
 
 func (r Ref) String() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/helixhq/helix/internal/composite"
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // CompositeTools runs the tool steps of composite skills (composite.ToolRunner).
@@ -20,6 +21,9 @@ type CompositeTools struct {
 	FindRuntime func(context.Context) (*ContainerRunner, error)
 	// Client is recorded with each tool execution ("": the helix CLI).
 	Client string
+	// Owner is whom the steps' tools are resolved for: the user's own
+	// approved tool of a name, then the shared one.
+	Owner owner.Owner
 
 	once sync.Once
 }
@@ -32,7 +36,7 @@ func (c *CompositeTools) CheckTool(ctx context.Context, ref string) error {
 
 func (c *CompositeTools) load(ctx context.Context, ref string) (*manifest.Tool, error) {
 	name, version := manifest.ParseRef(ref)
-	t, err := Load(ctx, c.Q, name, version)
+	t, err := LoadFor(ctx, c.Q, name, version, c.Owner)
 	var nf *manifest.NotFoundError
 	var na *NotApprovedError
 	if errors.As(err, &nf) || errors.As(err, &na) {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/skill"
 )
 
@@ -24,6 +27,11 @@ func (s *Skills) RunSkill(ctx context.Context, ref string, input []byte, userID 
 	r, err := skill.ParseRef(ref)
 	if err != nil {
 		return nil, &RuntimeError{Msg: "skill entrypoint " + ref + ": " + err.Error()}
+	}
+	// a skill tool runs the skill of the user it runs for: their own of
+	// that name, then the shared one
+	if u, err := uuid.Parse(userID); err == nil {
+		r.Owner = owner.User(u)
 	}
 	sk, err := skill.Get(ctx, s.Q, r)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/scrub"
 )
 
@@ -79,13 +80,24 @@ func (e *RuntimeError) Error() string { return e.Msg }
 // Load returns the approved version of a tool: the given version, or the
 // approved one when version is "". Any other state is a NotApprovedError.
 func Load(ctx context.Context, q db.Querier, name, version string) (*manifest.Tool, error) {
+	return LoadFor(ctx, q, name, version, owner.Shared)
+}
+
+// LoadFor is Load for o: the user's own tool of that name, else the shared
+// one (package owner); another user's is not found.
+func LoadFor(ctx context.Context, q db.Querier, name, version string, o owner.Owner) (*manifest.Tool, error) {
 	if version == "" {
-		err := q.QueryRow(ctx, `SELECT version FROM tool_manifests WHERE name = $1 AND state = 'approved' ORDER BY id DESC LIMIT 1`, name).Scan(&version)
+		// the user's own name shadows a shared one as a whole: their
+		// unapproved `weather` does not fall back to the shared one
+		err := q.QueryRow(ctx, `SELECT version FROM tool_manifests WHERE name = $1 AND state = 'approved'
+			AND user_id IS NOT DISTINCT FROM (SELECT user_id FROM tool_manifests WHERE name = $1 AND `+owner.Visible("user_id", 2)+`
+				ORDER BY `+owner.OwnFirst("user_id")+` LIMIT 1)
+			ORDER BY id DESC LIMIT 1`, name, o.Arg()).Scan(&version)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return nil, err
 		}
 	}
-	t, err := manifest.Show(ctx, q, name, version)
+	t, err := manifest.ShowFor(ctx, q, name, version, o)
 	if err != nil {
 		return nil, err
 	}
@@ -359,9 +371,9 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	err := q.QueryRow(ctx, `
 		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
 		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client, scrubbed)
-		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		VALUES (nullif($15::bigint, 0), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16)
 		RETURNING id`,
 		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
-		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client, scrubbed).Scan(&id)
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client, t.ID, scrubbed).Scan(&id)
 	return id, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 )
 
 // Options are the inputs of `doctor`.
@@ -43,8 +44,11 @@ per-invocation arguments a file cannot set, bad values: each with its line),
 the database (reachable, server version), the schema (pending migrations),
 row-level security of helix's tables (SKIP when there are none yet), the
 platform's tables helix uses that anon or authenticated can reach without
-row-level security (a warning, with the statements that close each), and
-the provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
+row-level security (a warning, with the statements that close each), the
+items each user owns (skills, composites, tools, schedules) and the shared
+items users shadow with their own of the same name (a warning when a shared
+item reaches none of the users who have their own of that kind), and the
+provider keys. Warnings do not fail; a failed check exits non-zero (4 when the database
 is unreachable, 1 otherwise).
 
 EXAMPLES
@@ -146,6 +150,7 @@ func doctorRun(ctx context.Context, opts *Options) error {
 			} else {
 				add("row-level security", "ok", "every helix table has row-level security")
 			}
+			ownedItems(ctx, pool, add)
 			// The platform's own tables: named, with the statements that close
 			// them, but a warning: they are the platform's to change.
 			if open, err := db.OpenPlatformTables(ctx, pool); err != nil {
@@ -281,4 +286,28 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// ownedItems reports how many skills, composites, tools and schedules each
+// owner has, and the shared items users shadow (issue 42). Before the owners
+// migration there is nothing to report.
+func ownedItems(ctx context.Context, pool db.Querier, add func(name, status, detail string)) {
+	counts, shadows, err := owner.Report(ctx, pool)
+	if err != nil {
+		add("owned items", "skip", "not counted: "+err.Error())
+		return
+	}
+	if len(counts) == 0 {
+		add("owned items", "ok", "no skills, composites, tools or schedules yet")
+	}
+	for _, c := range counts {
+		add("owned items", "ok", c.String())
+	}
+	for _, sh := range shadows {
+		if sh.Nobody {
+			add("shadowed items", "warn", fmt.Sprintf("shared %s %s reaches none of the %d users who have their own %s: each has their own %s", strings.TrimSuffix(sh.Kind, "s"), sh.Name, sh.By, sh.Kind, sh.Name))
+		} else {
+			add("shadowed items", "ok", fmt.Sprintf("shared %s %s: %d users have their own of that name", strings.TrimSuffix(sh.Kind, "s"), sh.Name, sh.By))
+		}
+	}
 }

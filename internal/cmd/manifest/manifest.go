@@ -60,6 +60,7 @@ type ImportOptions struct {
 	MemoryLimit         string
 	Enqueue             bool
 	Priority            int
+	UserID              cmdutil.UserID
 	MCPCommand          string
 	MCPURL              string
 	MCPEnv              []string
@@ -106,6 +107,7 @@ EXAMPLES
   helix manifest import https://example.com/openapi.json --include listPets --output json
   helix manifest import weather-1.1.yaml --auto-approve-narrower --by alice
   helix manifest import petstore-v2.json --namespace petstore_v2
+  helix manifest import my-notes.yaml --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
   helix manifest import https://example.com/openapi.json --enqueue   # then: helix worker --queues manifest
 
 --enqueue queues one job per URL (files and stdin cannot be queued: the
@@ -144,6 +146,9 @@ own manifest.max-* limits; a URL whose job is pending is not queued twice.
 				}
 			}
 			if opts.Enqueue {
+				if opts.UserID.Given {
+					return cmdutil.FlagErrorf("--enqueue and --user-id cannot be used together: import a user's own tools in the foreground")
+				}
 				if opts.DryRun {
 					return cmdutil.FlagErrorf("--enqueue and --dry-run cannot be used together")
 				}
@@ -179,6 +184,7 @@ own manifest.max-* limits; a URL whose job is pending is not queued twice.
 	fl.StringVar(&opts.MemoryLimit, "memory-limit", "384MiB", "soft limit of the heap while importing, so that the garbage collector keeps a large import's memory near its live size; raised to 32 bytes per byte of a larger document (0: none; GOMEMLIMIT wins)")
 	fl.StringVar(&opts.ToolTimeout, "tool-timeout", "30s", "permissions.timeout given to tools built from OpenAPI operations")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per URL for helix worker and return at once")
+	cmdutil.UserIDVar(fl, &opts.UserID, "record the tools as this user's own (UUID): they propose and approve them, and they run only for them; without it, shared")
 	mcpFlags(cmd, opts)
 	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
@@ -271,10 +277,13 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		if err != nil {
 			return err
 		}
+		if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+			return err
+		}
 		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: jobs.RunManifestImport, Params: opts.runParams(), Now: f.Now},
 			func(ctx context.Context, run *jobrun.Run) (any, error) {
 				var err error
-				res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now()})
+				res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now(), Owner: opts.UserID.Owner()})
 				res.count()
 				return map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err
 			})

@@ -135,7 +135,7 @@ EXAMPLES
 		},
 	}
 	fl := cmd.Flags()
-	cmdutil.UserIDVar(fl, &opts.UserID, "the user whose tools and memories to serve (UUID, required)")
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user whose tools and memories to serve (UUID, required): their own tools, skills and composites and the shared ones, never another user's")
 	fl.StringVar(&opts.Listen, "listen", "", "serve Streamable HTTP on ADDR (host:port) instead of stdio")
 	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let HTTP tools reach private and loopback addresses")
 	fl.StringVar(&opts.MaxResponse, "max-bytes", "10MiB", "largest response body a tool call accepts")
@@ -181,6 +181,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	pool, err := opts.F.DB(ctx)
 	if err != nil {
+		return err
+	}
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
 		return err
 	}
 	log := opts.F.Logger()

@@ -3,6 +3,9 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +27,8 @@ type AddOptions struct {
 	MaxFailures int
 	Job         []string // the job's command line
 	JobPath     string   // the job's command ("decay run"), once resolved
+	OnceAt      string   // RFC 3339: fire once, then completed
+	UserID      cmdutil.UserID
 }
 
 // NewCmdAdd builds `schedule add`.
@@ -57,11 +62,23 @@ runs the latest of them once, late (systemd's Persistent=).
 disables the schedule after N failed fires in a row (0: never); list and
 show say why, and resume enables it again.
 
+--once-at INSTANT (RFC 3339, instead of --cron) fires once at that instant
+(late, once, if no worker ran then: its catch-up is once unless --catch-up
+none), then the schedule is completed (list and show say so).
+
+--user-id U stores the schedule as that user's own: its job line must act for
+that user only (--user-id U in the job, never --all-users, checked now and
+again at every fire), the user may have at most schedule.max-per-user
+schedules (default 20) and two fires no closer than schedule.min-interval
+(default 5m); beyond either, exit 2 naming the setting. Names are per owner.
+
 EXAMPLES
   helix schedule add nightly-synthesis --cron "0 2 * * *" --timezone Europe/Berlin --catch-up once -- synthesize --all-users
   helix schedule add hourly-decay --cron @hourly --jitter 30s -- decay run --forget-below 0.05
   helix schedule add catalog-verify --cron "15 6 * * 1" --max-failures 0 -- catalog verify
   helix schedule add sync-reconcile --cron "@every 1m" -- sync reconcile
+  helix schedule add my-summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b --cron "0 7 * * *" -- skill exec summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
+  helix schedule add friday-reminder --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b --once-at 2026-12-24T09:00:00+01:00 -- skill exec remind --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.MinimumNArgs(1),
@@ -72,8 +89,18 @@ EXAMPLES
 				return cmdutil.FlagErrorf("usage: helix schedule add NAME --cron SPEC -- JOB [ARGS...] (the job goes after --)")
 			}
 			opts.Name, opts.Job = args[0], args[1:]
+			if opts.OnceAt != "" {
+				at, err := time.Parse(time.RFC3339, opts.OnceAt)
+				if err != nil {
+					return cmdutil.FlagErrorf("invalid --once-at %q: use RFC 3339, e.g. 2026-12-24T09:00:00+01:00", opts.OnceAt)
+				}
+				opts.Cron = schedule.OnceSpec(at)
+				if !cmd.Flags().Changed("catch-up") {
+					opts.CatchUp = schedule.CatchUpOnce
+				}
+			}
 			if opts.Cron == "" {
-				return cmdutil.FlagErrorf("a schedule needs --cron SPEC")
+				return cmdutil.FlagErrorf("a schedule needs --cron SPEC or --once-at INSTANT")
 			}
 			if _, err := opts.spec().Validate(); err != nil {
 				return &cmdutil.FlagError{Err: err}
@@ -95,6 +122,9 @@ EXAMPLES
 	fl.DurationVar(&opts.Jitter, "jitter", 0, "delay each fire by a random time up to this")
 	fl.StringVar(&opts.CatchUp, "catch-up", schedule.CatchUpNone, "ticks missed while no worker ran: none (skip) or once (run the latest once)")
 	fl.IntVar(&opts.MaxFailures, "max-failures", 5, "disable the schedule after this many failed fires in a row (0: never)")
+	fl.StringVar(&opts.OnceAt, "once-at", "", "fire once at this RFC 3339 instant, then the schedule is completed (instead of --cron)")
+	cmd.MarkFlagsMutuallyExclusive("cron", "once-at")
+	cmdutil.UserIDVar(fl, &opts.UserID, "store the schedule as this user's own (UUID); its job must act for this user only")
 	return cmd
 }
 
@@ -109,7 +139,14 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := schedule.Add(ctx, pool, opts.spec(), f.Now())
+	lim, err := scheduleLimits(f)
+	if err != nil {
+		return err
+	}
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	s, err := schedule.For(opts.UserID.Owner()).Add(ctx, pool, opts.spec(), f.Now(), lim)
 	if errors.Is(err, schedule.ErrExists) {
 		return cmdutil.InputError(err)
 	}
@@ -117,4 +154,28 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 		return err
 	}
 	return printSchedule(f, s)
+}
+
+// scheduleLimits reads schedule.max-per-user and schedule.min-interval.
+func scheduleLimits(f *cmdutil.Factory) (schedule.Limits, error) {
+	lim := schedule.DefaultLimits
+	cfg, err := f.Config()
+	if err != nil {
+		return lim, cmdutil.InputError(err)
+	}
+	if cfg.IsSet("schedule.max-per-user") {
+		n, err := strconv.Atoi(strings.TrimSpace(cfg.String("schedule.max-per-user")))
+		if err != nil || n < 0 {
+			return lim, cmdutil.InputError(fmt.Errorf("invalid schedule.max-per-user %q (%s): use a whole number", cfg.String("schedule.max-per-user"), cfg.Source("schedule.max-per-user")))
+		}
+		lim.MaxPerUser = n
+	}
+	if cfg.IsSet("schedule.min-interval") {
+		d, err := time.ParseDuration(strings.TrimSpace(cfg.String("schedule.min-interval")))
+		if err != nil || d < 0 {
+			return lim, cmdutil.InputError(fmt.Errorf("invalid schedule.min-interval %q (%s): use a duration such as 5m", cfg.String("schedule.min-interval"), cfg.Source("schedule.min-interval")))
+		}
+		lim.MinInterval = d
+	}
+	return lim, nil
 }

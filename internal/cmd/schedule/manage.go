@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,10 +11,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
+
+// ownerFlag adds --user-id and returns a func that checks the user and
+// gives the schedules as they see them.
+func ownerFlag(cmd *cobra.Command) func(ctx context.Context, q db.Querier) (schedule.Owned, error) {
+	var uid cmdutil.UserID
+	cmdutil.OwnerVar(cmd.Flags(), &uid)
+	return func(ctx context.Context, q db.Querier) (schedule.Owned, error) {
+		if err := cmdutil.CheckOwner(ctx, q, uid.Owner()); err != nil {
+			return schedule.Owned{}, err
+		}
+		return schedule.For(uid.Owner()), nil
+	}
+}
 
 // notFound makes an unknown schedule name bad input (exit 2).
 func notFound(err error) error {
@@ -24,7 +40,8 @@ func notFound(err error) error {
 }
 
 func newCmdList(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var owned func(context.Context, db.Querier) (schedule.Owned, error)
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List schedules: state, next and last tick, failures, and why one is disabled",
 		Long: `List every schedule by name: its state (active, paused, or disabled after too
@@ -34,6 +51,11 @@ row and job. Off a terminal, one tab-separated row per schedule.
 EXAMPLES
   helix schedule list
   helix schedule list -o json | jq '.schedules[] | select(.state == "disabled")'
+  helix schedule list --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
+
+With --user-id: that user's own schedules and the shared ones (OWNER says
+whose); without it, the shared ones only. A one-shot schedule (--once-at)
+that fired is completed.
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
@@ -42,7 +64,11 @@ EXAMPLES
 			if err != nil {
 				return err
 			}
-			ss, err := schedule.List(cmd.Context(), pool)
+			w, err := owned(cmd.Context(), pool)
+			if err != nil {
+				return err
+			}
+			ss, err := w.List(cmd.Context(), pool)
 			if err != nil {
 				return err
 			}
@@ -57,14 +83,26 @@ EXAMPLES
 				return nil
 			}
 			tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
-			tp.Header("NAME", "STATE", "CRON", "TIMEZONE", "NEXT", "LAST", "FAILURES", "JOB", "REASON")
+			// OWNER only in a user's view: without --user-id every row is shared
+			forUser := cmd.Flags().Changed("user-id")
+			header := []string{"NAME", "STATE", "CRON", "TIMEZONE", "NEXT", "LAST", "FAILURES", "JOB", "REASON"}
+			if forUser {
+				header = append(header, "OWNER")
+			}
+			tp.Header(header...)
 			for _, s := range ss {
-				tp.Row(s.Name, s.State, s.Cron, s.Timezone, fmtTime(s.NextTick), fmtTime(s.LastTick),
-					failures(s), jobLine(s.Job), deref(s.DisabledReason))
+				row := []string{s.Name, s.State, s.Cron, s.Timezone, fmtTime(s.NextTick), fmtTime(s.LastTick),
+					failures(s), jobLine(s.Job), deref(s.DisabledReason)}
+				if forUser {
+					row = append(row, owner.FromPtr(s.Owner).String())
+				}
+				tp.Row(row...)
 			}
 			return tp.Render()
 		},
 	}
+	owned = ownerFlag(cmd)
+	return cmd
 }
 
 // failures is "failed fires in a row/the limit"; "-" for no limit.
@@ -100,11 +138,13 @@ func printSchedule(f *cmdutil.Factory, s *schedule.Schedule) error {
 	if s.DisabledReason != nil {
 		fmt.Fprintf(out, "disabled:\t%s (%s)\n", *s.DisabledReason, fmtTime(s.DisabledAt))
 	}
+	fmt.Fprintf(out, "owner:\t%s\n", owner.FromPtr(s.Owner))
 	return nil
 }
 
 func newCmdShow(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var owned func(context.Context, db.Querier) (schedule.Owned, error)
+	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show one schedule",
 		Long:  "Show one schedule: spec, time zone, job, next and last tick, failures in a row, and\nwhy it is disabled if it is.\n\nEXAMPLES\n  helix schedule show nightly-synthesis\n  helix schedule show nightly-synthesis -o json\n\n" + cmdutil.ExitStatusDB,
@@ -114,13 +154,19 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := schedule.Get(cmd.Context(), pool, args[0])
+			w, err := owned(cmd.Context(), pool)
+			if err != nil {
+				return err
+			}
+			s, err := w.Get(cmd.Context(), pool, args[0])
 			if err != nil {
 				return notFound(err)
 			}
 			return printSchedule(f, s)
 		},
 	}
+	owned = ownerFlag(cmd)
+	return cmd
 }
 
 func newCmdPause(f *cmdutil.Factory, pause bool) *cobra.Command {
@@ -130,7 +176,8 @@ func newCmdPause(f *cmdutil.Factory, pause bool) *cobra.Command {
 		verb, short, long = "resume", "Restart a paused or disabled schedule, clearing its failures",
 			"Restart a paused or auto-disabled schedule and reset its failures in a row.\nTicks that passed meanwhile count as missed: with --catch-up once the latest\nof them runs now, with none they are skipped."
 	}
-	return &cobra.Command{
+	var owned func(context.Context, db.Querier) (schedule.Owned, error)
+	cmd := &cobra.Command{
 		Use:   verb + " NAME",
 		Short: short,
 		Long:  long + "\n\nEXAMPLES\n  helix schedule " + verb + " nightly-synthesis\n\n" + cmdutil.ExitStatusDB,
@@ -140,9 +187,13 @@ func newCmdPause(f *cmdutil.Factory, pause bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			op := schedule.Resume
+			w, err := owned(cmd.Context(), pool)
+			if err != nil {
+				return err
+			}
+			op := w.Resume
 			if pause {
-				op = schedule.Pause
+				op = w.Pause
 			}
 			s, err := op(cmd.Context(), pool, args[0])
 			if err != nil {
@@ -151,10 +202,13 @@ func newCmdPause(f *cmdutil.Factory, pause bool) *cobra.Command {
 			return printSchedule(f, s)
 		},
 	}
+	owned = ownerFlag(cmd)
+	return cmd
 }
 
 func newCmdRemove(f *cmdutil.Factory) *cobra.Command {
 	var yes bool
+	var owned func(context.Context, db.Querier) (schedule.Owned, error)
 	cmd := &cobra.Command{
 		Use:   "remove NAME --yes",
 		Short: "Delete a schedule and its history",
@@ -174,7 +228,11 @@ EXAMPLES
 			if err != nil {
 				return err
 			}
-			n, err := schedule.Remove(cmd.Context(), pool, args[0])
+			w, err := owned(cmd.Context(), pool)
+			if err != nil {
+				return err
+			}
+			n, err := w.Remove(cmd.Context(), pool, args[0])
 			if err != nil {
 				return notFound(err)
 			}
@@ -186,11 +244,13 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm the removal")
+	owned = ownerFlag(cmd)
 	return cmd
 }
 
 func newCmdRunNow(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var uid cmdutil.UserID
+	cmd := &cobra.Command{
 		Use:   "run-now NAME",
 		Short: "Fire a schedule once now, paused or disabled too",
 		Long: `Enqueue one fire of the schedule now (its tick is this instant), whether it is
@@ -213,7 +273,10 @@ EXAMPLES
 			if err != nil {
 				return err
 			}
-			fire, err := schedule.RunNow(ctx, pool, c, args[0], f.Now())
+			if err := cmdutil.CheckOwner(ctx, pool, uid.Owner()); err != nil {
+				return err
+			}
+			fire, err := schedule.RunNowFor(ctx, pool, c, args[0], uid.Owner(), f.Now())
 			if err != nil {
 				return notFound(err)
 			}
@@ -225,6 +288,8 @@ EXAMPLES
 			return err
 		},
 	}
+	cmdutil.UserIDVar(cmd.Flags(), &uid, "fire this user's own schedule (UUID); without it, a shared one")
+	return cmd
 }
 
 func deref64(p *int64) int64 {
@@ -236,6 +301,7 @@ func deref64(p *int64) int64 {
 
 func newCmdHistory(f *cmdutil.Factory) *cobra.Command {
 	var limit int
+	var owned func(context.Context, db.Querier) (schedule.Owned, error)
 	cmd := &cobra.Command{
 		Use:   "history NAME",
 		Short: "List a schedule's fires, newest first",
@@ -257,7 +323,11 @@ EXAMPLES
 			if err != nil {
 				return err
 			}
-			fires, err := schedule.History(cmd.Context(), pool, args[0], limit)
+			w, err := owned(cmd.Context(), pool)
+			if err != nil {
+				return err
+			}
+			fires, err := w.History(cmd.Context(), pool, args[0], limit)
 			if err != nil {
 				return notFound(err)
 			}
@@ -295,5 +365,6 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many fires")
+	owned = ownerFlag(cmd)
 	return cmd
 }

@@ -45,9 +45,10 @@ func SkillExecutorOptions(cfg *config.Config) (skill.ExecutorOptions, error) {
 }
 
 // SkillSignatures reads skill.trusted-signers (an allowed-signers file, as
-// ssh-keygen -Y verify takes) and skill.require-signature.
+// ssh-keygen -Y verify takes), skill.require-signature (shared skills) and
+// skill.require-signature-user (users' own).
 func SkillSignatures(cfg *config.Config) (*skill.SignaturePolicy, error) {
-	p := &skill.SignaturePolicy{Require: cfg.String("skill.require-signature") == "true"}
+	p := &skill.SignaturePolicy{Require: cfg.String("skill.require-signature") == "true", RequireUser: cfg.String("skill.require-signature-user") == "true"}
 	file := cfg.String("skill.trusted-signers")
 	if file == "" {
 		return p, nil

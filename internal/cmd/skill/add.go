@@ -26,6 +26,7 @@ type AddOptions struct {
 	Capabilities []string
 	Limits       limitFlags
 	Signature    string
+	UserID       cmdutil.UserID
 }
 
 // NewCmdAdd stores a skill in the registry.
@@ -55,13 +56,20 @@ skill runs. --capability grants, one per flag:
 helix-skill -f KEY FILE), verified against skill.trusted-signers (an
 allowed-signers file); the signer is recorded, shown by skill show, and the
 signature verified again whenever the code is loaded to run. With
-skill.require-signature: true, unsigned or badly signed code is refused
-(exit 2), here and at exec.
+skill.require-signature: true (shared skills) or skill.require-signature-user:
+true (users' own), unsigned or badly signed code is refused (exit 2), here
+and at exec.
+
+--user-id stores the skill as that user's own: only they (and helix acting
+for them) see it, its versions count apart from anyone else's, and it wins
+over a shared skill of the same name when they run it. Without it the skill
+is shared: every user may run it.
 
 EXAMPLES
   helix skill add openapi-ops.wasm --name openapi-ops --params openapi-ops.schema.json
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
   ssh-keygen -Y sign -n helix-skill -f ~/.ssh/id_ed25519 rank.js && helix skill add rank.js --signature rank.js.sig
+  helix skill add mine.js --name summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -83,6 +91,7 @@ EXAMPLES
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "the skill's own memory cap (e.g. 64MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "the skill's own output cap (e.g. 256KiB)")
 	fl.StringVar(&opts.Signature, "signature", "", "SSH signature of FILE (ssh-keygen -Y sign -n helix-skill), checked against skill.trusted-signers")
+	cmdutil.UserIDVar(fl, &opts.UserID, "store the skill as this user's own (UUID); without it, shared")
 	return cmd
 }
 
@@ -123,6 +132,10 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	s.Owner = opts.UserID.Ptr()
 	var res *skill.AddResult
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if res, err = skill.Add(ctx, tx, s); err != nil || signer == nil {
@@ -137,7 +150,7 @@ func addRun(ctx context.Context, opts *AddOptions) error {
 	if opts.F.Global.JSON() {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{
 			"name": st.Name, "version": st.Version, "engine": st.Engine, "sha256": st.SHA256,
-			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt, "signed_by": signer,
+			"capabilities": st.Capabilities, "created": res.Created, "created_at": st.CreatedAt, "owner": st.Owner, "signed_by": signer,
 		})
 	}
 	verb := "added"
@@ -164,8 +177,8 @@ func (opts *AddOptions) verifySignature(code []byte) ([]byte, *skill.Signer, err
 		return nil, nil, err
 	}
 	if opts.Signature == "" {
-		if policy.Require {
-			return nil, nil, cmdutil.InputError(fmt.Errorf("%s is unsigned and skill.require-signature is on: sign it (ssh-keygen -Y sign -n %s -f KEY %s) and pass --signature %s.sig",
+		if setting := policy.Required(opts.UserID.Ptr() != nil); setting != "" {
+			return nil, nil, cmdutil.InputError(fmt.Errorf("%s is unsigned and "+setting+" is on: sign it (ssh-keygen -Y sign -n %s -f KEY %s) and pass --signature %s.sig",
 				opts.File, skill.SignatureNamespace, opts.File, opts.File))
 		}
 		return nil, nil, nil

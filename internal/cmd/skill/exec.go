@@ -77,7 +77,7 @@ EXAMPLES
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Input, "input", "{}", "the input: JSON text, @FILE, or - for stdin")
-	cmdutil.UserIDVar(fl, &opts.UserID, "the user the skill runs for (UUID), recorded in the audit")
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user the skill runs for (UUID), recorded in the audit: their own skill of the name, else the shared one")
 	fl.StringArrayVar(&opts.Env, "env", nil, "NAME=VALUE for a variable the skill declares (env:NAME capability)")
 	fl.BoolVar(&opts.Log, "log", false, "print the skill's log (stderr, console.*) on stderr even when it succeeds")
 	fl.BoolVar(&opts.ScrubOutput, "scrub-output", false, "print the output and log as stored: secrets and identifiers replaced")
@@ -122,7 +122,10 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.Resolve(ctx, pool, opts.Skill)
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	s, err := e.ResolveFor(ctx, pool, opts.Skill, opts.UserID.Owner())
 	if err != nil {
 		return usageToInput(err)
 	}

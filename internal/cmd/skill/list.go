@@ -9,15 +9,17 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
 // ListOptions are the inputs of `skill list`.
 type ListOptions struct {
-	IO  *iostreams.IOStreams
-	F   *cmdutil.Factory
-	All bool
+	IO     *iostreams.IOStreams
+	F      *cmdutil.Factory
+	All    bool
+	UserID cmdutil.UserID
 }
 
 // NewCmdList lists the stored skills.
@@ -27,11 +29,16 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Use:   "list",
 		Short: "List stored skills (latest versions)",
 		Long: `List the stored skills: the latest version of each, or every version with --all-versions.
-Columns: name, version, engine, size, versions stored, capabilities, created.
+Columns: name, version, engine, size, versions stored, capabilities, created,
+owner (shared, or the user's UUID), enabled, uses (executions) and last used.
+
+With --user-id: that user's own skills and the shared ones (never another
+user's); without it, the shared ones only.
 
 EXAMPLES
   helix skill list
   helix skill list --all-versions --output json
+  helix skill list --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
@@ -44,6 +51,7 @@ EXAMPLES
 	}
 	cmd.Flags().BoolVar(&opts.All, "all-versions", false, "list every version, not only the latest")
 	cmdutil.Alias(cmd.Flags(), "all-versions", "all")
+	cmdutil.OwnerVar(cmd.Flags(), &opts.UserID)
 	return cmd
 }
 
@@ -52,7 +60,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := skill.List(ctx, pool, opts.All)
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	list, err := skill.ListFor(ctx, pool, opts.All, opts.UserID.Owner())
 	if err != nil {
 		return err
 	}
@@ -63,13 +74,18 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return cmdutil.WriteJSON(opts.IO.Out, map[string]any{"skills": list})
 	}
 	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
-	tp.Header("NAME", "VERSION", "ENGINE", "SIZE", "VERSIONS", "CAPABILITIES", "CREATED")
+	tp.Header("NAME", "VERSION", "ENGINE", "SIZE", "VERSIONS", "CAPABILITIES", "CREATED", "OWNER", "ENABLED", "USES", "LAST USED")
 	for _, s := range list {
 		caps := strings.Join(s.Capabilities, ",")
 		if caps == "" {
 			caps = "-"
 		}
-		tp.Row(s.Name, s.Version, string(s.Engine), fmt.Sprint(s.Size), fmt.Sprint(s.Versions), caps, cmdutil.FormatTime(s.CreatedAt))
+		last := "-"
+		if s.LastUsedAt != nil {
+			last = cmdutil.FormatTime(*s.LastUsedAt)
+		}
+		tp.Row(s.Name, s.Version, string(s.Engine), fmt.Sprint(s.Size), fmt.Sprint(s.Versions), caps, cmdutil.FormatTime(s.CreatedAt),
+			owner.FromPtr(s.Owner).String(), fmt.Sprint(s.Enabled), fmt.Sprint(s.UsageCount), last)
 	}
 	return tp.Render()
 }

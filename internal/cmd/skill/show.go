@@ -10,6 +10,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -20,6 +21,7 @@ type ShowOptions struct {
 	F          *cmdutil.Factory
 	Ref        string
 	Executions int
+	UserID     cmdutil.UserID
 }
 
 // NewCmdShow shows one stored skill and its recent executions.
@@ -32,9 +34,13 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*ShowOptions) error) *cobra.Comman
 size and sha256, its input JSON Schema, capabilities and own limits, and its
 most recent executions from the audit (all versions).
 
+With --user-id: the user's own skill of that name, else the shared one (and
+only that user's runs of it); another user's skill is not found.
+
 EXAMPLES
   helix skill show openapi-ops
   helix skill show rank@1.2.0 --executions 50 --output json
+  helix skill show summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -50,6 +56,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().IntVar(&opts.Executions, "executions", 10, "how many recent executions to show")
+	cmdutil.OwnerVar(cmd.Flags(), &opts.UserID)
 	return cmd
 }
 
@@ -65,6 +72,10 @@ type shown struct {
 	Limits       map[string]any    `json:"limits"`
 	CreatedAt    string            `json:"created_at"`
 	SignedBy     *skill.Signer     `json:"signed_by"` // null: unsigned
+	Owner        any               `json:"owner"`
+	Enabled      bool              `json:"enabled"`
+	UsageCount   int64             `json:"usage_count"`
+	LastUsedAt   any               `json:"last_used_at"`
 	Executions   []skill.Execution `json:"executions"`
 }
 
@@ -77,11 +88,15 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	r.Owner = opts.UserID.Owner()
 	s, err := skill.Get(ctx, pool, r)
 	if err != nil {
 		return usageToInput(err)
 	}
-	execs, err := skill.RecentExecutions(ctx, pool, s.Name, opts.Executions)
+	execs, err := skill.RecentExecutionsOf(ctx, pool, s.Name, s.Owner, opts.UserID.Owner(), opts.Executions)
 	if err != nil {
 		return fmt.Errorf("read executions of %s: %w", s.Name, err)
 	}
@@ -89,6 +104,11 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		Name: s.Name, Version: s.Version, Engine: s.Engine, Size: len(s.Code), SHA256: s.SHA256,
 		Params: s.Params, Capabilities: s.Capabilities, CreatedAt: cmdutil.FormatTime(s.CreatedAt),
 		Limits: map[string]any{}, Executions: execs,
+		Owner: s.Owner, Enabled: !s.Disabled, UsageCount: s.UsageCount,
+	}
+	last := "-"
+	if s.LastUsedAt != nil {
+		out.LastUsedAt, last = cmdutil.FormatTime(*s.LastUsedAt), cmdutil.FormatTime(*s.LastUsedAt)
 	}
 	sig, err := skill.LoadSignature(ctx, pool, s.ID)
 	if err != nil {
@@ -112,6 +132,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "name:          %s\nversion:       %s\nengine:        %s\nsize:          %d bytes\nsha256:        %s\ncreated:       %s\n",
 		out.Name, out.Version, out.Engine, out.Size, out.SHA256, out.CreatedAt)
+	fmt.Fprintf(w, "owner:         %s\nenabled:       %t\nuses:          %d (last %s)\n", owner.FromPtr(s.Owner), !s.Disabled, s.UsageCount, last)
 	signed := "unsigned"
 	if out.SignedBy != nil {
 		signed = fmt.Sprintf("%s (%s)", out.SignedBy.Principal, out.SignedBy.Fingerprint)

@@ -23,6 +23,7 @@ func NewCmdSkill(f *cmdutil.Factory) *cobra.Command {
 	exec.ValidArgsFunction = cmdutil.CompleteFirstArg(cmdutil.CompleteColumn(f, "helix_skills", "name", true))
 	run.ValidArgsFunction = cmdutil.CompleteFirstArg(cmdutil.CompleteColumn(f, "helix_composite_skills", "name", true))
 	cmd.AddCommand(show, exec)
+	cmd.AddCommand(NewCmdEnable(f, nil), NewCmdDisable(f, nil), NewCmdRemove(f, nil))
 	cmd.AddCommand(compositeCmd.NewCmdValidate(f, nil), compositeCmd.NewCmdAddComposite(f, nil), run)
 	return cmd
 }

@@ -60,6 +60,7 @@ func run(t *testing.T, tty bool, pool func(*cmdtest.Streams) *cmdutil.Factory, a
 	f.IOStreams.SetStdoutTTY(tty)
 	s.In.WriteString(stdin)
 	cmd := skillcmd.NewCmdSkill(f)
+	cmd.SetFlagErrorFunc(cmdutil.WrapFlagError) // as under the root
 	cmd.SetArgs(strings.Fields(argv))
 	cmd.SetOut(s.Err)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
@@ -154,12 +155,16 @@ func TestAddExecListShow(t *testing.T) {
 		t.Fatalf("record = %+v", rec)
 	}
 
-	var created time.Time
-	if err := db.QueryRow(context.Background(), `SELECT created_at FROM helix_skills WHERE version = '2.0.0-js'`).Scan(&created); err != nil {
+	var created, lastUsed time.Time
+	var uses int
+	if err := db.QueryRow(context.Background(), `SELECT created_at, usage_count, last_used_at FROM helix_skills WHERE version = '2.0.0-js'`).Scan(&created, &uses, &lastUsed); err != nil {
 		t.Fatal(err)
 	}
+	if uses != 2 {
+		t.Errorf("usage_count of openapi-ops@2.0.0-js = %d after two runs, want 2", uses)
+	}
 	out, _, _ = run(t, false, factory, "list", "")
-	want := "openapi-ops\t2.0.0-js\tjs\t" + size(t, js) + "\t2\t-\t" + cmdutil.FormatTime(created) + "\n"
+	want := "openapi-ops\t2.0.0-js\tjs\t" + size(t, js) + "\t2\t-\t" + cmdutil.FormatTime(created) + "\tshared\ttrue\t2\t" + cmdutil.FormatTime(lastUsed) + "\n"
 	if out != want {
 		t.Fatalf("list (not a TTY) =\n%q\nwant\n%q", out, want)
 	}

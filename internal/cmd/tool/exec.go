@@ -106,7 +106,7 @@ EXAMPLES
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Input, "input", "{}", "the tool's input: JSON, @FILE, or - for stdin")
-	cmdutil.UserIDVar(fl, &opts.UserID, "the user the tool runs for (a UUID), recorded in tool_executions")
+	cmdutil.UserIDVar(fl, &opts.UserID, "the user the tool runs for (a UUID), recorded in tool_executions: their own approved tool of the name, else the shared one")
 	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let HTTP tools reach private and loopback addresses")
 	fl.StringVar(&opts.MaxResponse, "max-bytes", "10MiB", "largest response body accepted")
 	cmdutil.Alias(fl, "max-bytes", "max-response")
@@ -127,7 +127,10 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return err
 	}
-	t, err := toolexec.Load(ctx, pool, opts.Name, opts.Version)
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	t, err := toolexec.LoadFor(ctx, pool, opts.Name, opts.Version, opts.UserID.Owner())
 	if err != nil {
 		if na := (*toolexec.NotApprovedError)(nil); errors.As(err, &na) {
 			return fmt.Errorf("%w; nothing was sent", err)

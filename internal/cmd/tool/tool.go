@@ -14,6 +14,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -44,6 +45,7 @@ type Options struct {
 	Version string
 	By      string
 	Reason  string
+	UserID  cmdutil.UserID
 }
 
 func newOptions(f *cmdutil.Factory) *Options { return &Options{IO: f.IOStreams, F: f} }
@@ -61,6 +63,10 @@ EXAMPLES
   helix tool list
   helix tool list --state proposed
   helix tool list --output json
+  helix tool list --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
+
+With --user-id: that user's own tools and the shared ones (OWNER says whose);
+without it, the shared ones only.
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
@@ -75,6 +81,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().StringVar(&opts.State, "state", "", "only tools in this state: "+strings.Join(manifest.States, ", "))
+	cmdutil.OwnerVar(cmd.Flags(), &opts.UserID)
 	return cmd
 }
 
@@ -83,7 +90,10 @@ func listRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	tools, err := manifest.List(ctx, pool, opts.State)
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	tools, err := manifest.ListFor(ctx, pool, opts.State, opts.UserID.Owner())
 	if err != nil {
 		return err
 	}
@@ -98,13 +108,13 @@ func listRun(ctx context.Context, opts *Options) error {
 		return nil
 	}
 	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
-	tp.Header("NAME", "VERSION", "STATE", "HOSTS", "UPDATED")
+	tp.Header("NAME", "VERSION", "STATE", "HOSTS", "UPDATED", "OWNER")
 	for _, t := range tools {
 		hosts := strings.Join(t.Hosts, ",")
 		if hosts == "" {
 			hosts = "none"
 		}
-		tp.Row(safetext.Line(t.Name), safetext.Line(t.Version), t.State, safetext.Line(hosts), cmdutil.FormatTime(t.UpdatedAt))
+		tp.Row(safetext.Line(t.Name), safetext.Line(t.Version), t.State, safetext.Line(hosts), cmdutil.FormatTime(t.UpdatedAt), owner.FromPtr(t.Owner).String())
 	}
 	return tp.Render()
 }
@@ -112,7 +122,7 @@ func listRun(ctx context.Context, opts *Options) error {
 // NewCmdShow prints one tool version with its manifest and audit trail.
 func NewCmdShow(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	opts := newOptions(f)
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "show NAME[@VERSION]",
 		Short: "Show a tool version: manifest, permissions and audit trail",
 		Long: `Show one tool version (the newest when no version is given): its state,
@@ -122,6 +132,7 @@ lifecycle transition with who made it, when and why.
 EXAMPLES
   helix tool show listPets
   helix tool show listPets@1.0.0 --output json
+  helix tool show weather --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -136,6 +147,8 @@ EXAMPLES
 			return showRun(cmd.Context(), opts)
 		},
 	}
+	cmdutil.OwnerVar(cmd.Flags(), &opts.UserID)
+	return cmd
 }
 
 func showRun(ctx context.Context, opts *Options) error {
@@ -143,7 +156,10 @@ func showRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	t, err := manifest.Show(ctx, pool, opts.Name, opts.Version)
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	t, err := manifest.ShowFor(ctx, pool, opts.Name, opts.Version, opts.UserID.Owner())
 	if err != nil {
 		return err
 	}
@@ -167,6 +183,7 @@ func printTool(w io.Writer, t *manifest.Tool) error {
 	}
 	fmt.Fprintf(&b, "source:      %s\n", q(t.Source))
 	fmt.Fprintf(&b, "sha256:      %s\n", t.SHA256)
+	fmt.Fprintf(&b, "owner:       %s\n", owner.FromPtr(t.Owner))
 	if m.Description != "" {
 		fmt.Fprintf(&b, "description: %s\n", q(firstLine(m.Description)))
 	}
@@ -251,9 +268,15 @@ func NewCmdApprove(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command
 approved versions of the same tool become superseded. Only a proposed version
 can be approved (exit 2 otherwise).
 
+With --user-id a user approves their own tool (imported with manifest import
+--user-id): it runs only for them, within the permissions it requests. Shared
+tools stay the operator's to approve; a user approving one, or another user's,
+is told it is not found.
+
 EXAMPLES
   helix tool approve listPets@1.0.0
   helix tool approve weather@1.1.0 --by alice --reason "reviewed hosts"
+  helix tool approve my-notes@1.0.0 --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -273,6 +296,7 @@ EXAMPLES
 	}
 	cmd.Flags().StringVar(&opts.By, "by", "", "who approves, for the audit trail (default: the current user)")
 	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why, for the audit trail")
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "approve this user's own tool (UUID); without it, a shared one")
 	return cmd
 }
 
@@ -281,7 +305,10 @@ func approveRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	t, err := manifest.Approve(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	t, err := manifest.ApproveFor(ctx, pool, opts.Name, opts.Version, opts.UserID.Owner(), opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
 		return err
 	}
@@ -306,6 +333,7 @@ the tool again.
 EXAMPLES
   helix tool revoke listPets@1.0.0 --reason "leaks customer ids"
   helix tool revoke weather --reason "provider shut down" --by alice
+  helix tool revoke my-notes --reason "not needed" --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -328,6 +356,7 @@ EXAMPLES
 	}
 	cmd.Flags().StringVar(&opts.By, "by", "", "who revokes, for the audit trail (default: the current user)")
 	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why (required)")
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "revoke this user's own tool (UUID); without it, a shared one")
 	return cmd
 }
 
@@ -336,7 +365,10 @@ func revokeRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	changes, err := manifest.Revoke(ctx, pool, opts.Name, opts.Version, opts.By, opts.Reason, opts.F.Now())
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+		return err
+	}
+	changes, err := manifest.RevokeFor(ctx, pool, opts.Name, opts.Version, opts.UserID.Owner(), opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
 		return err
 	}

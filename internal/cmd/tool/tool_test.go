@@ -101,9 +101,9 @@ func TestListRun(t *testing.T) {
 	if err := listRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	want := "NAME     VERSION  STATE     HOSTS                                      UPDATED\n" +
-		"weather  1.1.0    proposed  api.weather.example,tiles.weather.example  2026-11-01T10:00:00Z\n" +
-		"weather  1.0.0    approved  api.weather.example                        2026-11-01T09:30:00Z\n"
+	want := "NAME     VERSION  STATE     HOSTS                                      UPDATED               OWNER\n" +
+		"weather  1.1.0    proposed  api.weather.example,tiles.weather.example  2026-11-01T10:00:00Z  shared\n" +
+		"weather  1.0.0    approved  api.weather.example                        2026-11-01T09:30:00Z  shared\n"
 	if s.Out.String() != want {
 		t.Errorf("tty:\n%s\nwant:\n%s", s.Out, want)
 	}
@@ -112,7 +112,7 @@ func TestListRun(t *testing.T) {
 	if err := listRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if want := "weather\t1.0.0\tapproved\tapi.weather.example\t2026-11-01T09:30:00Z\n"; s.Out.String() != want {
+	if want := "weather\t1.0.0\tapproved\tapi.weather.example\t2026-11-01T09:30:00Z\tshared\n"; s.Out.String() != want {
 		t.Errorf("non-tty --state approved: %q, want %q", s.Out, want)
 	}
 	opts, s = newOpts(t, pool, false)

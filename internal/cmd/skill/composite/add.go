@@ -14,15 +14,16 @@ import (
 
 // AddCompositeOptions are the inputs of `skill add-composite`.
 type AddCompositeOptions struct {
-	IO   *iostreams.IOStreams
-	F    *cmdutil.Factory
-	File string
+	IO     *iostreams.IOStreams
+	F      *cmdutil.Factory
+	File   string
+	UserID cmdutil.UserID
 }
 
 // NewCmdAddComposite stores a composite skill definition in the registry.
 func NewCmdAddComposite(f *cmdutil.Factory, runF func(*AddCompositeOptions) error) *cobra.Command {
 	opts := &AddCompositeOptions{IO: f.IOStreams, F: f}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "add-composite FILE|-",
 		Short: "Store a composite skill definition in the registry",
 		Long: `Validate a composite skill definition (see helix skill validate) and store it
@@ -35,10 +36,14 @@ would depend on where it was added from. Adding the same definition again
 changes nothing; a different definition under a stored version is refused
 (exit 2): bump the version.
 
+--user-id stores the composite as that user's own (its steps resolve to the
+user's own skills first, then the shared ones); without it, it is shared.
+
 EXAMPLES
   helix skill add testdata/composite/email-summary.js --name email-summary --version 1.2.0
   helix skill add testdata/composite/rank.js --name rank --version 1.0.0
   helix skill add-composite testdata/composite/morning-brief-registry.yaml
+  helix skill add-composite brief.yaml --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -50,10 +55,21 @@ EXAMPLES
 			return addCompositeRun(cmd.Context(), opts)
 		},
 	}
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "store the composite as this user's own (UUID); without it, shared")
+	return cmd
 }
 
 func addCompositeRun(ctx context.Context, opts *AddCompositeOptions) error {
-	reg := &registry{f: opts.F}
+	if opts.UserID.Given {
+		pool, err := opts.F.DB(ctx)
+		if err != nil {
+			return err
+		}
+		if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
+			return err
+		}
+	}
+	reg := &registry{f: opts.F, owner: opts.UserID.Owner()}
 	d, err := readDefinition(ctx, opts.F, opts.File, opts.IO.In, reg)
 	if err != nil {
 		return err
@@ -67,7 +83,7 @@ func addCompositeRun(ctx context.Context, opts *AddCompositeOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := composite.Save(ctx, pool, d)
+	s, err := composite.SaveFor(ctx, pool, d, opts.UserID.Owner())
 	if errors.Is(err, composite.ErrVersionExists) {
 		return cmdutil.InputError(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/composite"
+	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/toolexec"
 )
@@ -16,8 +17,9 @@ import (
 // registry checks registry skills in the database, opened only when a step
 // names one: a definition of skill files validates without a database.
 type registry struct {
-	f *cmdutil.Factory
-	s *composite.Skills
+	f     *cmdutil.Factory
+	s     *composite.Skills
+	owner owner.Owner
 }
 
 func (r *registry) Check(ctx context.Context, ref string) error {
@@ -27,6 +29,7 @@ func (r *registry) Check(ctx context.Context, ref string) error {
 			return err
 		}
 		r.s = composite.NewSkills(nil, pool)
+		r.s.Owner = r.owner
 	}
 	return r.s.Check(ctx, ref)
 }
@@ -37,7 +40,7 @@ func (r *registry) CheckTool(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	return (&toolexec.CompositeTools{Q: pool}).CheckTool(ctx, ref)
+	return (&toolexec.CompositeTools{Q: pool, Owner: r.owner}).CheckTool(ctx, ref)
 }
 
 // toolRunner runs tool steps as helix tool exec would, with the credentials

@@ -64,7 +64,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().StringVar(&opts.Input, "input", "{}", "workflow input: JSON, @file, or - for stdin")
-	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "user (UUID) recorded with the run and its skill executions")
+	cmdutil.UserIDVar(cmd.Flags(), &opts.UserID, "user (UUID) recorded with the run and its skill executions: their own composite and skills of a name first, then the shared ones")
 	return cmd
 }
 
@@ -103,10 +103,17 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer x.Close()
-	ex := composite.NewSkills(x, pool)
-	if ex.Tools, err = toolRunner(opts.F, x, pool); err != nil {
+	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
 		return err
 	}
+	ex := composite.NewSkills(x, pool)
+	ex.Owner = opts.UserID.Owner()
+	tools, err := toolRunner(opts.F, x, pool)
+	if err != nil {
+		return err
+	}
+	tools.Owner = opts.UserID.Owner()
+	ex.Tools = tools
 	var (
 		d      *composite.Definition
 		stored int64
@@ -114,7 +121,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if fi, statErr := os.Stat(opts.Target); statErr == nil && fi.Mode().IsRegular() {
 		d, err = readDefinition(ctx, opts.F, opts.Target, opts.IO.In, ex)
 	} else {
-		d, stored, err = composite.Load(ctx, pool, opts.Target)
+		d, stored, err = composite.LoadFor(ctx, pool, opts.Target, opts.UserID.Owner())
 		if errors.Is(err, composite.ErrNotFound) {
 			err = cmdutil.InputError(err)
 		}
