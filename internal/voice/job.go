@@ -29,6 +29,13 @@ type JobOptions struct {
 	StoreAudio  bool
 	Force       bool // transcribe again audio the user already has, replacing the row
 	Concurrency int
+	// Memory writes a memories row of type MemoryType from each transcript,
+	// in the transaction that stores the recording.
+	Memory     bool
+	MemoryType string
+	// RecordedAt, when set, is when every file was recorded (--recorded-at);
+	// else each file's container creation time, else its modification time.
+	RecordedAt time.Time
 	Now         func() time.Time
 	// Complete, when set, runs inside the transaction that stores the
 	// recording, before it commits (a queue worker completes its job there).
@@ -61,6 +68,9 @@ type FileResult struct {
 	Transcript string   `json:"transcript,omitempty"`
 	Confidence *float64 `json:"confidence,omitempty"`
 	Words      int      `json:"words,omitempty"`
+	MemoryID   string   `json:"memory_id,omitempty"`
+	RecordedAt string   `json:"recorded_at,omitempty"` // RFC 3339
+	RecordedBy string   `json:"recorded_at_from,omitempty"`
 	RequestID  string   `json:"request_id,omitempty"`
 	Error      string   `json:"error,omitempty"`
 	Kind       string   `json:"failure,omitempty"`
@@ -115,6 +125,13 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 			return r
 		}
 	}
+	recorded, from := opts.RecordedAt, RecordedFromFlag
+	if recorded.IsZero() {
+		if recorded, from, err = RecordedAt(path); err != nil {
+			return fail(FailInput, err)
+		}
+	}
+	r.RecordedAt, r.RecordedBy = recorded.UTC().Format(time.RFC3339), from
 	var pcm bytes.Buffer
 	pcm.Write(WAVHeader(0))
 	res, err := Convert(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm)
@@ -149,24 +166,38 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	if opts.StoreAudio {
 		rec.Audio = wav
 	}
+	// the recording, its memory and the queue job's completion commit together
 	var stored bool
-	if opts.Complete != nil {
-		err = db.InTx(context.WithoutCancel(ctx), q, func(tx pgx.Tx) error {
-			var err error
-			if stored, err = Save(ctx, tx, rec, opts.Force); err != nil {
-				return err
+	var memID uuid.UUID
+	err = db.InTx(context.WithoutCancel(ctx), q, func(tx pgx.Tx) error {
+		ctx := context.WithoutCancel(ctx)
+		var err error
+		if stored, err = Save(ctx, tx, rec, opts.Force); err != nil {
+			return err
+		}
+		if stored && opts.Memory {
+			typ := opts.MemoryType
+			if typ == "" {
+				typ = MemoryTypes[0]
 			}
+			if memID, err = SaveMemory(ctx, tx, rec, typ, recorded, opts.Force); err != nil {
+				return fmt.Errorf("memory: %w", err)
+			}
+		}
+		if opts.Complete != nil {
 			return opts.Complete(ctx, tx)
-		})
-	} else {
-		stored, err = Save(context.WithoutCancel(ctx), q, rec, opts.Force)
-	}
+		}
+		return nil
+	})
 	if err != nil {
 		return fail(dbKind(err), fmt.Errorf("store %s: %w", path, err))
 	}
 	r.Status, r.ID = StatusTranscribed, rec.ID.String()
 	if !stored {
 		r.Status = StatusDuplicate
+	}
+	if memID != uuid.Nil {
+		r.MemoryID = memID.String()
 	}
 	r.Transcript, r.Confidence, r.Words, r.RequestID = t.Text, t.Confidence, len(t.Words), t.RequestID
 	return r

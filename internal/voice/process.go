@@ -26,6 +26,8 @@ type ProcessOptions struct {
 	HighPass    bool   // 80 Hz rumble filter
 	Normalize   string // NormalizeNone, NormalizePeak or NormalizeLoudness
 	TrimSilence bool   // drop leading and trailing silence (150 ms kept)
+	VAD         bool   // drop the frames without speech, a hang-over kept
+	Denoise     bool   // spectral noise reduction, profile from the VAD's non-speech frames
 }
 
 // Result describes a processed recording.

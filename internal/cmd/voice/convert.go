@@ -53,6 +53,13 @@ EXAMPLES
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.In, opts.Out = args[0], args[1]
 			opts.JSON = f.Global.JSON()
+			cfg, err := f.Config()
+			if err != nil {
+				return cmdutil.InputError(err)
+			}
+			if err := opts.Process.settings(cmd, cfg); err != nil {
+				return err
+			}
 			if _, err := opts.Process.options(); err != nil {
 				return err
 			}
@@ -63,7 +70,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite OUT when it exists")
-	opts.Process.bind(cmd)
+	opts.Process.bind(cmd, false)
 	return cmd
 }
 
