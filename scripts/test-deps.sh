@@ -7,6 +7,8 @@ NEEDS=(
   "promtool prometheus"   # worker /metrics: promtool check metrics, a real Prometheus scraping
   "prometheus prometheus"
   "pgbouncer pgbouncer"   # internal/pgtest.Bouncer: PgBouncer 1.18 in session and transaction mode
+  "espeak-ng espeak-ng"   # internal/voice/voicetest: real speech for the VAD and denoise tests
+  "sox sox"               # internal/voice/voicetest: noise, resampling and trimming of that speech
 )
 PATH="$PATH:/usr/sbin:/sbin" # pgbouncer lives in /usr/sbin
 missing=()

@@ -36,7 +36,7 @@ type JobOptions struct {
 	// RecordedAt, when set, is when every file was recorded (--recorded-at);
 	// else each file's container creation time, else its modification time.
 	RecordedAt time.Time
-	Now         func() time.Time
+	Now        func() time.Time
 	// Complete, when set, runs inside the transaction that stores the
 	// recording, before it commits (a queue worker completes its job there).
 	Complete func(ctx context.Context, tx pgx.Tx) error
@@ -69,7 +69,9 @@ type FileResult struct {
 	Confidence *float64 `json:"confidence,omitempty"`
 	Words      int      `json:"words,omitempty"`
 	MemoryID   string   `json:"memory_id,omitempty"`
-	RecordedAt string   `json:"recorded_at,omitempty"` // RFC 3339
+	Speech     *float64 `json:"speech_seconds,omitempty"`  // with VAD: the audio sent
+	Dropped    *float64 `json:"dropped_seconds,omitempty"` // with VAD: the audio not sent
+	RecordedAt string   `json:"recorded_at,omitempty"`     // RFC 3339
 	RecordedBy string   `json:"recorded_at_from,omitempty"`
 	RequestID  string   `json:"request_id,omitempty"`
 	Error      string   `json:"error,omitempty"`
@@ -132,9 +134,15 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 		}
 	}
 	r.RecordedAt, r.RecordedBy = recorded.UTC().Format(time.RFC3339), from
-	var pcm bytes.Buffer
+	var pcm, whole bytes.Buffer
 	pcm.Write(WAVHeader(0))
-	res, err := Convert(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm)
+	var full io.Writer
+	if opts.StoreAudio && (opts.Process.VAD || opts.Process.TrimSilence) {
+		// the row keeps the original's timeline, which the word times are mapped to
+		whole.Write(WAVHeader(0))
+		full = &whole
+	}
+	res, err := ConvertTo(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm, full)
 	if ctx.Err() != nil {
 		return fail(FailUnavailable, ctx.Err())
 	}
@@ -143,12 +151,13 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	}
 	wav := pcm.Bytes()
 	copy(wav, WAVHeader(res.Samples))
-	r.Format, r.Duration = res.Format, res.Duration
+	r.Format, r.Duration, r.Speech, r.Dropped = res.Format, res.Duration, res.Speech, res.Dropped
+	var t *stt.Transcript
 	if res.Samples == 0 {
-		return fail(FailInput, fmt.Errorf("%s: nothing left after trimming silence", path))
-	}
-	t, err := opts.Provider.Transcribe(ctx, wav, opts.STT)
-	if err != nil {
+		// no speech at all: nothing to pay a provider for; the recording is
+		// stored with an empty transcript and makes no memory
+		t = &stt.Transcript{Words: []stt.Word{}}
+	} else if t, err = opts.Provider.Transcribe(ctx, wav, opts.STT); err != nil {
 		kind := FailProvider
 		switch {
 		case errors.Is(err, httpretry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
@@ -158,6 +167,9 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 		}
 		return fail(kind, err)
 	}
+	if res.Segments != nil {
+		mapTimes(t, res)
+	}
 	rec := &Recording{
 		UserID: opts.UserID, SourceName: filepath.Base(path), Format: res.Format, Duration: res.Duration,
 		SampleRate: res.Rate, Channels: res.Channels, SHA256: sum, Transcript: t,
@@ -165,6 +177,10 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	}
 	if opts.StoreAudio {
 		rec.Audio = wav
+		if full != nil {
+			rec.Audio = whole.Bytes()
+			copy(rec.Audio, WAVHeader(int64(len(rec.Audio)-44)/2))
+		}
 	}
 	// the recording, its memory and the queue job's completion commit together
 	var stored bool
@@ -201,6 +217,19 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	}
 	r.Transcript, r.Confidence, r.Words, r.RequestID = t.Text, t.Confidence, len(t.Words), t.RequestID
 	return r
+}
+
+// mapTimes moves the provider's word and utterance times, which are times in
+// the audio it was sent, to the original recording's timeline.
+func mapTimes(t *stt.Transcript, res Result) {
+	for i := range t.Words {
+		w := &t.Words[i]
+		w.Start, w.End = res.OriginalTime(w.Start), res.OriginalTime(w.End)
+	}
+	for i := range t.Utterances {
+		u := &t.Utterances[i]
+		u.Start, u.End = res.OriginalTime(u.Start), res.OriginalTime(u.End)
+	}
 }
 
 func dbKind(err error) string {
