@@ -232,3 +232,79 @@ func (tl *Timeline) Kept(ranges [][2]int64) (speech, nonSpeech float64) {
 	}
 	return float64(spKept) / float64(max(1, sp)), float64(nsKept) / float64(max(1, ns))
 }
+
+// Spoken is n sentences spoken one after another with pause
+// seconds of silence after each, and the mask of speech.
+func Spoken(dir string, n int, pause float64) (*Timeline, error) {
+	tl := &Timeline{}
+	for k := range n {
+		s, err := Speech(dir, "en-us", Sentences[k%len(Sentences)])
+		if err != nil {
+			return nil, err
+		}
+		tl.Samples = append(tl.Samples, s...)
+		for range s {
+			tl.Speech = append(tl.Speech, true)
+		}
+		for range int(pause * Rate) {
+			tl.Samples = append(tl.Samples, 0)
+			tl.Speech = append(tl.Speech, false)
+		}
+	}
+	return tl, nil
+}
+
+// Mix returns clean plus noise (repeated as needed) scaled so that the
+// speech (the samples speech marks) is snrDB above the noise.
+func Mix(clean []float32, speech []bool, noise []float32, snrDB float64) []float32 {
+	var s float64
+	var n int
+	for i, v := range clean {
+		if speech[i] {
+			s += float64(v) * float64(v)
+			n++
+		}
+	}
+	level := math.Sqrt(s/float64(max(1, n))) * math.Pow(10, -snrDB/20) / RMS(noise)
+	out := make([]float32, len(clean))
+	for i, v := range clean {
+		out[i] = v + float32(level)*noise[i%len(noise)]
+	}
+	return out
+}
+
+// SegSNR is the segmental SNR of y against the clean reference x in dB: the
+// mean over 20 ms frames of 10·log10(Σx² / Σ(x−y)²), each clamped to
+// [−10, 35] dB, over the frames of speech (clean energy within 40 dB of the
+// loudest frame), as speech-enhancement papers report it.
+func SegSNR(x, y []float32) float64 {
+	const frame = Rate / 50
+	n := min(len(x), len(y)) / frame
+	energy := make([]float64, n)
+	var top float64
+	for f := range n {
+		for _, v := range x[f*frame : (f+1)*frame] {
+			energy[f] += float64(v) * float64(v)
+		}
+		top = max(top, energy[f])
+	}
+	var sum float64
+	var used int
+	for f := range n {
+		if energy[f] < top*1e-4 || energy[f] == 0 {
+			continue
+		}
+		var e float64
+		for i := f * frame; i < (f+1)*frame; i++ {
+			d := float64(x[i]) - float64(y[i])
+			e += d * d
+		}
+		snr := 35.0
+		if e > 0 {
+			snr = max(-10, min(35, 10*math.Log10(energy[f]/e)))
+		}
+		sum += snr
+		used++
+	}
+	return sum / float64(max(1, used))
+}
