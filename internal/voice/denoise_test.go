@@ -47,4 +47,3 @@ func TestDenoiseRaisesSegmentalSNR(t *testing.T) {
 		t.Errorf("segmental SNR %.2f dB → %.2f dB: want at least 5 dB better", before, after)
 	}
 }
-
