@@ -19,10 +19,14 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmdtest"
+	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/embed/embedtest"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/testbin"
+	"github.com/helixhq/helix/internal/voice/voicetest"
 )
 
 // fakeOpenAI answers POST /v1/audio/transcriptions as OpenAI does
@@ -232,5 +236,85 @@ func TestTranscriptBecomesMemory(t *testing.T) {
 	}
 	if r, m, l := counts(t, pool, user); r != 0 || m != 0 || l != 0 {
 		t.Errorf("after deleting the recording: %d recordings, %d memories, %d links", r, m, l)
+	}
+}
+
+// TestVoiceSettings: voice.vad, voice.denoise and voice.memory fill the
+// flags nobody gave; a flag beats them; a bad value is a usage error.
+func TestVoiceSettings(t *testing.T) {
+	t.Setenv("HELIX_VOICE_VAD", "false")
+	t.Setenv("HELIX_VOICE_DENOISE", "true")
+	t.Setenv("HELIX_VOICE_MEMORY", "false")
+	t.Setenv("HELIX_VOICE_MEMORY_TYPE", "semantic")
+	user := uuid.NewString()
+	f, _ := cmdtest.Factory(t, false)
+	o, err := cmdtest.Parse(func(runF func(*TranscribeOptions) error) *cobra.Command { return NewCmdTranscribe(f, runF) }, "a.wav --user-id "+user)
+	if err != nil || o.Process.VAD || !o.Process.Denoise || !o.NoMemory || o.MemoryType != "semantic" {
+		t.Errorf("from the settings: %v %+v", err, o)
+	}
+	o, err = cmdtest.Parse(func(runF func(*TranscribeOptions) error) *cobra.Command { return NewCmdTranscribe(f, runF) }, "a.wav --vad --denoise=false --no-memory=false --user-id "+user)
+	if err != nil || !o.Process.VAD || o.Process.Denoise || o.NoMemory {
+		t.Errorf("flags over settings: %v %+v", err, o)
+	}
+	t.Setenv("HELIX_VOICE_VAD", "true")
+	f, _ = cmdtest.Factory(t, false)
+	c, err := cmdtest.Parse(func(runF func(*ConvertOptions) error) *cobra.Command { return NewCmdConvert(f, runF) }, "a.wav b.wav")
+	if err != nil || !c.Process.VAD {
+		t.Errorf("convert with voice.vad true: %v %+v", err, c)
+	}
+	t.Setenv("HELIX_VOICE_VAD", "sometimes")
+	f, _ = cmdtest.Factory(t, false)
+	_, err = cmdtest.Parse(func(runF func(*ConvertOptions) error) *cobra.Command { return NewCmdConvert(f, runF) }, "a.wav b.wav")
+	cmdtest.WantFlagError(t, err, "invalid value for voice.vad")
+}
+
+// TestTranscribeSendsSpeechOnly: with the VAD (transcribe's default) the
+// issue's recording, 10 × (2 s espeak-ng speech, 3 s silence or sox noise
+// 10 dB down), reaches the provider as at most half its length; the word
+// times stored are the original recording's; the report says how much was kept.
+func TestTranscribeSendsSpeechOnly(t *testing.T) {
+	if tool := voicetest.Missing(); tool != "" {
+		t.Skipf("SKIPPED: %s is not on PATH (scripts/test-deps.sh installs it)", tool)
+	}
+	dir := t.TempDir()
+	tl, err := voicetest.Alternating(dir, 10, 2, 3, "white", -10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := filepath.Join(dir, "memo.wav")
+	if err := voicetest.WriteWAV(memo, tl.Samples); err != nil {
+		t.Fatal(err)
+	}
+	srv, _, durs := fakeOpenAI(t, "Ten things to remember.")
+	t.Setenv("HELIX_VOICE_OPENAI_BASE_URL", srv.URL+"/v1")
+	pool := pgtest.New(t)
+	f, s := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	user := uuid.New()
+	opts := &TranscribeOptions{IO: f.IOStreams, JSON: true, Config: f.Config, DB: f.DB, HTTPClient: f.HTTPClient, Logger: f.Logger, Now: f.Now,
+		Files: []string{memo}, UserID: cmdutil.UserID{ID: user, Given: true}, Provider: "openai", Concurrency: 1, MemoryType: "episodic",
+		Process: processFlags{HighPass: true, Normalize: "none", VAD: true}}
+	if err := transcribeRun(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, s.Err)
+	}
+	var rep TranscribeReport
+	if err := json.Unmarshal(s.Out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	fr := rep.Files[0]
+	if len(*durs) != 1 || (*durs)[0] > 25 || fr.Speech == nil || fr.Dropped == nil || *fr.Speech != (*durs)[0] || *fr.Speech+*fr.Dropped < 49.99 {
+		t.Fatalf("sent %v s of 50 s; report speech %v dropped %v", *durs, fr.Speech, fr.Dropped)
+	}
+	// the fake's last word ends 0.1 s before the end of what it heard: in
+	// the original, inside the last speech stretch (45–47 s), not at 24 s
+	var words []struct{ Start, End float64 }
+	if err := pool.QueryRow(context.Background(), `SELECT words FROM voice_recordings WHERE user_id = $1`, user).Scan(&words); err != nil {
+		t.Fatal(err)
+	}
+	if end := words[1].End; end < 45 || end > 47.3 {
+		t.Errorf("last word ends at %.2f s of the original, want within the last speech (45–47 s): %v", end, words)
+	}
+	if start := words[0].Start; start > 0.3 {
+		t.Errorf("first word starts at %.2f s", start)
 	}
 }
