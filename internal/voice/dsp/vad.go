@@ -3,8 +3,6 @@ package dsp
 import (
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // VAD frames: 20 ms at 16 kHz, the band that carries speech.
@@ -40,7 +38,7 @@ var DefaultVAD = VADParams{Window: 25, Stationary: 2.5, Margin: 6, Range: 60, Pr
 // speech band (250–3500 Hz, Hann window): the one feature Decide needs, four
 // bytes per 20 ms, so an hour of audio costs 720 KB.
 type VADAnalyzer struct {
-	fft     *fourier.FFT
+	fft     *realFFT
 	win     []float64
 	frame   []float64
 	coeff   []complex128
@@ -51,7 +49,7 @@ type VADAnalyzer struct {
 
 // NewVADAnalyzer returns an analyzer for 16 kHz mono samples.
 func NewVADAnalyzer() *VADAnalyzer {
-	a := &VADAnalyzer{fft: fourier.NewFFT(vadFFT), win: make([]float64, VADFrame), frame: make([]float64, vadFFT),
+	a := &VADAnalyzer{fft: newRealFFT(vadFFT), win: make([]float64, VADFrame), frame: make([]float64, vadFFT),
 		lo: vadLoHz * vadFFT / 16000, hi: vadHiHz * vadFFT / 16000}
 	for i := range a.win {
 		a.win[i] = 0.5 - 0.5*math.Cos(2*math.Pi*(float64(i)+0.5)/VADFrame)
@@ -94,7 +92,7 @@ func (a *VADAnalyzer) measure(x []float32) {
 		a.frame[i] = float64(v) * a.win[i]
 	}
 	clear(a.frame[VADFrame:])
-	a.coeff = a.fft.Coefficients(a.coeff, a.frame)
+	a.coeff = a.fft.forward(a.frame, a.coeff)
 	var e float64
 	for _, c := range a.coeff[a.lo : a.hi+1] {
 		e += real(c)*real(c) + imag(c)*imag(c)
