@@ -46,6 +46,7 @@ EXAMPLES
   helix voice convert memo.webm memo.wav
   helix voice convert call.m4a call.wav --normalize loudness --trim-silence
   helix voice convert take.flac take.wav --output json
+  helix voice convert noisy.m4a speech.wav --vad --denoise   # speech only, noise reduced
   curl -s https://example.com/memo.ogg | helix voice convert - - > memo.wav
 
 ` + cmdutil.ExitStatusHelp,

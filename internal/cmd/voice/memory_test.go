@@ -318,3 +318,27 @@ func TestTranscribeSendsSpeechOnly(t *testing.T) {
 		t.Errorf("first word starts at %.2f s", start)
 	}
 }
+
+// TestConvertVADReport: convert --vad reports the speech kept and the rest
+// dropped, and writes only the speech.
+func TestConvertVADReport(t *testing.T) {
+	f, s := cmdtest.Factory(t, false)
+	out := filepath.Join(t.TempDir(), "out.wav")
+	opts := &ConvertOptions{IO: f.IOStreams, JSON: true, In: fixture("speech-s16-44k-stereo.wav"), Out: out, Process: processFlags{HighPass: true, Normalize: "none", VAD: true, Denoise: true}}
+	if err := convertRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Speech, Dropped, Out, Profile float64
+	}
+	var m map[string]float64
+	json.Unmarshal(s.Out.Bytes(), &m)
+	r.Speech, r.Dropped, r.Out, r.Profile = m["speech_seconds"], m["dropped_seconds"], m["out_duration_seconds"], m["noise_profile_seconds"]
+	if r.Speech <= 2 || r.Speech != r.Out || r.Speech+r.Dropped < 3.25 || r.Speech+r.Dropped > 3.26 {
+		t.Errorf("report %s", s.Out)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || len(b) != 44+2*int(r.Speech*16000+0.5) {
+		t.Errorf("output %d bytes (%v), want the %.3f s of speech", len(b), err, r.Speech)
+	}
+}

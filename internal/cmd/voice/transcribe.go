@@ -73,6 +73,19 @@ original sample rate and channels, sha256 of the file, transcript, confidence,
 words with their times, provider, model and request id (and the processed
 16 kHz WAV with --store-audio).
 
+Each transcript also becomes one memories row of the user, in the same
+transaction: content the transcript, type voice.memory-type (episodic),
+created_at when the memo was recorded (--recorded-at, else the file's own
+creation time, else its modification time), linked to the recording in
+helix_voice_memories; --no-memory (or voice.memory: false) stores the
+recording only. An empty transcript makes no memory; deleting the recording
+deletes its memory. The memory is marked changed like any platform insert:
+embed, memory search, synthesize and decay see it.
+
+Only the speech is sent (--vad, on unless --vad=false or voice.vad: false):
+pauses are cut to 240 ms, and the word times stored are the original's.
+--denoise (voice.denoise) reduces steady background noise first.
+
 The same file for the same user is not transcribed twice (it is reported as
 "duplicate") unless --force, which transcribes it again and replaces the row.
 Files are handled --concurrency at a time; one bad file does not stop the
@@ -94,6 +107,7 @@ EXAMPLES
   helix voice transcribe memo.webm --user-id 6f1c…
   helix voice transcribe inbox/*.m4a --user-id 6f1c… --provider openai --language en --concurrency 4
   helix voice transcribe call.wav --user-id 6f1c… --diarize --utterances --store-audio --output json
+  helix voice transcribe noisy.m4a --user-id 6f1c… --denoise --recorded-at 2026-05-01T09:00:00Z
   helix voice transcribe /shared/inbox/*.webm --user-id 6f1c… --enqueue   # then: helix worker --queues voice
 
 --enqueue queues one job per file (by absolute path: the workers must see the
