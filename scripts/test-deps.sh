@@ -10,6 +10,8 @@ NEEDS=(
   "prometheus prometheus"
   "pgbouncer pgbouncer"   # internal/pgtest.Bouncer: PgBouncer 1.18 in session and transaction mode
   "ssh-keygen openssh-client" # signed skills: keys and signatures made by ssh-keygen -Y sign
+  "espeak-ng espeak-ng"   # internal/voice/voicetest: real speech for the VAD and denoise tests
+  "sox sox"               # internal/voice/voicetest: noise, resampling and trimming of that speech
 )
 PATH="$PATH:/usr/sbin:/sbin" # pgbouncer lives in /usr/sbin
 missing=()

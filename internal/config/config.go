@@ -33,7 +33,7 @@ type Key struct {
 	// Env lists extra environment variables read for this key, after HELIX_<NAME>.
 	Env []string
 	// Kind, when set, is checked by Validate: "duration" (Go syntax: 30s, 15m)
-	// or "count" (a whole number ≥ 1). "map" marks a key whose value is a map
+	// or "count" (a whole number ≥ 1) or "bool" (true or false). "map" marks a key whose value is a map
 	// in the file (its subkeys are the map's, not settings of their own).
 	Kind string
 	// Choices, when set, are the only values Validate accepts.
@@ -73,6 +73,10 @@ var Keys = []Key{
 	{Name: "voice.openai.max-upload-bytes", Default: 25 << 20, Help: "largest upload the server accepts; longer audio is split at silences", Kind: "count"},
 	{Name: "voice.timeout", Default: "10m", Help: "timeout of one transcription request", Kind: "duration"},
 	{Name: "voice.retries", Default: 4, Help: "retries of a transcription request after 429, 5xx or a network error"},
+	{Name: "voice.memory", Default: true, Help: "voice transcribe writes a memories row of the user from each transcript (false: the recording only; --no-memory)", Kind: "bool"},
+	{Name: "voice.memory-type", Default: "episodic", Help: "type of the memories voice transcribe writes", Choices: []string{"episodic", "semantic", "procedural"}},
+	{Name: "voice.vad", Help: "drop the frames without speech before sending (voice transcribe: on unless false; voice convert: off unless true); --vad", Kind: "bool"},
+	{Name: "voice.denoise", Default: false, Help: "spectral noise reduction, the noise profile taken from the frames without speech; --denoise", Kind: "bool"},
 	{Name: "llm.anthropic.api-key", Help: "Anthropic API key for helix synthesize --llm", Secret: true, Env: []string{"ANTHROPIC_API_KEY"}},
 	{Name: "llm.anthropic.base-url", Default: "https://api.anthropic.com", Help: "Anthropic API base URL (without /v1)"},
 	{Name: "llm.openai.api-key", Help: "API key for OpenAI-compatible chat completions (synthesize --llm with any provider but anthropic; empty for a local server)", Secret: true, Env: []string{"OPENAI_API_KEY"}},
@@ -122,6 +126,10 @@ func (c *Config) Validate() error {
 		case "count":
 			if n, err := strconv.Atoi(v); err != nil || n < 1 {
 				bad = "not a whole number of at least 1"
+			}
+		case "bool":
+			if _, err := strconv.ParseBool(v); err != nil {
+				bad = "not true or false"
 			}
 		}
 		if bad != "" {

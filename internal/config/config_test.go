@@ -146,6 +146,15 @@ func TestValidateNamesKeyValueAndSource(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "env HELIX_DB_MAX_CONNS") {
 		t.Fatalf("Validate error = %v, want one naming HELIX_DB_MAX_CONNS", err)
 	}
+
+	isolate(t)
+	t.Setenv("HELIX_VOICE_VAD", "sometimes")
+	if c, err = Load(""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "voice.vad") || !strings.Contains(err.Error(), "not true or false") {
+		t.Fatalf("Validate error = %v, want one saying voice.vad is not true or false", err)
+	}
 }
 
 func TestSecretsAreCollected(t *testing.T) {

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
@@ -25,6 +26,11 @@ type TranscribeArgs struct {
 	Process    voice.ProcessOptions `json:"process"`
 	StoreAudio bool                 `json:"store_audio,omitempty"`
 	Force      bool                 `json:"force,omitempty"`
+	// NoMemory: no memories row from the transcript (jobs queued before
+	// memories were written have none, and write one).
+	NoMemory   bool      `json:"no_memory,omitempty"`
+	MemoryType string    `json:"memory_type,omitempty"` // "": episodic
+	RecordedAt time.Time `json:"recorded_at,omitzero"`  // zero: the file's own time
 }
 
 // Kind names the job in river_job.kind.
@@ -57,7 +63,8 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[TranscribeAr
 		func(ctx context.Context, run *jobrun.Run, counts map[string]any, complete completer) error {
 			counts["transcribed"], counts["duplicate"], counts["failed"] = 1, 0, 0
 			r := voice.TranscribeOne(ctx, run.Conn, a.Path, voice.JobOptions{UserID: a.UserID, Provider: prov, STT: a.STT,
-				Process: a.Process, StoreAudio: a.StoreAudio, Force: a.Force, Now: w.d.now(), Complete: complete})
+				Process: a.Process, StoreAudio: a.StoreAudio, Force: a.Force, Now: w.d.now(), Complete: complete,
+				Memory: !a.NoMemory, MemoryType: a.MemoryType, RecordedAt: a.RecordedAt})
 			switch r.Status {
 			case voice.StatusDuplicate:
 				counts["transcribed"], counts["duplicate"] = 0, 1

@@ -342,11 +342,17 @@ func TestKindsRivertest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := TranscribeArgs{UserID: good, Path: wav, Provider: "deepgram", Process: voice.ProcessOptions{}}
+		a := TranscribeArgs{UserID: good, Path: wav, Provider: "deepgram", Process: voice.ProcessOptions{VAD: true}, MemoryType: "semantic"}
 		if ev, rec := workOne(t, pool, &TranscribeWorker{d: &d}, a); ev != river.EventKindJobCompleted || rec.Status != "ok" {
 			t.Errorf("recording: %s, run %+v", ev, rec)
 		} else {
 			argsEqual(t, rec, a)
+		}
+		// as the command: the transcript is a memory of the user, committed with the recording
+		var mems int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM memories m JOIN helix_voice_memories l ON l.memory_id = m.id
+			WHERE m.user_id = $1 AND m.content = 'speech' AND m.type = 'semantic'`, good).Scan(&mems); err != nil || mems != 1 {
+			t.Errorf("the worker wrote %d memories of the transcript (%v), want 1", mems, err)
 		}
 		damaged := filepath.Join(t.TempDir(), "damaged.wav")
 		if err := os.WriteFile(damaged, file("testdata/voice/speech-s16-22k.wav")[:30], 0o644); err != nil {

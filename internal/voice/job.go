@@ -29,7 +29,14 @@ type JobOptions struct {
 	StoreAudio  bool
 	Force       bool // transcribe again audio the user already has, replacing the row
 	Concurrency int
-	Now         func() time.Time
+	// Memory writes a memories row of type MemoryType from each transcript,
+	// in the transaction that stores the recording.
+	Memory     bool
+	MemoryType string
+	// RecordedAt, when set, is when every file was recorded (--recorded-at);
+	// else each file's container creation time, else its modification time.
+	RecordedAt time.Time
+	Now        func() time.Time
 	// Complete, when set, runs inside the transaction that stores the
 	// recording, before it commits (a queue worker completes its job there).
 	Complete func(ctx context.Context, tx pgx.Tx) error
@@ -61,6 +68,11 @@ type FileResult struct {
 	Transcript string   `json:"transcript,omitempty"`
 	Confidence *float64 `json:"confidence,omitempty"`
 	Words      int      `json:"words,omitempty"`
+	MemoryID   string   `json:"memory_id,omitempty"`
+	Speech     *float64 `json:"speech_seconds,omitempty"`  // with VAD: the audio sent
+	Dropped    *float64 `json:"dropped_seconds,omitempty"` // with VAD: the audio not sent
+	RecordedAt string   `json:"recorded_at,omitempty"`     // RFC 3339
+	RecordedBy string   `json:"recorded_at_from,omitempty"`
 	RequestID  string   `json:"request_id,omitempty"`
 	Error      string   `json:"error,omitempty"`
 	Kind       string   `json:"failure,omitempty"`
@@ -115,9 +127,22 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 			return r
 		}
 	}
-	var pcm bytes.Buffer
+	recorded, from := opts.RecordedAt, RecordedFromFlag
+	if recorded.IsZero() {
+		if recorded, from, err = RecordedAt(path); err != nil {
+			return fail(FailInput, err)
+		}
+	}
+	r.RecordedAt, r.RecordedBy = recorded.UTC().Format(time.RFC3339), from
+	var pcm, whole bytes.Buffer
 	pcm.Write(WAVHeader(0))
-	res, err := Convert(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm)
+	var full io.Writer
+	if opts.StoreAudio && (opts.Process.VAD || opts.Process.TrimSilence) {
+		// the row keeps the original's timeline, which the word times are mapped to
+		whole.Write(WAVHeader(0))
+		full = &whole
+	}
+	res, err := ConvertTo(func() (Source, error) { return OpenContext(ctx, path) }, opts.Process, &pcm, full)
 	if ctx.Err() != nil {
 		return fail(FailUnavailable, ctx.Err())
 	}
@@ -126,12 +151,13 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	}
 	wav := pcm.Bytes()
 	copy(wav, WAVHeader(res.Samples))
-	r.Format, r.Duration = res.Format, res.Duration
+	r.Format, r.Duration, r.Speech, r.Dropped = res.Format, res.Duration, res.Speech, res.Dropped
+	var t *stt.Transcript
 	if res.Samples == 0 {
-		return fail(FailInput, fmt.Errorf("%s: nothing left after trimming silence", path))
-	}
-	t, err := opts.Provider.Transcribe(ctx, wav, opts.STT)
-	if err != nil {
+		// no speech at all: nothing to pay a provider for; the recording is
+		// stored with an empty transcript and makes no memory
+		t = &stt.Transcript{Words: []stt.Word{}}
+	} else if t, err = opts.Provider.Transcribe(ctx, wav, opts.STT); err != nil {
 		kind := FailProvider
 		switch {
 		case errors.Is(err, httpretry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded):
@@ -141,6 +167,9 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 		}
 		return fail(kind, err)
 	}
+	if res.Segments != nil {
+		mapTimes(t, res)
+	}
 	rec := &Recording{
 		UserID: opts.UserID, SourceName: filepath.Base(path), Format: res.Format, Duration: res.Duration,
 		SampleRate: res.Rate, Channels: res.Channels, SHA256: sum, Transcript: t,
@@ -148,19 +177,34 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	}
 	if opts.StoreAudio {
 		rec.Audio = wav
+		if full != nil {
+			rec.Audio = whole.Bytes()
+			copy(rec.Audio, WAVHeader(int64(len(rec.Audio)-44)/2))
+		}
 	}
+	// the recording, its memory and the queue job's completion commit together
 	var stored bool
-	if opts.Complete != nil {
-		err = db.InTx(context.WithoutCancel(ctx), q, func(tx pgx.Tx) error {
-			var err error
-			if stored, err = Save(ctx, tx, rec, opts.Force); err != nil {
-				return err
+	var memID uuid.UUID
+	err = db.InTx(context.WithoutCancel(ctx), q, func(tx pgx.Tx) error {
+		ctx := context.WithoutCancel(ctx)
+		var err error
+		if stored, err = Save(ctx, tx, rec, opts.Force); err != nil {
+			return err
+		}
+		if stored && opts.Memory {
+			typ := opts.MemoryType
+			if typ == "" {
+				typ = MemoryTypes[0]
 			}
+			if memID, err = SaveMemory(ctx, tx, rec, typ, recorded, opts.Force); err != nil {
+				return fmt.Errorf("memory: %w", err)
+			}
+		}
+		if opts.Complete != nil {
 			return opts.Complete(ctx, tx)
-		})
-	} else {
-		stored, err = Save(context.WithoutCancel(ctx), q, rec, opts.Force)
-	}
+		}
+		return nil
+	})
 	if err != nil {
 		return fail(dbKind(err), fmt.Errorf("store %s: %w", path, err))
 	}
@@ -168,8 +212,24 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 	if !stored {
 		r.Status = StatusDuplicate
 	}
+	if memID != uuid.Nil {
+		r.MemoryID = memID.String()
+	}
 	r.Transcript, r.Confidence, r.Words, r.RequestID = t.Text, t.Confidence, len(t.Words), t.RequestID
 	return r
+}
+
+// mapTimes moves the provider's word and utterance times, which are times in
+// the audio it was sent, to the original recording's timeline.
+func mapTimes(t *stt.Transcript, res Result) {
+	for i := range t.Words {
+		w := &t.Words[i]
+		w.Start, w.End = res.OriginalTime(w.Start), res.OriginalTime(w.End)
+	}
+	for i := range t.Utterances {
+		u := &t.Utterances[i]
+		u.Start, u.End = res.OriginalTime(u.Start), res.OriginalTime(u.End)
+	}
 }
 
 func dbKind(err error) string {

@@ -26,6 +26,8 @@ type ProcessOptions struct {
 	HighPass    bool   // 80 Hz rumble filter
 	Normalize   string // NormalizeNone, NormalizePeak or NormalizeLoudness
 	TrimSilence bool   // drop leading and trailing silence (150 ms kept)
+	VAD         bool   // drop the frames without speech, a hang-over kept
+	Denoise     bool   // spectral noise reduction, profile from the VAD's non-speech frames
 }
 
 // Result describes a processed recording.
@@ -36,6 +38,34 @@ type Result struct {
 	Duration float64 `json:"duration_seconds"` // of the source
 	Samples  int64   `json:"samples"`          // 16 kHz output samples
 	Gain     float64 `json:"gain_db"`
+	// With VAD: the audio kept (speech with its hang-over) and dropped.
+	Speech  *float64 `json:"speech_seconds,omitempty"`
+	Dropped *float64 `json:"dropped_seconds,omitempty"`
+	// With denoise: the seconds of background the noise profile was taken from
+	// (0: none found, nothing was denoised).
+	NoiseProfile *float64 `json:"noise_profile_seconds,omitempty"`
+	// Segments are the kept stretches, in the original's 16 kHz timeline;
+	// nil when everything was kept.
+	Segments []dsp.Segment `json:"-"`
+}
+
+// OriginalTime maps a time in the kept audio (a word's, as the provider
+// heard it) to the time in the original recording.
+func (r Result) OriginalTime(t float64) float64 {
+	if r.Segments == nil {
+		return t
+	}
+	p := int64(math.Round(t * TargetRate))
+	for _, s := range r.Segments {
+		if p < s.Out+s.N {
+			return float64(s.In+max(0, p-s.Out)) / TargetRate
+		}
+	}
+	if n := len(r.Segments); n > 0 {
+		last := r.Segments[n-1]
+		return float64(last.In+last.N+(p-last.Out-last.N)) / TargetRate
+	}
+	return t
 }
 
 // OpenFunc opens a fresh decoder: normalising and trimming read the file twice,
@@ -192,6 +222,8 @@ type analysis struct {
 	peak       float64
 	loudness   float64 // gated RMS, linear
 	start, end int64   // output samples to keep
+	total      int64
+	speech     []bool // with VAD or denoise: the frames of speech (dsp.VADFrame samples each)
 }
 
 const trimBlock = TargetRate / 100 // 10 ms
@@ -201,7 +233,14 @@ func analyse(open OpenFunc, opts ProcessOptions) (analysis, error) {
 	var blocks []float64 // mean square of every 10 ms block; 100 a second is small
 	var acc float64
 	var accN int
+	var vad *dsp.VADAnalyzer
+	if opts.VAD || opts.Denoise {
+		vad = dsp.NewVADAnalyzer()
+	}
 	_, _, err := stream(open, opts.HighPass, func(b []float32) error {
+		if vad != nil {
+			vad.Write(b)
+		}
 		for _, v := range b {
 			f := float64(v)
 			a.peak = max(a.peak, math.Abs(f))
@@ -217,6 +256,10 @@ func analyse(open OpenFunc, opts ProcessOptions) (analysis, error) {
 		return a, err
 	}
 	total := int64(len(blocks))*trimBlock + int64(accN)
+	a.total = total
+	if vad != nil {
+		a.speech = dsp.Decide(vad.Energies(), dsp.DefaultVAD)
+	}
 	if accN > 0 {
 		blocks = append(blocks, acc/float64(accN))
 	}
@@ -271,11 +314,24 @@ func analyse(open OpenFunc, opts ProcessOptions) (analysis, error) {
 
 // Convert writes the recording as 16 kHz mono 16-bit little-endian PCM to w.
 func Convert(open OpenFunc, opts ProcessOptions, w io.Writer) (Result, error) {
+	return ConvertTo(open, opts, w, nil)
+}
+
+// ConvertTo is Convert that also writes the whole processed recording to
+// full (when not nil): w gets what VAD and trimming keep, full the original
+// timeline (what --store-audio keeps, where the mapped word times point).
+//
+// The passes over the file: one to measure (normalisation, trimming, the
+// VAD's band energies) when any of those is asked for; with denoise one to
+// take the noise profile from the frames the VAD found without speech; one
+// to write. Each streams: memory is bounded whatever the length.
+func ConvertTo(open OpenFunc, opts ProcessOptions, w, full io.Writer) (Result, error) {
 	gain := 1.0
-	keep := [2]int64{0, math.MaxInt64}
-	if opts.Normalize != NormalizeNone || opts.TrimSilence {
-		a, err := analyse(open, opts)
-		if err != nil {
+	var segs []dsp.Segment // nil: everything
+	var a analysis
+	if opts.Normalize != NormalizeNone || opts.TrimSilence || opts.VAD || opts.Denoise {
+		var err error
+		if a, err = analyse(open, opts); err != nil {
 			return Result{}, err
 		}
 		switch opts.Normalize {
@@ -291,29 +347,118 @@ func Convert(open OpenFunc, opts ProcessOptions, w io.Writer) (Result, error) {
 		default:
 			return Result{}, fmt.Errorf("unknown normalisation %q (want peak or loudness)", opts.Normalize)
 		}
-		keep = [2]int64{a.start, a.end}
+		if opts.VAD {
+			segs = dsp.Segments(a.speech, a.total)
+		}
+		if opts.TrimSilence {
+			segs = clip(segs, a.start, a.end, a.total)
+		}
 	}
-	d := dsp.NewDither()
+	var den *dsp.Denoiser
+	var profiled float64
+	if opts.Denoise {
+		background := func(start int64) bool {
+			lo, hi := max(0, start)/dsp.VADFrame, min(a.total-1, start+dsp.DenoiseFFT-1)/dsp.VADFrame
+			for f := lo; f <= hi && f < int64(len(a.speech)); f++ {
+				if a.speech[f] {
+					return false
+				}
+			}
+			return start+dsp.DenoiseFFT <= a.total
+		}
+		prof := dsp.NewNoiseProfile(background)
+		if _, _, err := stream(open, opts.HighPass, func(b []float32) error { prof.Write(b); return nil }); err != nil {
+			return Result{}, err
+		}
+		profiled = float64(prof.Frames()*dsp.DenoiseHop) / TargetRate
+		if psd := prof.PSD(); psd != nil {
+			den = dsp.NewDenoiser(psd, background)
+		}
+	}
+	d, df := dsp.NewDither(), dsp.NewDither()
 	var pos, written int64
-	var buf []byte
-	info, frames, err := stream(open, opts.HighPass, func(b []float32) error {
-		lo, hi := max(keep[0]-pos, 0), min(keep[1]-pos, int64(len(b)))
+	var buf, fbuf, dbuf []float32
+	var out []byte
+	seg := 0
+	write := func(b []float32) error {
+		start := pos
 		pos += int64(len(b))
-		if lo >= hi {
+		if full != nil {
+			out = df.Quantize(b, float32(gain), out[:0])
+			if _, err := full.Write(out); err != nil {
+				return err
+			}
+		}
+		if segs == nil {
+			out = d.Quantize(b, float32(gain), out[:0])
+			written += int64(len(b))
+			_, err := w.Write(out)
+			return err
+		}
+		buf = buf[:0]
+		for seg < len(segs) && segs[seg].In < pos {
+			s := segs[seg]
+			lo, hi := max(s.In, start), min(s.In+s.N, pos)
+			if lo < hi {
+				buf = append(buf, b[lo-start:hi-start]...)
+			}
+			if s.In+s.N > pos {
+				break
+			}
+			seg++
+		}
+		if len(buf) == 0 {
 			return nil
 		}
-		buf = d.Quantize(b[lo:hi], float32(gain), buf[:0])
-		written += hi - lo
-		_, err := w.Write(buf)
+		out = d.Quantize(buf, float32(gain), out[:0])
+		written += int64(len(buf))
+		_, err := w.Write(out)
 		return err
+	}
+	info, frames, err := stream(open, opts.HighPass, func(b []float32) error {
+		if den == nil {
+			return write(b)
+		}
+		fbuf = den.Process(b, fbuf[:0])
+		return write(fbuf)
 	})
+	if err == nil && den != nil {
+		dbuf = den.Flush(dbuf)
+		err = write(dbuf)
+	}
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{
+	res := Result{
 		Format: info.Format, Rate: info.SampleRate, Channels: info.Channels,
 		Duration: float64(frames) / float64(info.SampleRate), Samples: written, Gain: 20 * math.Log10(gain),
-	}, nil
+		Segments: segs,
+	}
+	if opts.VAD {
+		kept, dropped := float64(written)/TargetRate, float64(pos-written)/TargetRate
+		res.Speech, res.Dropped = &kept, &dropped
+	}
+	if opts.Denoise {
+		res.NoiseProfile = &profiled
+	}
+	return res, nil
+}
+
+// clip limits segs (nil: all of total) to [lo, hi), renumbering their places in the kept audio.
+func clip(segs []dsp.Segment, lo, hi, total int64) []dsp.Segment {
+	if segs == nil {
+		segs = []dsp.Segment{{In: 0, N: total}}
+	}
+	out := []dsp.Segment{}
+	var at int64
+	for _, s := range segs {
+		a, b := max(s.In, lo), min(s.In+s.N, hi)
+		if a < b {
+			out = append(out, dsp.Segment{In: a, Out: at, N: b - a})
+			at += b - a
+		}
+	}
+	return out
 }
 
 // WAVHeader is the 44-byte header of a 16 kHz mono 16-bit PCM WAV file holding n samples.

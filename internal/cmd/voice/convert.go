@@ -46,6 +46,7 @@ EXAMPLES
   helix voice convert memo.webm memo.wav
   helix voice convert call.m4a call.wav --normalize loudness --trim-silence
   helix voice convert take.flac take.wav --output json
+  helix voice convert noisy.m4a speech.wav --vad --denoise   # speech only, noise reduced
   curl -s https://example.com/memo.ogg | helix voice convert - - > memo.wav
 
 ` + cmdutil.ExitStatus(cmdutil.ExitFailed, cmdutil.ExitUsage, cmdutil.ExitInterrupted),
@@ -53,6 +54,13 @@ EXAMPLES
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.In, opts.Out = args[0], args[1]
 			opts.JSON = f.Global.JSON()
+			cfg, err := f.Config()
+			if err != nil {
+				return cmdutil.InputError(err)
+			}
+			if err := opts.Process.settings(cmd, cfg); err != nil {
+				return err
+			}
 			if _, err := opts.Process.options(); err != nil {
 				return err
 			}
@@ -63,7 +71,7 @@ EXAMPLES
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite OUT when it exists")
-	opts.Process.bind(cmd)
+	opts.Process.bind(cmd, false)
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,10 @@ type TranscribeOptions struct {
 	Enqueue        bool
 	Priority       int
 	Process        processFlags
+	NoMemory       bool
+	MemoryType     string
+	RecordedAt     string    // --recorded-at as given
+	recordedAt     time.Time // parsed
 }
 
 // NewCmdTranscribe transcribes recordings and stores them in voice_recordings.
@@ -68,6 +73,19 @@ voice_recordings row per file: the user, source name, detected format, duration,
 original sample rate and channels, sha256 of the file, transcript, confidence,
 words with their times, provider, model and request id (and the processed
 16 kHz WAV with --store-audio).
+
+Each transcript also becomes one memories row of the user, in the same
+transaction: content the transcript, type voice.memory-type (episodic),
+created_at when the memo was recorded (--recorded-at, else the file's own
+creation time, else its modification time), linked to the recording in
+helix_voice_memories; --no-memory (or voice.memory: false) stores the
+recording only. An empty transcript makes no memory; deleting the recording
+deletes its memory. The memory is marked changed like any platform insert:
+embed, memory search, synthesize and decay see it.
+
+Only the speech is sent (--vad, on unless --vad=false or voice.vad: false):
+pauses are cut to 240 ms, and the word times stored are the original's.
+--denoise (voice.denoise) reduces steady background noise first.
 
 The same file for the same user is not transcribed twice (it is reported as
 "duplicate") unless --force, which transcribes it again and replaces the row.
@@ -90,6 +108,7 @@ EXAMPLES
   helix voice transcribe memo.webm --user-id 6f1c…
   helix voice transcribe inbox/*.m4a --user-id 6f1c… --provider openai --language en --concurrency 4
   helix voice transcribe call.wav --user-id 6f1c… --diarize --utterances --store-audio --output json
+  helix voice transcribe noisy.m4a --user-id 6f1c… --denoise --recorded-at 2026-05-01T09:00:00Z
   helix voice transcribe /shared/inbox/*.webm --user-id 6f1c… --enqueue   # then: helix worker --queues voice
 
 --enqueue queues one job per file (by absolute path: the workers must see the
@@ -108,7 +127,17 @@ a refused request cancels its job, an unreachable provider retries it.
 			if opts.Concurrency < 1 || opts.Concurrency > 64 {
 				return cmdutil.FlagErrorf("invalid --concurrency %d: use 1 to 64", opts.Concurrency)
 			}
+			cfg, err := f.Config()
+			if err != nil {
+				return cmdutil.InputError(err)
+			}
+			if err := opts.Process.settings(cmd, cfg); err != nil {
+				return err
+			}
 			if _, err := opts.Process.options(); err != nil {
+				return err
+			}
+			if err := opts.memorySettings(cmd, cfg); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -131,11 +160,37 @@ a refused request cancels its job, an unreachable provider retries it.
 	fl.IntVar(&opts.Concurrency, "concurrency", 4, "files handled at once")
 	fl.BoolVar(&opts.Enqueue, "enqueue", false, "queue one job per file for helix worker and return at once")
 	fl.DurationVar(&opts.LockWait, "lock-wait", 30*time.Second, "wait this long for another transcription of the same user to finish")
-	opts.Process.bind(cmd)
+	fl.BoolVar(&opts.NoMemory, "no-memory", false, "store the recording only: no memories row from its transcript (setting voice.memory: false)")
+	fl.StringVar(&opts.RecordedAt, "recorded-at", "", "when the recordings were made (RFC 3339), the memories' created_at; default: the file's own creation time, else its modification time")
+	opts.Process.bind(cmd, true)
 	_ = cmd.MarkFlagRequired("user-id")
 	cmd.MarkFlagsMutuallyExclusive("language", "detect-language")
 	shared.PriorityFlag(cmd, &opts.Priority)
 	return cmd
+}
+
+// memorySettings resolves --no-memory against voice.memory, the memory type
+// (voice.memory-type) and --recorded-at.
+func (o *TranscribeOptions) memorySettings(cmd *cobra.Command, cfg *config.Config) error {
+	mem := !o.NoMemory
+	if err := settingBool(cmd, cfg, "no-memory", "voice.memory", &mem); err != nil {
+		return err
+	}
+	if fl := cmd.Flags().Lookup("no-memory"); !fl.Changed && !cfg.IsSet(cmdutil.FlagKey(cmd, fl)) {
+		o.NoMemory = !mem
+	}
+	o.MemoryType = cfg.String("voice.memory-type")
+	if !slices.Contains(voice.MemoryTypes, o.MemoryType) {
+		return cmdutil.FlagErrorf("invalid voice.memory-type %q: use %s", o.MemoryType, strings.Join(voice.MemoryTypes, ", "))
+	}
+	if o.RecordedAt != "" {
+		t, err := time.Parse(time.RFC3339, o.RecordedAt)
+		if err != nil {
+			return cmdutil.FlagErrorf("invalid --recorded-at %q: use RFC 3339, e.g. 2026-11-27T08:30:00Z", o.RecordedAt)
+		}
+		o.recordedAt = t
+	}
+	return nil
 }
 
 // provider builds the chosen provider from the configuration.
@@ -182,6 +237,7 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 	// The run record holds the job's typed args, as a worker's does (the
 	// path empty: the run covers every file).
 	params := queue.RunParams{Args: queue.TranscribeArgs{UserID: user, Provider: opts.Provider, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
+		NoMemory: opts.NoMemory, MemoryType: opts.MemoryType, RecordedAt: opts.recordedAt,
 		STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
 			Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat}},
 		Units: len(opts.Files), Options: map[string]any{"model": prov.Model(), "concurrency": opts.Concurrency}}
@@ -193,6 +249,7 @@ func transcribeRun(ctx context.Context, opts *TranscribeOptions) error {
 			job := voice.JobOptions{
 				UserID: user, Provider: prov, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
 				Concurrency: opts.Concurrency, Now: opts.Now,
+				Memory: !opts.NoMemory, MemoryType: opts.MemoryType, RecordedAt: opts.recordedAt,
 				STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
 					Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat},
 			}
@@ -259,6 +316,7 @@ func enqueue(ctx context.Context, opts *TranscribeOptions) error {
 			return cmdutil.InputError(fmt.Errorf("%s: %w (nothing was queued)", f, err))
 		}
 		args[i] = queue.TranscribeArgs{UserID: user, Path: abs, Provider: opts.Provider, Process: po, StoreAudio: opts.StoreAudio, Force: opts.Force,
+			NoMemory: opts.NoMemory, MemoryType: opts.MemoryType, RecordedAt: opts.recordedAt,
 			STT: stt.Options{Language: opts.Language, DetectLanguage: opts.DetectLanguage, Diarize: opts.Diarize,
 				Utterances: opts.Utterances, SmartFormat: opts.SmartFormat, Punctuate: opts.SmartFormat}}
 	}

@@ -3,9 +3,12 @@
 package voice
 
 import (
+	"strconv"
+
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/voice"
 )
 
@@ -24,16 +27,45 @@ type processFlags struct {
 	HighPass    bool
 	Normalize   string
 	TrimSilence bool
+	VAD         bool
+	Denoise     bool
 }
 
-func (p *processFlags) bind(cmd *cobra.Command) {
+// bind adds the processing flags; vad is --vad's default (on for transcribe).
+func (p *processFlags) bind(cmd *cobra.Command, vad bool) {
 	cmd.Flags().BoolVar(&p.HighPass, "highpass", true, "remove rumble below 80 Hz")
 	cmd.Flags().StringVar(&p.Normalize, "normalize", "none", "level the audio: none, peak (to -1 dBFS) or loudness (to -20 dBFS)")
 	cmd.Flags().BoolVar(&p.TrimSilence, "trim-silence", false, "drop leading and trailing silence (150 ms kept)")
+	cmd.Flags().BoolVar(&p.VAD, "vad", vad, "drop the frames without speech (a short hang-over kept around words); setting voice.vad")
+	cmd.Flags().BoolVar(&p.Denoise, "denoise", false, "reduce steady background noise (spectral, profile from the frames without speech); setting voice.denoise")
+}
+
+// settings fills --vad and --denoise from voice.vad and voice.denoise when
+// neither the flag nor the command's own setting (voice.convert.vad…) gave them.
+func (p *processFlags) settings(cmd *cobra.Command, cfg *config.Config) error {
+	if err := settingBool(cmd, cfg, "vad", "voice.vad", &p.VAD); err != nil {
+		return err
+	}
+	return settingBool(cmd, cfg, "denoise", "voice.denoise", &p.Denoise)
+}
+
+// settingBool sets *v from the voice-wide setting key unless flag was given
+// on the command line or by the command's own key.
+func settingBool(cmd *cobra.Command, cfg *config.Config, flag, key string, v *bool) error {
+	fl := cmd.Flags().Lookup(flag)
+	if fl == nil || fl.Changed || cfg.IsSet(cmdutil.FlagKey(cmd, fl)) || !cfg.IsSet(key) {
+		return nil
+	}
+	b, err := strconv.ParseBool(cfg.String(key))
+	if err != nil {
+		return cmdutil.FlagErrorf("invalid value for %s (from %s): use true or false", key, cfg.Source(key))
+	}
+	*v = b
+	return nil
 }
 
 func (p *processFlags) options() (voice.ProcessOptions, error) {
-	o := voice.ProcessOptions{HighPass: p.HighPass, TrimSilence: p.TrimSilence}
+	o := voice.ProcessOptions{HighPass: p.HighPass, TrimSilence: p.TrimSilence, VAD: p.VAD, Denoise: p.Denoise}
 	switch p.Normalize {
 	case "none", "":
 	case voice.NormalizePeak, voice.NormalizeLoudness:

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -155,6 +156,13 @@ func TestTranscribeArgs(t *testing.T) {
 		{"a.webm --user-id " + user + " --provider openai --language en --store-audio --force --concurrency 2 --normalize peak", "", func(o *TranscribeOptions) bool {
 			return o.Provider == "openai" && o.Language == "en" && o.StoreAudio && o.Force && o.Concurrency == 2 && o.Process.Normalize == "peak"
 		}},
+		{"a.webm --user-id " + user, "", func(o *TranscribeOptions) bool {
+			return o.Process.VAD && !o.Process.Denoise && !o.NoMemory && o.MemoryType == "episodic" && o.recordedAt.IsZero()
+		}},
+		{"a.webm --user-id " + user + " --vad=false --denoise --no-memory --recorded-at 2026-09-14T09:30:00+02:00", "", func(o *TranscribeOptions) bool {
+			return !o.Process.VAD && o.Process.Denoise && o.NoMemory && o.recordedAt.Equal(time.Date(2026, 9, 14, 7, 30, 0, 0, time.UTC))
+		}},
+		{"a.webm --user-id " + user + " --recorded-at yesterday", `invalid --recorded-at "yesterday": use RFC 3339, e.g. 2026-11-27T08:30:00Z`, nil},
 		{"a.webm", `required flag(s) "user-id" not set`, nil},
 		{"a.webm --user-id bob", `invalid --user-id "bob": not a UUID (like 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b)`, nil},
 		{"a.webm --user-id " + user + " --provider azure", `invalid --provider "azure": use deepgram or openai`, nil},
@@ -262,6 +270,12 @@ func TestTranscribeRun(t *testing.T) {
 	if total != 2 {
 		t.Errorf("%d rows, want 2: nothing is stored for the damaged file", total)
 	}
+	var mems, links int
+	pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM memories WHERE user_id = $1 AND content = 'call the dentist'),
+		(SELECT count(*) FROM helix_voice_memories WHERE user_id = $1)`, user).Scan(&mems, &links)
+	if mems != 2 || links != 2 {
+		t.Errorf("%d memories, %d links, want 2: one per transcribed file, none for the damaged one", mems, links)
+	}
 	var status string
 	var counts map[string]int
 	pool.QueryRow(context.Background(), `SELECT status, counts FROM job_runs WHERE job = 'voice transcribe' ORDER BY id DESC LIMIT 1`).Scan(&status, &counts)
@@ -280,8 +294,9 @@ func TestTranscribeRun(t *testing.T) {
 	// --force transcribes again and replaces the rows
 	run(false, true)
 	pool.QueryRow(context.Background(), `SELECT count(*) FROM voice_recordings`).Scan(&total)
-	if requests.Load() != 4 || total != 2 {
-		t.Errorf("--force: %d requests, %d rows", requests.Load(), total)
+	pool.QueryRow(context.Background(), `SELECT count(*) FROM memories WHERE user_id = $1`, user).Scan(&mems)
+	if requests.Load() != 4 || total != 2 || mems != 2 {
+		t.Errorf("--force: %d requests, %d rows, %d memories", requests.Load(), total, mems)
 	}
 }
 
@@ -330,6 +345,11 @@ func TestTranscribeAllRefused(t *testing.T) {
 	var ee *cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || requests.Load() != 2 {
 		t.Errorf("every file refused: %v after %d requests, want exit 2 after 2", err, requests.Load())
+	}
+	var n int
+	pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM memories) + (SELECT count(*) FROM voice_recordings)`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d rows written for refused requests", n)
 	}
 }
 
