@@ -269,7 +269,13 @@ type Execution struct {
 	Status     Status    `json:"status"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMS float64   `json:"duration_ms"`
-	Error      string    `json:"error,omitempty"`
+	// CPUMS and PeakRSSBytes are nil for runs recorded before helix measured them.
+	CPUMS        *float64 `json:"cpu_ms"`
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`
+	// Requests is how many requests the run sent (refused ones apart).
+	Requests int    `json:"requests,omitempty"`
+	Refused  int    `json:"refused,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // RecentExecutions returns the last n executions of a registry skill, newest
@@ -277,7 +283,8 @@ type Execution struct {
 // apart: a file named like a registry skill is not that skill.
 func RecentExecutions(ctx context.Context, q db.Querier, name string, n int) ([]Execution, error) {
 	rows, err := q.Query(ctx, `
-SELECT id, skill_version, coalesce(user_id::text, ''), status, started_at, duration_ms, coalesce(error, '')
+SELECT id, skill_version, coalesce(user_id::text, ''), status, started_at, duration_ms, cpu_ms, peak_rss_bytes,
+	coalesce((network->>'requests')::int, 0), coalesce((network->>'refused')::int, 0), coalesce(error, '')
 FROM skill_executions WHERE skill_name = $1 AND skill_version IS NOT NULL
 ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
 	if err != nil {
@@ -285,7 +292,7 @@ ORDER BY started_at DESC, id DESC LIMIT $2`, name, n)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Execution, error) {
 		var e Execution
-		err := r.Scan(&e.ID, &e.Version, &e.UserID, &e.Status, &e.StartedAt, &e.DurationMS, &e.Error)
+		err := r.Scan(&e.ID, &e.Version, &e.UserID, &e.Status, &e.StartedAt, &e.DurationMS, &e.CPUMS, &e.PeakRSSBytes, &e.Requests, &e.Refused, &e.Error)
 		return e, err
 	})
 }
@@ -312,12 +319,27 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 	// Errors and logs are stored with every known secret masked (package redact).
 	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(r.Output)), str(redact.String(r.Error)), str(redact.String(r.Stderr))
 	client = str(o.Client)
+	// Nothing ran (invalid input): no cost to record, rather than a zero.
+	var cpu *float64
+	var peak *int64
+	if r.CPUMS > 0 || r.PeakRSSBytes > 0 {
+		cpu, peak = &r.CPUMS, &r.PeakRSSBytes
+	}
+	var network []byte
+	if r.Network != nil {
+		if network, err = json.Marshal(r.Network); err != nil {
+			return err
+		}
+		network = []byte(redact.String(string(network))) // a refusal's reason quotes a host name
+	}
 	err = q.QueryRow(ctx, `
 INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
-	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client)
-VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client,
+	cpu_ms, peak_rss_bytes, network)
+VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 RETURNING id`,
 		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
-		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client).Scan(&r.ExecutionID)
+		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client,
+		cpu, peak, network).Scan(&r.ExecutionID)
 	return err
 }
