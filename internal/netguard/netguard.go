@@ -98,11 +98,18 @@ func CheckAddr(ip netip.Addr, allowPrivate bool) error {
 	if IsPublic(ip) {
 		return nil
 	}
-	if allowPrivate && (ip.IsLoopback() || ip.IsPrivate() || cgnat.Contains(ip)) {
-		return nil
+	if ip.IsLoopback() || ip.IsPrivate() || cgnat.Contains(ip) {
+		if allowPrivate {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", ip, ErrPrivate)
 	}
-	return fmt.Errorf("%s: %w", ip, ErrPrivate)
+	return fmt.Errorf("%s: %w", ip, ErrReserved)
 }
+
+// ErrReserved is an address New never connects to: link-local (where cloud
+// metadata services answer), multicast, unspecified or reserved.
+var ErrReserved = errors.New("refusing a link-local, metadata, multicast or reserved address: never reachable")
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 

@@ -400,7 +400,9 @@ func (n *netSession) fetch(ctx context.Context, doc []byte) FetchResponse {
 		case errors.As(err, &ref):
 			return fail(true, ref.why)
 		case errors.Is(err, netguard.ErrPrivate):
-			return fail(true, privateMessage(err, n.allowPrivate))
+			return fail(true, strings.TrimSuffix(unwrapURLError(err), " (pass --allow-private to allow it)")+" (loopback and private addresses need --allow-private)")
+		case errors.Is(err, netguard.ErrReserved):
+			return fail(true, unwrapURLError(err))
 		case rctx.Err() != nil && ctx.Err() == nil:
 			return fail(false, fmt.Sprintf("no answer within %s (skill.net.timeout, or what was left of the run's timeout)", timeout.Round(time.Millisecond)))
 		}
@@ -433,14 +435,6 @@ func (n *netSession) fetch(ctx context.Context, doc []byte) FetchResponse {
 		out.BodyBase64 = base64.StdEncoding.EncodeToString(data)
 	}
 	return out
-}
-
-func privateMessage(err error, allowPrivate bool) string {
-	msg := strings.TrimSuffix(unwrapURLError(err), " (pass --allow-private to allow it)")
-	if allowPrivate {
-		return msg + " (link-local and metadata addresses are never reachable)"
-	}
-	return msg + " (loopback and private addresses need --allow-private)"
 }
 
 // unwrapURLError drops the "Get "URL": " prefix: the URL may carry a secret.

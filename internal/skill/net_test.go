@@ -1,6 +1,7 @@
 package skill_test
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/skill/skilltest"
 	"github.com/helixhq/helix/internal/testbin"
@@ -260,5 +262,45 @@ func TestNetCapabilities(t *testing.T) {
 		if _, _, err := skill.ParseCapabilities([]string{bad}); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+}
+
+// TestNetworkRecorded: skill_executions keeps what each run cost and did on
+// the network (hosts, counts, bytes, statuses, refusals with why), never a
+// path, a query or a body.
+func TestNetworkRecorded(t *testing.T) {
+	ctx := context.Background()
+	tx := pgtest.Tx(t)
+	srv := weatherAPI(t)
+	e := netExecutor(t, skill.NetLimits{}, nil)
+	code := `async function main(input) {
+		const r = await fetch(input.url);
+		const j = await r.json();
+		await fetch("https://api.example.com/x?token=abc");
+		return j.temp_c;
+	}`
+	in := []byte(fmt.Sprintf(`{"url": %q}`, srv.URL+"/weather?city=secret-city"))
+	res, err := e.Exec(ctx, tx, jsSkill("weather", code, "net:http="+hostPort(srv)), skill.ExecOptions{Input: in, AllowPrivate: true})
+	if err != nil || res.Status != skill.StatusRefused {
+		t.Fatalf("status %s (%s), %v", res.Status, res.Error, err)
+	}
+	var status string
+	var cpu float64
+	var peak int64
+	var network string
+	if err := tx.QueryRow(ctx, `SELECT status, cpu_ms, peak_rss_bytes, network::text FROM skill_executions WHERE id = $1`, res.ExecutionID).
+		Scan(&status, &cpu, &peak, &network); err != nil {
+		t.Fatal(err)
+	}
+	var rec skill.NetworkRecord
+	if err := json.Unmarshal([]byte(network), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if status != "refused" || cpu <= 0 || peak <= 0 || rec.Requests != 1 || rec.Refused != 1 || len(rec.Calls) != 2 ||
+		rec.Calls[0].Status != 200 || rec.Calls[1].Origin != "https://api.example.com:443" || !strings.Contains(rec.Calls[1].Refused, "is not among the skill's granted hosts") {
+		t.Fatalf("row: %s cpu %v peak %v network %s", status, cpu, peak, network)
+	}
+	if strings.Contains(network, "secret-city") || strings.Contains(network, "token") || strings.Contains(network, "21.5") {
+		t.Fatalf("the record keeps a query or a body: %s", network)
 	}
 }

@@ -59,7 +59,7 @@ func firstLine(s string) string {
 }
 
 // RunArgs are the runtime's arguments for a tool: no network unless the
-// manifest grants hosts, at most half a CPU and 512 MB, a read-only root, a
+// manifest grants hosts, at most half a CPU and 512 MB (no swap), a read-only root, a
 // 1 GB scratch tmpfs, a pids limit, no capabilities, no new privileges.
 func RunArgs(m *manifest.Manifest) []string {
 	lim, _ := m.Permissions.Limits()
@@ -85,6 +85,8 @@ func RunArgs(m *manifest.Manifest) []string {
 		"--network", network,
 		"--cpus", strconv.FormatFloat(float64(cpu)/1000, 'f', -1, 64),
 		"--memory", strconv.FormatInt(mem, 10),
+		// swap equal to memory: no swap at all, the memory limit is the limit
+		"--memory-swap", strconv.FormatInt(mem, 10),
 		"--read-only",
 		"--tmpfs", "/tmp:rw,noexec,nosuid,size=" + strconv.FormatInt(scratch, 10),
 		"--pids-limit", strconv.Itoa(containerPids),

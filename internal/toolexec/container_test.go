@@ -22,14 +22,14 @@ func containerTool(network []string, perms manifest.Permissions) *manifest.Manif
 
 func TestRunArgs(t *testing.T) {
 	args := strings.Join(RunArgs(containerTool(nil, manifest.Permissions{})), " ")
-	want := "run --rm -i --network none --cpus 0.5 --memory 536870912 --read-only --tmpfs /tmp:rw,noexec,nosuid,size=1073741824 " +
+	want := "run --rm -i --network none --cpus 0.5 --memory 536870912 --memory-swap 536870912 --read-only --tmpfs /tmp:rw,noexec,nosuid,size=1073741824 " +
 		"--pids-limit 128 --cap-drop ALL --security-opt no-new-privileges busybox:1.36 sh -c wc -c"
 	if args != want {
 		t.Errorf("args\n%s\nwant\n%s", args, want)
 	}
 	// A manifest may ask for less than the platform's limits, never more.
 	args = strings.Join(RunArgs(containerTool([]string{"api.example.com"}, manifest.Permissions{CPU: "2", Memory: "64MiB", Storage: "10GiB"})), " ")
-	for _, w := range []string{"--network bridge", "--cpus 0.5", "--memory 67108864", "size=1073741824"} {
+	for _, w := range []string{"--network bridge", "--cpus 0.5", "--memory 67108864 --memory-swap 67108864", "size=1073741824"} {
 		if !strings.Contains(args, w) {
 			t.Errorf("%s: missing %s", args, w)
 		}

@@ -133,6 +133,11 @@ type Result struct {
 	DurationMS    float64           `json:"duration_ms"`
 	BytesSent     int64             `json:"bytes_sent"`
 	BytesReceived int64             `json:"bytes_received"`
+	// What the run cost where helix can measure it: a skill tool's sandbox
+	// run, a container's cgroup. nil for HTTP and MCP tools (the work is the
+	// remote service's).
+	CPUMS        *float64 `json:"cpu_ms"`
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`
 }
 
 // Runner runs tools. The zero value of each field is a safe default except
@@ -197,6 +202,7 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 		var sr *Result
 		if sr, runErr = r.Skills.RunSkill(ctx, m.Entrypoint.Skill, o.Input, o.UserID, lim); sr != nil {
 			res.Status, res.Output, res.Error, res.BytesReceived = sr.Status, sr.Output, sr.Error, sr.BytesReceived
+			res.CPUMS, res.PeakRSSBytes = sr.CPUMS, sr.PeakRSSBytes
 			if sr.Status == StatusOK && m.Returns != nil {
 				res.SchemaErrors = checkResponse(m.Returns, sr.Output)
 			}
@@ -348,10 +354,12 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
-		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client)
-		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client,
+		    cpu_ms, peak_rss_bytes)
+		VALUES ((SELECT id FROM tool_manifests WHERE name = $1 AND version = $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		RETURNING id`,
 		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
-		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client).Scan(&id)
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client,
+		res.CPUMS, res.PeakRSSBytes).Scan(&id)
 	return id, err
 }
