@@ -26,12 +26,9 @@ func TestJSCPULimit(t *testing.T) {
 	}
 	report := filepath.Join(t.TempDir(), "time.txt")
 	e := netExecutor(t, skill.NetLimits{}, nil, timeBin, "-f", "%U %S %M", "-o", report, testbin.Helix(t), "skill", skill.ChildCommand)
-	start := time.Now()
+	// status cpu_limit, not timeout: the CPU time, not the wall clock, ended it
 	res := run(t, e, jsSkill("spin", `function main() { for (;;) {} }`), `{}`, skill.StatusCPULimit,
 		skill.ExecOptions{Limits: skill.Limits{Timeout: 60 * time.Second, CPU: time.Second}})
-	if elapsed := time.Since(start); elapsed > 50*time.Second {
-		t.Fatalf("took %s: the wall-clock timeout, not the CPU limit, stopped it", elapsed)
-	}
 	if !strings.Contains(res.Error, "CPU-time limit of 1s") || res.Limits.CPU != time.Second {
 		t.Fatalf("error %q, limits %+v", res.Error, res.Limits)
 	}
@@ -53,10 +50,11 @@ func TestJSCPULimit(t *testing.T) {
 		t.Errorf("cpu_ms %.0f: want about the 1 s limit", res.CPUMS)
 	}
 	// time's figures are its child's plus its own (a millisecond or two), at 10 ms resolution
-	if d := res.CPUMS - timeMS; d < -30 || d > 30 {
+	if d := res.CPUMS - timeMS; d < -50 || d > 50 {
 		t.Errorf("cpu_ms %.0f, /usr/bin/time says %.0f", res.CPUMS, timeMS)
 	}
-	if d := res.PeakRSSBytes - kb<<10; d < -(1<<20) || d > 1<<20 || res.PeakRSSBytes < 4<<20 {
+	// the child's own VmHWM; time's figure is its child's ru_maxrss
+	if d := res.PeakRSSBytes - kb<<10; d < -(2<<20) || d > 2<<20 || res.PeakRSSBytes < 4<<20 {
 		t.Errorf("peak_rss_bytes %d, /usr/bin/time says %d KiB", res.PeakRSSBytes, kb)
 	}
 }

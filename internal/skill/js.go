@@ -201,6 +201,9 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 
 	var resp childResponse
 	if err := json.Unmarshal(p.stdout.Bytes(), &resp); err == nil && resp.Status != "" {
+		if resp.PeakRSS > 0 {
+			peak = resp.PeakRSS
+		}
 		return runOutcome{status: resp.Status, stdout: resp.Output, stderr: resp.Log, err: resp.Error}
 	}
 	var ee *exec.ExitError

@@ -57,6 +57,11 @@ type childResponse struct {
 	Output json.RawMessage `json:"output,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	Log    string          `json:"log,omitempty"`
+	// PeakRSS is the child's own peak resident set (VmHWM), 0 if unknown.
+	// The parent's rusage cannot tell it: a child started by vfork (as Go
+	// starts processes) shares its parent's memory until exec, and Linux
+	// carries that high-water mark into the child's ru_maxrss.
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Exit codes of a child that its own watchdogs stop.
@@ -100,6 +105,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 	var mu sync.Mutex // one response only, from the script or a watchdog
 	respond := func(r childResponse) {
 		mu.Lock()
+		r.PeakRSS = procStatusBytes("VmHWM:")
 		b, _ := json.Marshal(r)
 		_, _ = out.Write(append(b, '\n'))
 	}
@@ -157,7 +163,7 @@ func timeoutResponse(req *childRequest, log *cappedBuffer) childResponse {
 // allocation) and watches the heap: past the limit it collects garbage, and
 // if the heap is still too large the skill has exceeded its memory.
 func limitMemory(limit int64, exceeded func()) {
-	if vm := vmSize(); vm > 0 && !raceEnabled {
+	if vm := procStatusBytes("VmSize:"); vm > 0 && !raceEnabled {
 		limitAddressSpace(uint64(vm + 2*limit + 512<<20))
 	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -179,14 +185,15 @@ func limitMemory(limit int64, exceeded func()) {
 	}()
 }
 
-// vmSize is this process's virtual memory size from /proc, 0 if unknown.
-func vmSize() int64 {
+// procStatusBytes is a size field of /proc/self/status (VmSize: the
+// virtual memory size, VmHWM: the peak resident set), 0 if unknown.
+func procStatusBytes(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmSize:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err == nil {
 				return kb << 10

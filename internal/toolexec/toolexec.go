@@ -363,3 +363,34 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 		res.CPUMS, res.PeakRSSBytes).Scan(&id)
 	return id, err
 }
+
+// Execution is one row of tool_executions, as tool show lists it.
+type Execution struct {
+	ID         int64     `json:"id"`
+	UserID     string    `json:"user_id,omitempty"`
+	Status     string    `json:"status"`
+	HTTPStatus int       `json:"http_status,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS float64   `json:"duration_ms"`
+	// CPUMS and PeakRSSBytes are nil where helix does not measure the work
+	// (HTTP and MCP tools) and for runs recorded before it did.
+	CPUMS        *float64 `json:"cpu_ms"`
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// RecentExecutions returns the last n executions of one tool version, newest first.
+func RecentExecutions(ctx context.Context, q db.Querier, name, version string, n int) ([]Execution, error) {
+	rows, err := q.Query(ctx, `
+SELECT id, coalesce(user_id::text, ''), status, coalesce(http_status, 0), started_at, duration_ms, cpu_ms, peak_rss_bytes, coalesce(error, '')
+FROM tool_executions WHERE tool_name = $1 AND tool_version = $2
+ORDER BY started_at DESC, id DESC LIMIT $3`, name, version, n)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Execution, error) {
+		var e Execution
+		err := r.Scan(&e.ID, &e.UserID, &e.Status, &e.HTTPStatus, &e.StartedAt, &e.DurationMS, &e.CPUMS, &e.PeakRSSBytes, &e.Error)
+		return e, err
+	})
+}
