@@ -7,6 +7,9 @@ NEEDS=(
   "promtool prometheus"   # worker /metrics: promtool check metrics, a real Prometheus scraping
   "prometheus prometheus"
   "pgbouncer pgbouncer"   # internal/pgtest.Bouncer: PgBouncer 1.18 in session and transaction mode
+  "/usr/bin/time time"    # internal/skill TestJSCPULimit: GNU time around the JavaScript child
+  "unshare util-linux"    # internal/skill TestSSRFNamespace: its own network and mount namespace
+  "ip iproute2"           # the same test: the metadata and private addresses on its lo
 )
 PATH="$PATH:/usr/sbin:/sbin" # pgbouncer lives in /usr/sbin
 missing=()

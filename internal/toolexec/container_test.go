@@ -3,10 +3,13 @@ package toolexec
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/pgtest"
@@ -69,5 +72,40 @@ func TestContainerRuntime(t *testing.T) {
 	res, err := run(t, pool, &Runner{Container: rt}, "wc", `{"a": 1}`)
 	if err != nil || res.Status != StatusOK || !slices.Contains([]string{"8", `"8"`}, string(res.Output)) {
 		t.Errorf("container run: %+v %v", res, err)
+	}
+}
+
+// TestReadCgroup: a container's cost comes from its cgroup, v1 controllers
+// or the v2 hierarchy, as the kernel writes them.
+func TestReadCgroup(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, content string) {
+		t.Helper()
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v2 := parseProcCgroup([]byte("0::/system.slice/docker-abc.scope\n"))
+	write("system.slice/docker-abc.scope/cpu.stat", "usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\nnr_periods 0\n")
+	write("system.slice/docker-abc.scope/memory.current", "10485760\n")
+	write("system.slice/docker-abc.scope/memory.peak", "20971520\n")
+	cpu, mem, peak, ok := readCgroup(root, v2)
+	if !ok || cpu != 1234567*time.Microsecond || mem != 10<<20 || peak != 20<<20 {
+		t.Errorf("v2: %v %d %d %v", cpu, mem, peak, ok)
+	}
+	v1 := parseProcCgroup([]byte("12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n0::/\n"))
+	write("cpuacct/docker/abc/cpuacct.usage", "2500000000\n")
+	write("memory/docker/abc/memory.usage_in_bytes", "1048576\n")
+	write("memory/docker/abc/memory.max_usage_in_bytes", "3145728\n")
+	cpu, mem, peak, ok = readCgroup(root, v1)
+	if !ok || cpu != 2500*time.Millisecond || mem != 1<<20 || peak != 3<<20 {
+		t.Errorf("v1: %v %d %d %v", cpu, mem, peak, ok)
+	}
+	if _, _, _, ok := readCgroup(root, parseProcCgroup([]byte("0::/../../etc\n"))); ok {
+		t.Error("a path with .. was followed")
 	}
 }
