@@ -47,11 +47,15 @@ skill runs. --capability grants, one per flag:
   clock         the real clock (otherwise time stands at 1970-01-01)
   random        real randomness (otherwise a fixed seed)
   env:NAME      the variable NAME may be passed with exec --env NAME=VALUE
+  net:https=HOST[:PORT]  HTTPS requests to HOST through helix (js: fetch; wasm: the
+                host module "helix"), checked at dial time, capped (skill.net.*)
+  net:http=HOST[:PORT]   plain HTTP to HOST, only with exec --allow-private
 --timeout, --memory and --output-limit store the skill's own caps.
 
 EXAMPLES
   helix skill add openapi-ops.wasm --name openapi-ops --params openapi-ops.schema.json
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
+  helix skill add weather.js --capability net:https=api.open-meteo.example --capability env:API_KEY
 
 ` + cmdutil.ExitStatusHelp,
 		Args: cobra.ExactArgs(1),
@@ -68,7 +72,7 @@ EXAMPLES
 	fl.StringVar(&opts.Name, "name", "", "skill name (default: the file's base name)")
 	fl.StringVar(&opts.Version, "version", "", "version (default: the next integer)")
 	fl.StringVar(&opts.Params, "params", "", "JSON Schema file for the input")
-	fl.StringArrayVar(&opts.Capabilities, "capability", nil, "grant a capability: fs:read=DIR, clock, random, env:NAME (repeatable)")
+	fl.StringArrayVar(&opts.Capabilities, "capability", nil, "grant a capability: fs:read=DIR, clock, random, env:NAME, net:https=HOST[:PORT], net:http=HOST[:PORT] (repeatable)")
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "the skill's own wall-clock cap")
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "the skill's own memory cap (e.g. 64MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "the skill's own output cap (e.g. 256KiB)")
