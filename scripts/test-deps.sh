@@ -12,6 +12,9 @@ NEEDS=(
   "ssh-keygen openssh-client" # signed skills: keys and signatures made by ssh-keygen -Y sign
   "espeak-ng espeak-ng"   # internal/voice/voicetest: real speech for the VAD and denoise tests
   "sox sox"               # internal/voice/voicetest: noise, resampling and trimming of that speech
+  "/usr/bin/time time"    # internal/skill TestJSCPULimit: GNU time around the JavaScript child
+  "unshare util-linux"    # internal/skill TestSSRFNamespace: its own network and mount namespace
+  "ip iproute2"           # the same test: the metadata and private addresses on its lo
 )
 PATH="$PATH:/usr/sbin:/sbin" # pgbouncer lives in /usr/sbin
 missing=()

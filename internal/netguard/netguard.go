@@ -6,6 +6,8 @@ package netguard
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +74,68 @@ func Client(allowPrivate bool, timeout time.Duration) *http.Client {
 		return d.DialContext(ctx, network, addr)
 	}
 	return &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: checkRedirect}
+}
+
+// Options configure New.
+type Options struct {
+	// AllowPrivate lets connections reach loopback and private networks
+	// (RFC 1918, carrier-grade NAT, IPv6 unique local) for tests and local
+	// services. Unlike Client's allowPrivate it never opens link-local
+	// addresses (169.254.0.0/16 and its IPv6 kin, where cloud metadata
+	// services answer), multicast, or the unspecified and reserved ranges.
+	AllowPrivate bool
+	// Timeout bounds each request, redirects and body included (0: none).
+	Timeout time.Duration
+	// RootCAs, when set, replaces the system's trusted roots (tests, a
+	// private CA). Certificates are always verified.
+	RootCAs *x509.CertPool
+	// MaxHeaderBytes caps a response's headers (0: 64 KiB).
+	MaxHeaderBytes int64
+}
+
+// CheckAddr is New's dial-time check of the address actually connected to.
+func CheckAddr(ip netip.Addr, allowPrivate bool) error {
+	ip = ip.Unmap()
+	if IsPublic(ip) {
+		return nil
+	}
+	if ip.IsLoopback() || ip.IsPrivate() || cgnat.Contains(ip) {
+		if allowPrivate {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", ip, ErrPrivate)
+	}
+	return fmt.Errorf("%s: %w", ip, ErrReserved)
+}
+
+// ErrReserved is an address New never connects to: link-local (where cloud
+// metadata services answer), multicast, unspecified or reserved.
+var ErrReserved = errors.New("refusing a link-local, metadata, multicast or reserved address: never reachable")
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// New returns an HTTP client for requests made on an untrusted program's
+// behalf (a skill): every dialled address passes CheckAddr, no proxy, TLS
+// verified, capped headers. Redirects are the caller's to police (set
+// CheckRedirect); by default they follow checkRedirect's rules.
+func New(o Options) *http.Client {
+	d := &net.Dialer{Timeout: 10 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("netguard: %w", err)
+		}
+		return CheckAddr(ap.Addr(), o.AllowPrivate)
+	}}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	tr.DialContext = d.DialContext
+	tr.MaxResponseHeaderBytes = o.MaxHeaderBytes
+	if tr.MaxResponseHeaderBytes <= 0 {
+		tr.MaxResponseHeaderBytes = 64 << 10
+	}
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: o.RootCAs}
+	tr.ForceAttemptHTTP2 = true
+	return &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: checkRedirect}
 }
 
 // ErrRedirect is a redirect helix refuses to follow: to a scheme other than

@@ -120,3 +120,30 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAddr: New's opt-in opens loopback and private networks, never
+// link-local (cloud metadata), multicast or reserved addresses.
+func TestCheckAddr(t *testing.T) {
+	for addr, want := range map[string][2]error{ // without, with the opt-in
+		"8.8.8.8":                {nil, nil},
+		"127.0.0.1":              {ErrPrivate, nil},
+		"::1":                    {ErrPrivate, nil},
+		"10.0.0.1":               {ErrPrivate, nil},
+		"100.64.0.1":             {ErrPrivate, nil},
+		"fd00::1":                {ErrPrivate, nil},
+		"::ffff:10.0.0.1":        {ErrPrivate, nil},
+		"169.254.169.254":        {ErrReserved, ErrReserved},
+		"::ffff:169.254.169.254": {ErrReserved, ErrReserved},
+		"fe80::1":                {ErrReserved, ErrReserved},
+		"0.0.0.0":                {ErrReserved, ErrReserved},
+		"224.0.0.1":              {ErrReserved, ErrReserved},
+		"240.0.0.1":              {ErrReserved, ErrReserved},
+	} {
+		for i, allow := range []bool{false, true} {
+			err := CheckAddr(netip.MustParseAddr(addr), allow)
+			if want[i] == nil && err != nil || want[i] != nil && !errors.Is(err, want[i]) {
+				t.Errorf("CheckAddr(%s, %v) = %v, want %v", addr, allow, err, want[i])
+			}
+		}
+	}
+}

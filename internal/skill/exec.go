@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,15 +40,22 @@ type ExecutorOptions struct {
 	MaxCodeBytes int64
 	// Signatures, when set, is checked by Exec before a registry skill runs.
 	Signatures *SignaturePolicy
+	// Net bounds the requests of skills granted net: capabilities.
+	Net NetLimits
+	// NetRootCAs, when set, are the only roots a skill's HTTPS request
+	// trusts (tests, a private CA); nil means the system's.
+	NetRootCAs *x509.CertPool
 }
 
 // Executor runs skills. It is safe for concurrent use; Close it when done.
 type Executor struct {
-	cache   wazero.CompilationCache
-	codeDir string // the code of stored skills by sha256; "" for none
-	jsChild []string
-	limits  Limits
-	maxCode int64
+	cache    wazero.CompilationCache
+	codeDir  string // the code of stored skills by sha256; "" for none
+	jsChild  []string
+	limits   Limits
+	maxCode  int64
+	net      NetLimits
+	netRoots *x509.CertPool
 
 	signatures *SignaturePolicy
 
@@ -72,8 +80,8 @@ func DefaultCacheDir() (string, error) {
 
 // NewExecutor prepares an executor; the compilation cache directory is created on demand.
 func NewExecutor(o ExecutorOptions) (*Executor, error) {
-	e := &Executor{limits: DefaultLimits().Min(o.Limits), maxCode: cmp.Or(o.MaxCodeBytes, DefaultMaxCodeBytes), jsChild: o.JSChild, schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{},
-		signatures: o.Signatures}
+	e := &Executor{limits: DefaultLimits().Min(o.Limits), maxCode: cmp.Or(o.MaxCodeBytes, DefaultMaxCodeBytes), jsChild: o.JSChild, net: o.Net.withDefaults(), netRoots: o.NetRootCAs,
+		schemas: map[string]*jsonschema.Schema{}, runtimes: map[uint32]*wasmRuntime{}, signatures: o.Signatures}
 	dir := o.CacheDir
 	if dir == "" {
 		d, err := DefaultCacheDir()
@@ -148,6 +156,9 @@ type ExecOptions struct {
 	// Client is the program that asked for the run, recorded as
 	// skill_executions.client ("": the helix CLI; "mcp:NAME" through helix mcp serve).
 	Client string
+	// AllowPrivate is the operator's opt-in for loopback and private
+	// addresses and for net:http= grants (skill exec --allow-private).
+	AllowPrivate bool
 }
 
 // Result is how an execution ended. A skill's failure is a Status with an
@@ -168,6 +179,13 @@ type Result struct {
 	InputSHA256   string          `json:"input_sha256"`
 	StartedAt     time.Time       `json:"started_at"`
 	SchemaErrPath string          `json:"schema_error_path,omitempty"` // with invalid_input
+	// What the run cost: CPU time (user + system) and the peak memory, of
+	// the JavaScript child process (its rusage) or of the wasm instance
+	// (its linear memory and the call stack's heap). Zero when nothing ran.
+	CPUMS        float64 `json:"cpu_ms"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	// Network is what the skill did on the network, nil when it made no request.
+	Network *NetworkRecord `json:"network,omitempty"`
 	// Scrubbed counts what was replaced in the stored record (output, error,
 	// stderr); nil when nothing was. StoredOutput is the output as stored.
 	Scrubbed     *scrub.Counts   `json:"scrubbed,omitempty"`
@@ -261,18 +279,24 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 		}
 	}
 	var out runOutcome
+	netS := e.newNetSession(caps, o.AllowPrivate, begin.Add(res.Limits.Timeout))
 	switch s.Engine {
 	case EngineWasm:
-		out = e.runWasm(ctx, s, res.SHA256, o, caps, res.Limits)
+		out = e.runWasm(ctx, s, res.SHA256, o, caps, res.Limits, netS)
 	case EngineJS:
-		out = e.runJS(ctx, s, o, caps, res.Limits, begin.Add(res.Limits.Timeout))
+		out = e.runJS(ctx, s, o, caps, res.Limits, begin.Add(res.Limits.Timeout), netS)
 	default:
 		return res, fmt.Errorf("skill %s: unknown engine %q", s.Name, s.Engine)
 	}
+	res.CPUMS, res.PeakRSSBytes, res.Network = out.cpuMS, out.peakRSS, netS.record()
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
 	res.Status, res.Error, res.Stderr = out.status, out.err, out.stderr
+	if res.Status == StatusError && netS.lastRefused() {
+		// the skill did not get past a request its capabilities refuse
+		res.Status = StatusRefused
+	}
 	if res.Status == StatusOK {
 		out.stdout = bytes.TrimSpace(out.stdout)
 		switch {
@@ -289,10 +313,12 @@ func (e *Executor) Run(ctx context.Context, s *Skill, o ExecOptions) (*Result, e
 
 // runOutcome is what an engine reports.
 type runOutcome struct {
-	status Status
-	stdout []byte
-	stderr string
-	err    string
+	status  Status
+	stdout  []byte
+	stderr  string
+	err     string
+	cpuMS   float64
+	peakRSS int64
 }
 
 // CompileSchema checks a parameter JSON Schema.

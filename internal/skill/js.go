@@ -26,6 +26,9 @@ type jsProcess struct {
 	cmd            *exec.Cmd
 	stdin          io.WriteCloser
 	stdout, stderr *cappedBuffer
+	// helix's ends of the network channel: the child's request documents
+	// come in on netIn, the answers go out on netOut.
+	netIn, netOut *os.File
 }
 
 func (e *Executor) startJS() (*jsProcess, error) {
@@ -41,15 +44,37 @@ func (e *Executor) startJS() (*jsProcess, error) {
 	p := &jsProcess{cmd: cmd, stdin: stdin, stdout: &cappedBuffer{}, stderr: &cappedBuffer{max: StderrCap}}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	respR, respW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{reqW, respR} // fds 3 and 4: childNetOut, childNetIn
+	p.netIn, p.netOut = reqR, respW
+	err = cmd.Start()
+	reqW.Close()
+	respR.Close()
+	if err != nil {
+		p.closeNet()
 		return nil, err
 	}
 	return p, nil
 }
 
+func (p *jsProcess) closeNet() {
+	p.netIn.Close()
+	p.netOut.Close()
+}
+
 func (p *jsProcess) kill() {
 	_ = p.cmd.Process.Kill()
 	_ = p.cmd.Wait()
+	p.closeNet()
 }
 
 // Prestart starts a JavaScript child ahead of need when ref (a file, or a
@@ -114,7 +139,7 @@ func (e *Executor) noteEngine(ref string, eng Engine) {
 
 // runJS runs s in a child until deadline (the call's start + the timeout):
 // marshalling, piping and parsing a large script are inside the limit.
-func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits, deadline time.Time) runOutcome {
+func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capabilities, lim Limits, deadline time.Time, netS *netSession) (out runOutcome) {
 	var timedOut atomic.Bool
 	var proc atomic.Pointer[jsProcess]
 	timer := time.AfterFunc(time.Until(deadline)+childGrace, func() {
@@ -132,6 +157,7 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 		LimitMS:     lim.Timeout.Milliseconds(),
 		MemoryBytes: lim.MemoryBytes,
 		OutputBytes: lim.OutputBytes,
+		CPUMS:       lim.CPU.Milliseconds(),
 		Clock:       caps.Clock,
 		Random:      caps.Random,
 		Env:         o.Env,
@@ -155,25 +181,43 @@ func (e *Executor) runJS(ctx context.Context, s *Skill, o ExecOptions, caps Capa
 		return timeoutOutcome
 	}
 	stop := context.AfterFunc(ctx, func() { _ = p.cmd.Process.Kill() })
+	netCtx, netCancel := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		netS.serve(netCtx, p.netIn, p.netOut)
+	}()
 	// A child that dies before reading all of it is explained by Wait.
 	_, _ = p.stdin.Write(req)
 	_ = p.stdin.Close()
 	runErr := p.cmd.Wait()
 	timer.Stop()
 	stop()
+	netCancel()
+	p.closeNet()
+	<-served
+	cpuMS, peak := childCost(p.cmd.ProcessState)
+	defer func() { out.cpuMS, out.peakRSS = cpuMS, peak }()
 
 	var resp childResponse
 	if err := json.Unmarshal(p.stdout.Bytes(), &resp); err == nil && resp.Status != "" {
+		if resp.PeakRSS > 0 {
+			peak = resp.PeakRSS
+		}
 		return runOutcome{status: resp.Status, stdout: resp.Output, stderr: resp.Log, err: resp.Error}
 	}
+	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return runOutcome{status: StatusError, err: "cancelled"}
+	case lim.CPU > 0 && time.Duration(cpuMS*float64(time.Millisecond)) >= lim.CPU && errors.As(runErr, &ee) &&
+		killedByCPULimit(ee):
+		// the kernel's RLIMIT_CPU ended it before the child's watchdog could answer
+		return runOutcome{status: StatusCPULimit, err: cpuLimitText(lim.CPU), stderr: p.stderr.String()}
 	case timedOut.Load():
 		return timeoutOutcome
 	}
 	log := p.stderr.String()
-	var ee *exec.ExitError
 	if strings.Contains(log, "out of memory") || (errors.As(runErr, &ee) && killedBy(ee, syscall.SIGKILL)) {
 		return runOutcome{status: StatusMemoryLimit, err: fmt.Sprintf("the skill needed more than the memory limit of %s", size.Format(lim.MemoryBytes))}
 	}

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -44,6 +45,7 @@ type childRequest struct {
 	LimitMS     int64             `json:"limit_ms"`   // the timeout as the user set it, for messages
 	MemoryBytes int64             `json:"memory_bytes"`
 	OutputBytes int64             `json:"output_bytes"`
+	CPUMS       int64             `json:"cpu_ms"` // CPU time the child may use, 0: no cap
 	Clock       bool              `json:"clock"`
 	Random      bool              `json:"random"`
 	Env         map[string]string `json:"env"`
@@ -55,12 +57,26 @@ type childResponse struct {
 	Output json.RawMessage `json:"output,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	Log    string          `json:"log,omitempty"`
+	// PeakRSS is the child's own peak resident set (VmHWM), 0 if unknown.
+	// The parent's rusage cannot tell it: a child started by vfork (as Go
+	// starts processes) shares its parent's memory until exec, and Linux
+	// carries that high-water mark into the child's ru_maxrss.
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Exit codes of a child that its own watchdogs stop.
 const (
 	exitMemoryLimit = 3
 	exitTimeout     = 4
+	exitCPULimit    = 5
+)
+
+// The child's ends of the network channel (exec.Cmd.ExtraFiles): it writes
+// request documents on one and reads response documents on the other, one
+// JSON document a line. helix makes the requests (net.go), never the child.
+const (
+	childNetOut = 3
+	childNetIn  = 4
 )
 
 // maxErrorText bounds the error text of a failed script (a thrown 20 MB
@@ -89,6 +105,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 	var mu sync.Mutex // one response only, from the script or a watchdog
 	respond := func(r childResponse) {
 		mu.Lock()
+		r.PeakRSS = procStatusBytes("VmHWM:")
 		b, _ := json.Marshal(r)
 		_, _ = out.Write(append(b, '\n'))
 	}
@@ -100,6 +117,13 @@ func RunChild(in io.Reader, out io.Writer) int {
 		// the only way to stop it is to end the process, here.
 		os.Exit(exitMemoryLimit)
 	})
+	if req.CPUMS > 0 {
+		cpu := time.Duration(req.CPUMS) * time.Millisecond
+		limitCPU(cpu, func() {
+			respond(cpuResponse(cpu, log))
+			os.Exit(exitCPULimit)
+		})
+	}
 	time.AfterFunc(time.Until(deadline)+childGrace/2, func() {
 		respond(timeoutResponse(&req, log))
 		os.Exit(exitTimeout)
@@ -122,6 +146,14 @@ func (f *firstByteReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+func cpuResponse(limit time.Duration, log *cappedBuffer) childResponse {
+	return childResponse{Status: StatusCPULimit, Log: log.String(), Error: cpuLimitText(limit)}
+}
+
+func cpuLimitText(limit time.Duration) string {
+	return fmt.Sprintf("the skill used more than the CPU-time limit of %s and was stopped (skill.cpu-limit)", limit)
+}
+
 func timeoutResponse(req *childRequest, log *cappedBuffer) childResponse {
 	return childResponse{Status: StatusTimeout, Log: log.String(),
 		Error: fmt.Sprintf("the skill ran longer than the timeout of %s and was stopped", time.Duration(cmp.Or(req.LimitMS, req.TimeoutMS))*time.Millisecond)}
@@ -131,7 +163,7 @@ func timeoutResponse(req *childRequest, log *cappedBuffer) childResponse {
 // allocation) and watches the heap: past the limit it collects garbage, and
 // if the heap is still too large the skill has exceeded its memory.
 func limitMemory(limit int64, exceeded func()) {
-	if vm := vmSize(); vm > 0 && !raceEnabled {
+	if vm := procStatusBytes("VmSize:"); vm > 0 && !raceEnabled {
 		limitAddressSpace(uint64(vm + 2*limit + 512<<20))
 	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -153,14 +185,15 @@ func limitMemory(limit int64, exceeded func()) {
 	}()
 }
 
-// vmSize is this process's virtual memory size from /proc, 0 if unknown.
-func vmSize() int64 {
+// procStatusBytes is a size field of /proc/self/status (VmSize: the
+// virtual memory size, VmHWM: the peak resident set), 0 if unknown.
+func procStatusBytes(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmSize:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err == nil {
 				return kb << 10
@@ -351,6 +384,9 @@ func sandbox(vm *goja.Runtime, req *childRequest, log *cappedBuffer) error {
 		_ = env.Set(k, v)
 	}
 	_ = g.Set("env", env)
+	if err := installFetch(vm, openNetChannel()); err != nil {
+		return err
+	}
 	if !req.Clock {
 		vm.SetTimeSource(func() time.Time { return time.Unix(0, 0).UTC() })
 	}
@@ -418,4 +454,104 @@ func CheckJS(code []byte) error {
 	}
 	_, err := parser.ParseFile(nil, "skill.js", "(function (input) {"+string(code)+"\n})", 0)
 	return err
+}
+
+// netChannel is the child's side of the network channel.
+type netChannel struct {
+	out *os.File
+	in  *bufio.Reader
+}
+
+// openNetChannel opens the descriptors helix passed, nil if there are none
+// (a child started by hand).
+func openNetChannel() *netChannel {
+	out, in := os.NewFile(childNetOut, "net-out"), os.NewFile(childNetIn, "net-in")
+	if out == nil || in == nil {
+		return nil
+	}
+	if _, err := out.Stat(); err != nil {
+		return nil
+	}
+	return &netChannel{out: out, in: bufio.NewReaderSize(in, 64<<10)}
+}
+
+// roundTrip sends one request document and waits for its response. It
+// cannot be interrupted, but helix answers within the request timeout,
+// itself within the run's deadline, and the child's own watchdog ends it.
+func (c *netChannel) roundTrip(doc string) (string, error) {
+	if c == nil {
+		return "", errors.New("this JavaScript runner has no network channel")
+	}
+	if _, err := c.out.Write([]byte(doc + "\n")); err != nil {
+		return "", fmt.Errorf("send the request to helix: %w", err)
+	}
+	line, err := c.in.ReadString('\n')
+	if err != nil {
+		return "", fmt.Errorf("read helix's answer: %w", err)
+	}
+	return line, nil
+}
+
+// fetchJS is the skill's fetch: a subset of the WHATWG API over helix's
+// host function. The request is made synchronously and the promise is
+// already settled when fetch returns: `await fetch(url)` in an async main,
+// or fetch(url).then(...), both work without an event loop.
+const fetchJS = `(function (raw) {
+	"use strict";
+	var parse = JSON.parse, stringify = JSON.stringify, P = Promise;
+	function Headers(h) { this._h = h || {}; }
+	Headers.prototype.get = function (n) { var v = this._h[String(n).toLowerCase()]; return v === undefined ? null : v; };
+	Headers.prototype.has = function (n) { return Object.prototype.hasOwnProperty.call(this._h, String(n).toLowerCase()); };
+	Headers.prototype.forEach = function (f) { for (var k in this._h) f(this._h[k], k, this); };
+	return function fetch(url, init) {
+		var req, r;
+		try {
+			init = init || {};
+			var headers = {};
+			var h = init.headers || {};
+			if (h instanceof Headers) h = h._h;
+			for (var k in h) headers[k] = String(h[k]);
+			req = { url: String(url), method: init.method === undefined ? "GET" : String(init.method), headers: headers };
+			if (init.body !== undefined && init.body !== null) req.body = typeof init.body === "string" ? init.body : stringify(init.body);
+			r = parse(raw(stringify(req)));
+		} catch (e) {
+			return P.reject(e);
+		}
+		if (r.error) {
+			return P.reject(new TypeError("fetch " + req.method + " " + (r.origin || "(bad request)") + ": " + r.error));
+		}
+		var body = r.body || "";
+		return P.resolve({
+			status: r.status, statusText: r.status_text || "", ok: r.status >= 200 && r.status < 300,
+			url: r.url, redirected: r.url !== req.url, headers: new Headers(r.headers),
+			text: function () { return P.resolve(body); },
+			json: function () { try { return P.resolve(parse(body)); } catch (e) { return P.reject(e); } }
+		});
+	};
+})`
+
+// installFetch defines fetch. The host function it wraps stays in the
+// closure: a skill sees only fetch.
+func installFetch(vm *goja.Runtime, ch *netChannel) error {
+	mk, err := vm.RunScript("fetch", fetchJS)
+	if err != nil {
+		return err
+	}
+	ctor, ok := goja.AssertFunction(mk)
+	if !ok {
+		return errors.New("fetch: not a function")
+	}
+	raw := func(call goja.FunctionCall) goja.Value {
+		doc := call.Argument(0).String()
+		line, err := ch.roundTrip(doc)
+		if err != nil {
+			panic(vm.NewTypeError(err.Error()))
+		}
+		return vm.ToValue(line)
+	}
+	fetch, err := ctor(goja.Undefined(), vm.ToValue(raw))
+	if err != nil {
+		return err
+	}
+	return vm.GlobalObject().Set("fetch", fetch)
 }

@@ -15,17 +15,21 @@ type Limits struct {
 	Timeout     time.Duration
 	MemoryBytes int64
 	OutputBytes int64
+	// CPU caps the CPU time (user + system) the skill may use, apart from
+	// the wall-clock Timeout: a busy loop ends at whichever comes first.
+	CPU time.Duration
 }
 
 type limitsJSON struct {
 	TimeoutMS   int64 `json:"timeout_ms"`
 	MemoryBytes int64 `json:"memory_bytes"`
 	OutputBytes int64 `json:"output_bytes"`
+	CPUMS       int64 `json:"cpu_ms,omitempty"`
 }
 
-// MarshalJSON writes {"timeout_ms", "memory_bytes", "output_bytes"}, as in skill_executions.limits.
+// MarshalJSON writes {"timeout_ms", "memory_bytes", "output_bytes", "cpu_ms"}, as in skill_executions.limits.
 func (l Limits) MarshalJSON() ([]byte, error) {
-	return json.Marshal(limitsJSON{l.Timeout.Milliseconds(), l.MemoryBytes, l.OutputBytes})
+	return json.Marshal(limitsJSON{l.Timeout.Milliseconds(), l.MemoryBytes, l.OutputBytes, l.CPU.Milliseconds()})
 }
 
 // UnmarshalJSON reads the form MarshalJSON writes.
@@ -34,7 +38,7 @@ func (l *Limits) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*l = Limits{time.Duration(j.TimeoutMS) * time.Millisecond, j.MemoryBytes, j.OutputBytes}
+	*l = Limits{time.Duration(j.TimeoutMS) * time.Millisecond, j.MemoryBytes, j.OutputBytes, time.Duration(j.CPUMS) * time.Millisecond}
 	return nil
 }
 
@@ -43,6 +47,9 @@ const (
 	DefaultTimeout     = 30 * time.Second
 	DefaultMemoryBytes = 128 << 20
 	DefaultOutputBytes = 1 << 20
+	// DefaultCPU is the CPU time a run may use (skill.cpu-limit), whatever
+	// its wall-clock timeout.
+	DefaultCPU = 10 * time.Second
 	// StderrCap bounds the skill's log kept in memory and in skill_executions.
 	StderrCap = 64 << 10
 	// DefaultMaxCodeBytes caps a skill's code (skill.max-code-size): a
@@ -53,7 +60,7 @@ const (
 
 // DefaultLimits are used when nothing lower is asked for.
 func DefaultLimits() Limits {
-	return Limits{Timeout: DefaultTimeout, MemoryBytes: DefaultMemoryBytes, OutputBytes: DefaultOutputBytes}
+	return Limits{Timeout: DefaultTimeout, MemoryBytes: DefaultMemoryBytes, OutputBytes: DefaultOutputBytes, CPU: DefaultCPU}
 }
 
 // Min returns, field by field, the lowest non-zero value of l and o.
@@ -62,6 +69,7 @@ func (l Limits) Min(o Limits) Limits {
 		Timeout:     minPos(l.Timeout, o.Timeout),
 		MemoryBytes: minPos(l.MemoryBytes, o.MemoryBytes),
 		OutputBytes: minPos(l.OutputBytes, o.OutputBytes),
+		CPU:         minPos(l.CPU, o.CPU),
 	}
 }
 
@@ -73,13 +81,14 @@ func minPos[T ~int64](a, b T) T {
 }
 
 // Capabilities are what a skill is granted beyond pure computation.
-// By default a skill has no filesystem, no environment, no network (never),
-// a fixed clock and deterministic randomness.
+// By default a skill has no filesystem, no environment, no network, a fixed
+// clock and deterministic randomness.
 type Capabilities struct {
-	FSRead string   // host directory mounted read-only at /data (wasm only)
-	Clock  bool     // real wall clock and monotonic clock
-	Random bool     // cryptographic randomness instead of a fixed seed
-	Env    []string // names of variables the caller may pass (ExecOptions.Env)
+	FSRead string     // host directory mounted read-only at /data (wasm only)
+	Clock  bool       // real wall clock and monotonic clock
+	Random bool       // cryptographic randomness instead of a fixed seed
+	Env    []string   // names of variables the caller may pass (ExecOptions.Env)
+	Net    []NetGrant // hosts the skill may send HTTP requests to (net.go)
 }
 
 // Capability strings.
@@ -114,6 +123,14 @@ func ParseCapabilities(caps []string) (Capabilities, []string, error) {
 			c.Clock = true
 		case s == CapRandom:
 			c.Random = true
+		case strings.HasPrefix(s, CapNetHTTPS), strings.HasPrefix(s, CapNetHTTP):
+			scheme, v, _ := strings.Cut(strings.TrimPrefix(s, "net:"), "=")
+			g, err := parseNetGrant(scheme, v)
+			if err != nil {
+				return c, nil, fmt.Errorf("capability %q: %w", s, err)
+			}
+			c.Net = append(c.Net, g)
+			s = "net:" + scheme + "=" + strings.TrimPrefix(g.Origin(), scheme+"://")
 		case strings.HasPrefix(s, CapEnv):
 			name := strings.TrimPrefix(s, CapEnv)
 			if name == "" || strings.ContainsAny(name, "= \t\n") {
@@ -121,7 +138,7 @@ func ParseCapabilities(caps []string) (Capabilities, []string, error) {
 			}
 			c.Env = append(c.Env, name)
 		default:
-			return c, nil, fmt.Errorf("unknown capability %q: use fs:read=DIR, clock, random or env:NAME", s)
+			return c, nil, fmt.Errorf("unknown capability %q: use fs:read=DIR, clock, random, env:NAME, net:https=HOST[:PORT] or net:http=HOST[:PORT]", s)
 		}
 		norm = append(norm, s)
 	}

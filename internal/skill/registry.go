@@ -311,7 +311,13 @@ type Execution struct {
 	Status     Status    `json:"status"`
 	StartedAt  time.Time `json:"started_at"`
 	DurationMS float64   `json:"duration_ms"`
-	Error      string    `json:"error,omitempty"`
+	// CPUMS and PeakRSSBytes are nil for runs recorded before helix measured them.
+	CPUMS        *float64 `json:"cpu_ms"`
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`
+	// Requests is how many requests the run sent (refused ones apart).
+	Requests int    `json:"requests,omitempty"`
+	Refused  int    `json:"refused,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // RecentExecutions returns the last n executions of a registry skill, newest
@@ -326,7 +332,8 @@ func RecentExecutions(ctx context.Context, q db.Querier, name string, n int) ([]
 // another skill, and a user sees only their own runs (the operator all).
 func RecentExecutionsOf(ctx context.Context, q db.Querier, name string, skillOwner *uuid.UUID, viewer owner.Owner, n int) ([]Execution, error) {
 	rows, err := q.Query(ctx, `
-SELECT e.id, e.skill_version, coalesce(e.user_id::text, ''), e.status, e.started_at, e.duration_ms, coalesce(e.error, '')
+SELECT e.id, e.skill_version, coalesce(e.user_id::text, ''), e.status, e.started_at, e.duration_ms, e.cpu_ms, e.peak_rss_bytes,
+	coalesce((e.network->>'requests')::int, 0), coalesce((e.network->>'refused')::int, 0), coalesce(e.error, '')
 FROM skill_executions e
 WHERE e.skill_name = $1 AND e.skill_version IS NOT NULL
   AND (e.skill_id IS NULL OR e.skill_id IN (SELECT id FROM helix_skills WHERE name = $1 AND user_id IS NOT DISTINCT FROM $3::uuid))
@@ -337,7 +344,7 @@ ORDER BY e.started_at DESC, e.id DESC LIMIT $2`, name, n, skillOwner, viewer.Arg
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Execution, error) {
 		var e Execution
-		err := r.Scan(&e.ID, &e.Version, &e.UserID, &e.Status, &e.StartedAt, &e.DurationMS, &e.Error)
+		err := r.Scan(&e.ID, &e.Version, &e.UserID, &e.Status, &e.StartedAt, &e.DurationMS, &e.CPUMS, &e.PeakRSSBytes, &e.Requests, &e.Refused, &e.Error)
 		return e, err
 	})
 }
@@ -374,13 +381,28 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 	}
 	version, user, output, errText, stderr = str(s.Version), str(o.UserID), str(string(out)), str(errScrubbed), str(stderrScrubbed)
 	client = str(o.Client)
+	// Nothing ran (invalid input): no cost to record, rather than a zero.
+	var cpu *float64
+	var peak *int64
+	if r.CPUMS > 0 || r.PeakRSSBytes > 0 {
+		cpu, peak = &r.CPUMS, &r.PeakRSSBytes
+	}
+	var network []byte
+	if r.Network != nil {
+		if network, err = json.Marshal(r.Network); err != nil {
+			return err
+		}
+		network = []byte(redact.String(string(network))) // a refusal's reason quotes a host name
+	}
 	err = q.QueryRow(ctx, `
 INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
-	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client, scrubbed)
-VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client, scrubbed,
+	cpu_ms, peak_rss_bytes, network)
+VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 RETURNING id`,
 		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
-		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client, scrubbed).Scan(&r.ExecutionID)
+		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client, scrubbed,
+		cpu, peak, network).Scan(&r.ExecutionID)
 	if err != nil || skillID == nil {
 		return err
 	}

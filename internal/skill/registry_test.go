@@ -145,11 +145,15 @@ FROM skill_executions ORDER BY id`)
 	if err != nil || len(execs) != 2 || execs[0].Status != skill.StatusInvalidInput {
 		t.Fatalf("recent executions = %+v, %v", execs, err)
 	}
+	// what a run cost; nothing for an input refused before anything ran
+	if execs[0].CPUMS != nil || execs[1].CPUMS == nil || *execs[1].CPUMS <= 0 || execs[1].PeakRSSBytes == nil || *execs[1].PeakRSSBytes <= 0 {
+		t.Fatalf("recent executions' cost: %+v", execs)
+	}
 }
 
 func TestLimitsMin(t *testing.T) {
 	got := skill.DefaultLimits().Min(skill.Limits{Timeout: time.Minute, MemoryBytes: 64 << 20}).Min(skill.Limits{OutputBytes: 1 << 10})
-	want := skill.Limits{Timeout: skill.DefaultTimeout, MemoryBytes: 64 << 20, OutputBytes: 1 << 10}
+	want := skill.Limits{Timeout: skill.DefaultTimeout, MemoryBytes: 64 << 20, OutputBytes: 1 << 10, CPU: skill.DefaultCPU}
 	if got != want {
 		t.Fatalf("Min = %+v, want %+v", got, want)
 	}

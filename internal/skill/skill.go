@@ -39,6 +39,8 @@ const (
 	StatusOutputLimit  Status = "output_limit"
 	StatusInvalidInput Status = "invalid_input"
 	StatusInterrupted  Status = "interrupted" // SIGINT/SIGTERM stopped it: nothing is returned
+	StatusCPULimit     Status = "cpu_limit"   // it used more CPU time than skill.cpu-limit
+	StatusRefused      Status = "refused"     // it failed on a network request its capabilities refuse
 )
 
 // Skill is one stored (or file-loaded) skill.

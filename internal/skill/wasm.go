@@ -69,6 +69,10 @@ func (e *Executor) wasmRuntime(memoryBytes int64) (*wasmRuntime, error) {
 		_ = r.Close(ctx)
 		return nil, fmt.Errorf("instantiate WASI: %w", err)
 	}
+	if err := instantiateHostNet(ctx, r); err != nil {
+		_ = r.Close(ctx)
+		return nil, fmt.Errorf("instantiate the helix host module: %w", err)
+	}
 	rt := &wasmRuntime{r: r, modules: map[string]wazero.CompiledModule{}}
 	e.runtimes[pages] = rt
 	return rt, nil
@@ -100,7 +104,7 @@ func checkCommand(cm wazero.CompiledModule) error {
 	return nil
 }
 
-func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOptions, caps Capabilities, lim Limits) runOutcome {
+func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOptions, caps Capabilities, lim Limits, netS *netSession) runOutcome {
 	rt, err := e.wasmRuntime(lim.MemoryBytes)
 	if err != nil {
 		return runOutcome{status: StatusError, err: err.Error()}
@@ -113,6 +117,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
+	ctx = context.WithValue(ctx, wasmNetKey{}, &wasmNet{s: netS})
 
 	stdout := &cappedBuffer{max: lim.OutputBytes, onOverrun: cancel}
 	stderr := &cappedBuffer{max: StderrCap}
@@ -155,17 +160,61 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 		return runOutcome{status: StatusError, err: "instantiate: " + err.Error(), stderr: stderr.String()}
 	}
 	defer mod.Close(context.WithoutCancel(ctx))
-	stackOver, stopWatch := watchStack(lim.MemoryBytes, cancel)
-	_, callErr := mod.ExportedFunction("_start").Call(ctx)
+	stackOver, stackPeak, stopWatch := watchStack(lim.MemoryBytes, cancel)
+	callErr, cpu, cpuOver := callMeasured(ctx, mod.ExportedFunction("_start"), lim.CPU, cancel)
 	stopWatch()
-	out := runOutcome{stdout: stdout.Bytes(), stderr: stderr.String()}
-	// wazero's own ceiling (400 MB), when the limit is higher, says "stack overflow".
-	if stackOver.Load() || callErr != nil && strings.Contains(callErr.Error(), "stack overflow") {
-		out.status, out.err = StatusMemoryLimit, fmt.Sprintf("the skill's call stack needed more than the memory limit of %s (runaway recursion?)", size.Format(lim.MemoryBytes))
-		return out
+	out := runOutcome{stdout: stdout.Bytes(), stderr: stderr.String(), cpuMS: float64(cpu.Microseconds()) / 1000}
+	// The instance's memory: its linear memory (which only grows, so its
+	// size at the end is its peak) and the most the call stack took.
+	mem := mod.ExportedMemory("memory")
+	if mem != nil {
+		out.peakRSS = int64(mem.Size())
 	}
-	out.status, out.err = classifyWasm(ctx, callErr, stdout, stderr, mod.ExportedMemory("memory"), lim)
+	out.peakRSS += max(stackPeak.Load(), 0)
+	// wazero's own ceiling (400 MB), when the limit is higher, says "stack overflow".
+	switch {
+	case cpuOver:
+		out.status, out.err = StatusCPULimit, cpuLimitText(lim.CPU)
+	case stackOver.Load() || callErr != nil && strings.Contains(callErr.Error(), "stack overflow"):
+		out.status, out.err = StatusMemoryLimit, fmt.Sprintf("the skill's call stack needed more than the memory limit of %s (runaway recursion?)", size.Format(lim.MemoryBytes))
+	default:
+		out.status, out.err = classifyWasm(ctx, callErr, stdout, stderr, mem, lim)
+	}
 	return out
+}
+
+// callMeasured calls fn on a goroutine locked to its thread, measuring the
+// thread's CPU time (the guest runs on the calling goroutine) and cancelling
+// the call past limit (0: no cap); cpuOver says it was cancelled for that.
+func callMeasured(ctx context.Context, fn api.Function, limit time.Duration, cancel func()) (callErr error, cpu time.Duration, cpuOver bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	clock := threadCPUClock()
+	start := clock()
+	var over atomic.Bool
+	done := make(chan struct{})
+	if limit > 0 {
+		go func() {
+			t := time.NewTicker(10 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+				if clock()-start >= limit {
+					over.Store(true)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	_, callErr = fn.Call(ctx)
+	cpu = clock() - start
+	close(done)
+	return callErr, cpu, over.Load() || limit > 0 && cpu >= limit && callErr != nil
 }
 
 // watchStack bounds the guest's call stack by the memory limit. wazero keeps
@@ -176,8 +225,9 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 // the stack and little else (output is capped). Past the limit, after a
 // collection, the run is cancelled and reported as memory_limit. Checked
 // every 2 ms: between checks the stack can at most double once more.
-func watchStack(limit int64, cancel func()) (*atomic.Bool, func()) {
+func watchStack(limit int64, cancel func()) (*atomic.Bool, *atomic.Int64, func()) {
 	var over atomic.Bool
+	var peak atomic.Int64
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	heap := func() int64 {
 		metrics.Read(sample)
@@ -194,7 +244,11 @@ func watchStack(limit int64, cancel func()) (*atomic.Bool, func()) {
 				return
 			case <-t.C:
 			}
-			if heap()-baseline <= limit {
+			grown := heap() - baseline
+			if grown > peak.Load() {
+				peak.Store(grown)
+			}
+			if grown <= limit {
 				continue
 			}
 			runtime.GC()
@@ -205,7 +259,7 @@ func watchStack(limit int64, cancel func()) (*atomic.Bool, func()) {
 			}
 		}
 	}()
-	return &over, func() { close(done) }
+	return &over, &peak, func() { close(done) }
 }
 
 func classifyWasm(ctx context.Context, callErr error, stdout, stderr *cappedBuffer, mem api.Memory, lim Limits) (Status, string) {

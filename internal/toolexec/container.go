@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +61,7 @@ func firstLine(s string) string {
 }
 
 // RunArgs are the runtime's arguments for a tool: no network unless the
-// manifest grants hosts, at most half a CPU and 512 MB, a read-only root, a
+// manifest grants hosts, at most half a CPU and 512 MB (no swap), a read-only root, a
 // 1 GB scratch tmpfs, a pids limit, no capabilities, no new privileges.
 func RunArgs(m *manifest.Manifest) []string {
 	lim, _ := m.Permissions.Limits()
@@ -85,6 +87,8 @@ func RunArgs(m *manifest.Manifest) []string {
 		"--network", network,
 		"--cpus", strconv.FormatFloat(float64(cpu)/1000, 'f', -1, 64),
 		"--memory", strconv.FormatInt(mem, 10),
+		// swap equal to memory: no swap at all, the memory limit is the limit
+		"--memory-swap", strconv.FormatInt(mem, 10),
 		"--read-only",
 		"--tmpfs", "/tmp:rw,noexec,nosuid,size=" + strconv.FormatInt(scratch, 10),
 		"--pids-limit", strconv.Itoa(containerPids),
@@ -107,7 +111,17 @@ func (c *ContainerRunner) run(ctx context.Context, t *manifest.Tool, input []byt
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, c.Runtime, RunArgs(t.Manifest)...)
+	// --cidfile names the container, so that its cgroup can be followed for
+	// what the run cost (containerCost).
+	dir, err := os.MkdirTemp("", "helix-cid-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cidfile := filepath.Join(dir, "cid")
+	args := RunArgs(t.Manifest)
+	args = append([]string{args[0], "--cidfile", cidfile}, args[1:]...)
+	cmd := exec.CommandContext(cctx, c.Runtime, args...)
 	cmd.Stdin = bytes.NewReader(input)
 	max := c.MaxOutput
 	if max <= 0 {
@@ -117,7 +131,17 @@ func (c *ContainerRunner) run(ctx context.Context, t *manifest.Tool, input []byt
 	stdout.max, stderr.max = max, 64<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	res.BytesSent = int64(len(input))
-	err := cmd.Run()
+	var cost containerCost
+	done := make(chan struct{})
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		cost.follow(cctx, c.Runtime, cidfile, done)
+	}()
+	err = cmd.Run()
+	close(done)
+	<-followed
+	res.CPUMS, res.PeakRSSBytes = cost.figures()
 	res.BytesReceived = int64(stdout.b.Len())
 	switch {
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):

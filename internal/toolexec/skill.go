@@ -46,5 +46,9 @@ func (s *Skills) RunSkill(ctx context.Context, ref string, input []byte, userID 
 	if out == nil {
 		out = json.RawMessage("null")
 	}
-	return &Result{Status: string(res.Status), Output: out, Error: res.Error, BytesReceived: int64(len(res.Output))}, nil
+	r2 := &Result{Status: string(res.Status), Output: out, Error: res.Error, BytesReceived: int64(len(res.Output))}
+	if res.CPUMS > 0 || res.PeakRSSBytes > 0 {
+		r2.CPUMS, r2.PeakRSSBytes = &res.CPUMS, &res.PeakRSSBytes
+	}
+	return r2, nil
 }

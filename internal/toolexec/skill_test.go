@@ -50,4 +50,12 @@ func TestSkillTool(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM tool_executions WHERE kind = 'skill'), (SELECT count(*) FROM skill_executions)`).Scan(&tools, &skills); err != nil || tools != 2 || skills != 1 {
 		t.Errorf("tool executions %d, skill executions %d (%v)", tools, skills, err)
 	}
+	// the tool's row carries the sandbox run's cost, the same as the skill's row
+	var toolCPU, skillCPU float64
+	var toolPeak, skillPeak int64
+	if err := pool.QueryRow(ctx, `SELECT t.cpu_ms, t.peak_rss_bytes, s.cpu_ms, s.peak_rss_bytes
+FROM tool_executions t, skill_executions s WHERE t.kind = 'skill' AND t.status = 'ok'`).Scan(&toolCPU, &toolPeak, &skillCPU, &skillPeak); err != nil ||
+		toolCPU <= 0 || toolPeak <= 0 || toolCPU != skillCPU || toolPeak != skillPeak || res.CPUMS == nil || *res.CPUMS != toolCPU {
+		t.Errorf("cost: tool %v ms %v B, skill %v ms %v B, result %v (%v)", toolCPU, toolPeak, skillCPU, skillPeak, res.CPUMS, err)
+	}
 }

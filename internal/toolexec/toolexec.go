@@ -149,6 +149,11 @@ type Result struct {
 	DurationMS    float64         `json:"duration_ms"`
 	BytesSent     int64           `json:"bytes_sent"`
 	BytesReceived int64           `json:"bytes_received"`
+	// What the run cost where helix can measure it: a skill tool's sandbox
+	// run, a container's cgroup. nil for HTTP and MCP tools (the work is the
+	// remote service's).
+	CPUMS        *float64 `json:"cpu_ms"`
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`
 }
 
 // Runner runs tools. The zero value of each field is a safe default except
@@ -213,6 +218,7 @@ func (r *Runner) Exec(ctx context.Context, q db.Querier, t *manifest.Tool, o Opt
 		var sr *Result
 		if sr, runErr = r.Skills.RunSkill(ctx, m.Entrypoint.Skill, o.Input, o.UserID, lim); sr != nil {
 			res.Status, res.Output, res.Error, res.BytesReceived = sr.Status, sr.Output, sr.Error, sr.BytesReceived
+			res.CPUMS, res.PeakRSSBytes = sr.CPUMS, sr.PeakRSSBytes
 			if sr.Status == StatusOK && m.Returns != nil {
 				res.SchemaErrors = checkResponse(m.Returns, sr.Output)
 			}
@@ -370,10 +376,43 @@ func record(ctx context.Context, q db.Querier, t *manifest.Tool, o Options, res 
 	var id int64
 	err := q.QueryRow(ctx, `
 		INSERT INTO tool_executions (tool_id, tool_name, tool_version, kind, user_id, composite_execution_id,
-		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client, scrubbed)
-		VALUES (nullif($15::bigint, 0), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16)
+		    input_sha256, status, http_status, started_at, duration_ms, bytes_sent, bytes_received, error, client, scrubbed,
+		    cpu_ms, peak_rss_bytes)
+		VALUES (nullif($15::bigint, 0), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $17, $18)
 		RETURNING id`,
 		t.Name, t.Version, res.Kind, user, comp, hex.EncodeToString(sum[:]), res.Status, httpStatus,
-		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client, t.ID, scrubbed).Scan(&id)
+		res.StartedAt, res.DurationMS, res.BytesSent, res.BytesReceived, errText, client, t.ID, scrubbed,
+		res.CPUMS, res.PeakRSSBytes).Scan(&id)
 	return id, err
+}
+
+// Execution is one row of tool_executions, as tool show lists it.
+type Execution struct {
+	ID         int64     `json:"id"`
+	UserID     string    `json:"user_id,omitempty"`
+	Status     string    `json:"status"`
+	HTTPStatus int       `json:"http_status,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS float64   `json:"duration_ms"`
+	// CPUMS and PeakRSSBytes are nil where helix does not measure the work
+	// (HTTP and MCP tools) and for runs recorded before it did.
+	CPUMS        *float64 `json:"cpu_ms"`
+	PeakRSSBytes *int64   `json:"peak_rss_bytes"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// RecentExecutions returns the last n executions of one tool version, newest first.
+func RecentExecutions(ctx context.Context, q db.Querier, name, version string, n int) ([]Execution, error) {
+	rows, err := q.Query(ctx, `
+SELECT id, coalesce(user_id::text, ''), status, coalesce(http_status, 0), started_at, duration_ms, cpu_ms, peak_rss_bytes, coalesce(error, '')
+FROM tool_executions WHERE tool_name = $1 AND tool_version = $2
+ORDER BY started_at DESC, id DESC LIMIT $3`, name, version, n)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Execution, error) {
+		var e Execution
+		err := r.Scan(&e.ID, &e.UserID, &e.Status, &e.HTTPStatus, &e.StartedAt, &e.DurationMS, &e.CPUMS, &e.PeakRSSBytes, &e.Error)
+		return e, err
+	})
 }

@@ -50,6 +50,9 @@ skill runs. --capability grants, one per flag:
   clock         the real clock (otherwise time stands at 1970-01-01)
   random        real randomness (otherwise a fixed seed)
   env:NAME      the variable NAME may be passed with exec --env NAME=VALUE
+  net:https=HOST[:PORT]  HTTPS requests to HOST through helix (js: fetch; wasm: the
+                host module "helix"), checked at dial time, capped (skill.net.*)
+  net:http=HOST[:PORT]   plain HTTP to HOST, only with exec --allow-private
 --timeout, --memory and --output-limit store the skill's own caps.
 
 --signature FILE.sig is an SSH signature of FILE (ssh-keygen -Y sign -n
@@ -70,6 +73,7 @@ EXAMPLES
   helix skill add rank.js --name rank --version 1.2.0 --capability clock --timeout 5s
   ssh-keygen -Y sign -n helix-skill -f ~/.ssh/id_ed25519 rank.js && helix skill add rank.js --signature rank.js.sig
   helix skill add mine.js --name summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
+  helix skill add weather.js --capability net:https=api.open-meteo.example --capability env:API_KEY
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
@@ -86,7 +90,7 @@ EXAMPLES
 	fl.StringVar(&opts.Name, "name", "", "skill name (default: the file's base name)")
 	fl.StringVar(&opts.Version, "version", "", "version (default: the next integer)")
 	fl.StringVar(&opts.Params, "params", "", "JSON Schema file for the input")
-	fl.StringArrayVar(&opts.Capabilities, "capability", nil, "grant a capability: fs:read=DIR, clock, random, env:NAME (repeatable)")
+	fl.StringArrayVar(&opts.Capabilities, "capability", nil, "grant a capability: fs:read=DIR, clock, random, env:NAME, net:https=HOST[:PORT], net:http=HOST[:PORT] (repeatable)")
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "the skill's own wall-clock cap")
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "the skill's own memory cap (e.g. 64MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "the skill's own output cap (e.g. 256KiB)")

@@ -30,6 +30,9 @@ type ExecOptions struct {
 	// ScrubOutput prints the output as it was stored (scrubbed), not as
 	// the skill returned it.
 	ScrubOutput bool
+	// AllowPrivate lets net: grants reach loopback and private addresses
+	// and honours net:http= grants.
+	AllowPrivate bool
 }
 
 // NewCmdExec runs a skill in the sandbox.
@@ -39,10 +42,10 @@ func NewCmdExec(f *cmdutil.Factory, runF func(*ExecOptions) error) *cobra.Comman
 		Use:   "exec NAME[@VERSION]|FILE",
 		Short: "Run a skill in the sandbox on a JSON input",
 		Long: `Run a stored skill (the latest version unless @VERSION is given) or a skill
-file (.wasm or .js) on a JSON input, in a sandbox: no network, no files but a
-granted read-only directory, no environment but declared variables, a fixed
-clock and seed unless granted. The input is validated against the skill's
-JSON Schema first.
+file (.wasm or .js) on a JSON input, in a sandbox: no network but the hosts
+it is granted (net:https=HOST[:PORT]), no files but a granted read-only
+directory, no environment but declared variables, a fixed clock and seed
+unless granted. The input is validated against the skill's JSON Schema first.
 
 The skill's JSON result goes to stdout; with --output json, the whole record
 (status, output, error, log, duration, limits). Every execution, including a
@@ -51,24 +54,32 @@ log scrubbed (keys, tokens, cards, emails, phone numbers replaced by [KEY],
 [SECRET], …, and counted in skill_executions.scrubbed); --scrub-output
 prints the output scrubbed too.
 
-Limits: the lowest of --timeout/--memory/--output-limit, the configuration's
-skill.timeout/skill.memory/skill.output-limit, the skill's own, and the
-defaults (30s, 128MiB, 1MiB) wins.
+Limits: the lowest of --timeout/--memory/--output-limit/--cpu-limit, the
+configuration's skill.timeout/skill.memory/skill.output-limit/skill.cpu-limit,
+the skill's own, and the defaults (30s, 128MiB, 1MiB, 10s of CPU) wins. A
+skill's requests are bounded by skill.net.max-requests (50 a run),
+skill.net.timeout (10s), skill.net.max-request (1MiB) and
+skill.net.max-response (4MiB); loopback and private addresses, and net:http=
+grants, need --allow-private; link-local (cloud metadata) addresses never.
 
 Statuses: ok, error (the skill failed: exit code, trap, exception, output not
-JSON), timeout, memory_limit, output_limit (exit 1), invalid_input (exit 2,
-with the schema path).
+JSON), timeout, cpu_limit, memory_limit, output_limit, refused (the skill
+failed on a request its capabilities refuse) (exit 1), invalid_input (exit 2,
+with the schema path). With --output json the record also has cpu_ms,
+peak_rss_bytes and, when the skill made requests, network.
 
 EXAMPLES
   helix skill exec openapi-ops --input @petstore.json
   helix skill exec rank@1.2.0 --input '{"items": [3, 1, 2]}' --user-id 6f1c…
   cat doc.json | helix skill exec ./openapi-ops.js --input - --timeout 2s --output json
+  helix skill exec ./weather.js --input '{"city": "Oslo"}' --env API_KEY="$KEY" --cpu-limit 2s
 
 ` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Skill = args[0]
 			opts.Limits.TimeoutSet = cmd.Flags().Changed("timeout")
+			opts.Limits.CPUSet = cmd.Flags().Changed("cpu-limit")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -84,6 +95,8 @@ EXAMPLES
 	fl.DurationVar(&opts.Limits.Timeout, "timeout", 0, "wall-clock limit (default 30s)")
 	fl.StringVar(&opts.Limits.Memory, "memory", "", "memory limit (default 128MiB)")
 	fl.StringVar(&opts.Limits.OutputLimit, "output-limit", "", "output limit (default 1MiB)")
+	fl.DurationVar(&opts.Limits.CPU, "cpu-limit", 0, "CPU-time limit, apart from --timeout (default 10s)")
+	fl.BoolVar(&opts.AllowPrivate, "allow-private", false, "let the skill's granted hosts be loopback or private addresses, and honour net:http= grants")
 	return cmd
 }
 
@@ -129,7 +142,7 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 	if err != nil {
 		return usageToInput(err)
 	}
-	res, err := e.Exec(ctx, pool, s, skill.ExecOptions{Input: input, UserID: opts.UserID.String(), Limits: lim, Env: env})
+	res, err := e.Exec(ctx, pool, s, skill.ExecOptions{Input: input, UserID: opts.UserID.String(), Limits: lim, Env: env, AllowPrivate: opts.AllowPrivate})
 	if err != nil {
 		return usageToInput(err)
 	}

@@ -16,6 +16,8 @@ type limitFlags struct {
 	TimeoutSet  bool
 	Memory      string
 	OutputLimit string
+	CPU         time.Duration
+	CPUSet      bool
 }
 
 // limits parses the flags; an unset flag is a zero field (no cap from flags).
@@ -25,6 +27,10 @@ func (l limitFlags) limits() (skill.Limits, error) {
 		return out, cmdutil.FlagErrorf("invalid --timeout %s: use a positive duration (leave the flag out for the default)", l.Timeout)
 	}
 	out.Timeout = l.Timeout
+	if l.CPU < 0 || l.CPUSet && l.CPU == 0 {
+		return out, cmdutil.FlagErrorf("invalid --cpu-limit %s: use a positive duration (leave the flag out for the default)", l.CPU)
+	}
+	out.CPU = l.CPU
 	var err error
 	if l.Memory != "" {
 		if out.MemoryBytes, err = size.Parse(l.Memory); err != nil {

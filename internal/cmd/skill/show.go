@@ -11,6 +11,7 @@ import (
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/owner"
+	"github.com/helixhq/helix/internal/size"
 	"github.com/helixhq/helix/internal/skill"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -153,10 +154,24 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	}
 	fmt.Fprintf(w, "\nrecent executions (%d):\n", len(execs))
 	tp := tableprinter.New(w, opts.IO.IsStdoutTTY())
-	tp.Header("ID", "VERSION", "STATUS", "STARTED", "DURATION", "USER", "ERROR")
+	tp.Header("ID", "VERSION", "STATUS", "STARTED", "DURATION", "CPU", "PEAK MEM", "REQUESTS", "USER", "ERROR")
 	for _, e := range execs {
+		cpu, peak := "-", "-"
+		if e.CPUMS != nil {
+			cpu = fmt.Sprintf("%.1fms", *e.CPUMS)
+		}
+		if e.PeakRSSBytes != nil {
+			peak = size.Format(*e.PeakRSSBytes)
+		}
+		reqs := "-"
+		if e.Requests > 0 || e.Refused > 0 {
+			reqs = fmt.Sprint(e.Requests)
+			if e.Refused > 0 {
+				reqs += fmt.Sprintf(" (%d refused)", e.Refused)
+			}
+		}
 		tp.Row(fmt.Sprint(e.ID), e.Version, string(e.Status), cmdutil.FormatTime(e.StartedAt),
-			fmt.Sprintf("%.1fms", e.DurationMS), orNone(e.UserID), orNone(e.Error))
+			fmt.Sprintf("%.1fms", e.DurationMS), cpu, peak, reqs, orNone(e.UserID), orNone(e.Error))
 	}
 	return tp.Render()
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,5 +324,70 @@ func TestZeroTimeoutRefused(t *testing.T) {
 	var n int
 	if err := db.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM skill_executions) + (SELECT count(*) FROM helix_skills)`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d rows written (%v), want none", n, err)
+	}
+}
+
+// TestExecNetwork: a stored skill granted a loopback host fetches JSON from
+// it with --allow-private (exit 0, the cost and the request in the JSON
+// record), is refused without it (status refused, exit 1), and skill show
+// lists both runs' requests and cost.
+func TestExecNetwork(t *testing.T) {
+	t.Setenv("HELIX_SKILL_CACHE_DIR", skilltest.CacheDir())
+	db := pgtest.New(t)
+	factory := func(s *cmdtest.Streams) *cmdutil.Factory {
+		f, streams := cmdtest.Factory(t, false)
+		*s = streams
+		return cmdtest.WithDB(f, db)
+	}
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"current": {"temperature_2m": 21.5}, "city": %q}`, r.URL.Query().Get("city"))
+	}))
+	defer api.Close()
+	host := strings.TrimPrefix(api.URL, "http://")
+	file := filepath.Join(t.TempDir(), "weather.js")
+	code := `async function main(input) {
+		const r = await fetch(env.API_BASE + "/v1/forecast?city=" + encodeURIComponent(input.city));
+		const body = await r.json();
+		return { city: body.city, temp_c: body.current.temperature_2m };
+	}`
+	if err := os.WriteFile(file, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, c := run(t, false, factory, "add "+file+" --capability net:http="+host+" --capability env:API_BASE", ""); c != 0 {
+		t.Fatalf("add: %d %s", c, errOut)
+	}
+	var ss cmdtest.Streams
+	jf := factory(&ss)
+	jf.Global.Output = "json"
+	out, errOut, c := run(t, false, func(s *cmdtest.Streams) *cmdutil.Factory { *s = ss; return jf },
+		"exec weather --allow-private --cpu-limit 5s --env API_BASE="+api.URL+` --input {"city":"Oslo"}`, "")
+	var res struct {
+		Status       string          `json:"status"`
+		Output       json.RawMessage `json:"output"`
+		CPUMS        float64         `json:"cpu_ms"`
+		PeakRSSBytes int64           `json:"peak_rss_bytes"`
+		Limits       struct {
+			CPUMS int64 `json:"cpu_ms"`
+		} `json:"limits"`
+		Network struct {
+			Requests int      `json:"requests"`
+			Hosts    []string `json:"hosts"`
+		} `json:"network"`
+	}
+	if c != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Status != "ok" || string(res.Output) != `{"city":"Oslo","temp_c":21.5}` ||
+		res.CPUMS <= 0 || res.PeakRSSBytes <= 0 || res.Limits.CPUMS != 5000 || res.Network.Requests != 1 || res.Network.Hosts[0] != api.URL+"" {
+		t.Fatalf("exec --allow-private: %d %s %s", c, out, errOut)
+	}
+	_, errOut, c = run(t, false, factory, "exec weather --env API_BASE="+api.URL+` --input {"city":"Oslo"}`, "")
+	if c != cmdutil.ExitFailed || !strings.Contains(errOut, "weather: refused: ") || !strings.Contains(errOut, "only with the private-address opt-in (--allow-private)") {
+		t.Fatalf("exec without --allow-private: %d %s", c, errOut)
+	}
+	out, _, c = run(t, false, factory, "show weather", "")
+	if c != 0 || !strings.Contains(out, "\trefused\t") || !strings.Contains(out, "\t0 (1 refused)\t") || !strings.Contains(out, "\t1\t") || !strings.Contains(out, "iB\t") {
+		t.Fatalf("show: %d\n%s", c, out)
+	}
+	if _, errOut, c := run(t, false, factory, "exec weather --cpu-limit 0s", ""); c != cmdutil.ExitUsage || !strings.Contains(errOut, "invalid --cpu-limit") {
+		t.Fatalf("--cpu-limit 0s: %d %s", c, errOut)
 	}
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/owner"
 	"github.com/helixhq/helix/internal/safetext"
+	"github.com/helixhq/helix/internal/size"
 	"github.com/helixhq/helix/internal/tableprinter"
+	"github.com/helixhq/helix/internal/toolexec"
 )
 
 // NewCmdTool is the `tool` group.
@@ -127,7 +129,8 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Short: "Show a tool version: manifest, permissions and audit trail",
 		Long: `Show one tool version (the newest when no version is given): its state,
 entrypoint, requested permissions and credentials, parameters schema, and every
-lifecycle transition with who made it, when and why.
+lifecycle transition with who made it, when and why, and its last 10
+executions with what each cost (CPU time and peak memory of skill tools).
 
 EXAMPLES
   helix tool show listPets
@@ -163,10 +166,54 @@ func showRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.F.Global.JSON() {
-		return cmdutil.WriteJSON(opts.IO.Out, t)
+	execs, err := toolexec.RecentExecutions(ctx, pool, t.Name, t.Version, recentExecutions)
+	if err != nil {
+		return err
 	}
-	return printTool(opts.IO.Out, t)
+	if opts.F.Global.JSON() {
+		return cmdutil.WriteJSON(opts.IO.Out, struct {
+			*manifest.Tool
+			Executions []toolexec.Execution `json:"executions"`
+		}{t, execs})
+	}
+	if err := printTool(opts.IO.Out, t); err != nil {
+		return err
+	}
+	return printExecutions(opts.IO.Out, execs, opts.IO.IsStdoutTTY())
+}
+
+// recentExecutions is how many of a version's runs tool show lists.
+const recentExecutions = 10
+
+// printExecutions lists a version's last runs with what each cost (CPU and
+// peak memory where helix measures them: skill tools).
+func printExecutions(w io.Writer, execs []toolexec.Execution, tty bool) error {
+	if _, err := fmt.Fprintf(w, "recent executions (%d):\n", len(execs)); err != nil || len(execs) == 0 {
+		return err
+	}
+	tp := tableprinter.New(w, tty)
+	tp.Header("ID", "STATUS", "STARTED", "DURATION", "CPU", "PEAK MEM", "USER", "ERROR")
+	for _, e := range execs {
+		cpu, peak, user, errText := "-", "-", "-", "-"
+		if e.CPUMS != nil {
+			cpu = fmt.Sprintf("%.1fms", *e.CPUMS)
+		}
+		if e.PeakRSSBytes != nil {
+			peak = size.Format(*e.PeakRSSBytes)
+		}
+		if e.UserID != "" {
+			user = e.UserID
+		}
+		if e.Error != "" {
+			errText = firstLine(e.Error)
+		}
+		status := e.Status
+		if e.HTTPStatus != 0 {
+			status += fmt.Sprintf(" (%d)", e.HTTPStatus)
+		}
+		tp.Row(fmt.Sprint(e.ID), status, cmdutil.FormatTime(e.StartedAt), fmt.Sprintf("%.1fms", e.DurationMS), cpu, peak, user, errText)
+	}
+	return tp.Render()
 }
 
 // printTool shows a version for review: above all what approving it lets

@@ -264,3 +264,45 @@ func TestShowMCPTools(t *testing.T) {
 		}
 	}
 }
+
+// TestShowExecutions: tool show lists a version's last runs with what each
+// cost where helix measures it (a skill tool), "-" where it does not.
+func TestShowExecutions(t *testing.T) {
+	pool := seed(t)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `
+INSERT INTO tool_executions (tool_name, tool_version, kind, input_sha256, status, http_status, started_at, duration_ms, cpu_ms, peak_rss_bytes, error)
+VALUES ('weather', '1.1.0', 'skill', 'x', 'ok', NULL, '2026-11-02T08:00:00Z', 40.25, 12.5, 2097152, NULL),
+       ('weather', '1.1.0', 'http', 'y', 'http_error', 503, '2026-11-02T09:00:00Z', 80, NULL, NULL, E'GET /v1/forecast: 503\nmore')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, s := newOpts(t, pool, false)
+	opts.Name = "weather"
+	if err := showRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "recent executions (2):\n" +
+		"2\thttp_error (503)\t2026-11-02T09:00:00Z\t80.0ms\t-\t-\t-\tGET /v1/forecast: 503\n" +
+		"1\tok\t2026-11-02T08:00:00Z\t40.2ms\t12.5ms\t2 MiB\t-\t-\n"
+	if out := s.Out.String(); !strings.HasSuffix(out, want) {
+		t.Errorf("show output ends\n%s\nwant\n%s", out, want)
+	}
+	opts, s = newOpts(t, pool, false)
+	opts.F.Global.Output = "json"
+	opts.Name = "weather"
+	if err := showRun(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Name       string `json:"name"`
+		Executions []struct {
+			CPUMS        *float64 `json:"cpu_ms"`
+			PeakRSSBytes *int64   `json:"peak_rss_bytes"`
+		} `json:"executions"`
+	}
+	if err := json.Unmarshal(s.Out.Bytes(), &doc); err != nil || doc.Name != "weather" || len(doc.Executions) != 2 ||
+		doc.Executions[0].CPUMS != nil || *doc.Executions[1].CPUMS != 12.5 || *doc.Executions[1].PeakRSSBytes != 2<<20 {
+		t.Errorf("json: %s (%v)", s.Out, err)
+	}
+}
