@@ -46,13 +46,13 @@ var previousSQL = map[string]string{
 	Statistical: `SELECT l.id, l.user_id, l.kind, l.first_seen_at, l.runs_seen, l.size, l.window_start, l.window_end,
 			coalesce(s.memory_ids, '{}')
 		FROM helix_pattern_lineages l LEFT JOIN memory_synthesis s ON s.id = l.pattern_id
-		WHERE l.user_id = ANY($1) AND l.source = $2 AND l.status <> 'ended' AND ($3::text[] IS NULL OR l.kind = ANY($3))
+		WHERE l.user_id = ANY($1) AND l.source = $2 AND l.status <> 'ended' AND ($3::text[] IS NULL OR split_part(l.kind, '/', 1) = ANY($3))
 		ORDER BY l.user_id, l.first_seen_at, l.id`,
 	// helix writes only uuids into its rows' evidence; the cast never meets another writer's row
 	LLM: `SELECT l.id, l.user_id, l.kind, l.first_seen_at, l.runs_seen, l.size, l.window_start, l.window_end,
 			coalesce(p.evidence::uuid[], '{}')
 		FROM helix_pattern_lineages l LEFT JOIN memory_patterns p ON p.id = l.pattern_id
-		WHERE l.user_id = ANY($1) AND l.source = $2 AND l.status <> 'ended' AND ($3::text[] IS NULL OR l.kind = ANY($3))
+		WHERE l.user_id = ANY($1) AND l.source = $2 AND l.status <> 'ended' AND ($3::text[] IS NULL OR split_part(l.kind, '/', 1) = ANY($3))
 		ORDER BY l.user_id, l.first_seen_at, l.id`,
 }
 
@@ -69,7 +69,8 @@ type live struct {
 // read through them): per user, each sighting is matched (Match) to a live
 // lineage of its kind, which it continues (persisting, growing or shrinking;
 // runs_seen + 1, last_seen_at now), or starts a new one; a live lineage of the
-// kinds covered (nil: every kind) that no sighting took is ended, and kept.
+// kinds covered (nil: every kind; a kind "type/layer" is covered by its type)
+// that no sighting took is ended, and kept.
 // One read and one write, however many users. It returns each sighting's
 // lineage id, in the order of runs and their sightings.
 func Advance(ctx context.Context, tx pgx.Tx, source string, runs []Run, kinds []string, now time.Time, runID *int64) ([][]uuid.UUID, error) {
