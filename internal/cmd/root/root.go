@@ -20,6 +20,7 @@ import (
 	mcpCmd "github.com/helixhq/helix/internal/cmd/mcp"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	profileCmd "github.com/helixhq/helix/internal/cmd/profile"
 	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
@@ -100,6 +101,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 	for _, c := range []*cobra.Command{
 		// jobs
 		synthesizeCmd.NewCmdSynthesize(f, nil),
+		profileCmd.NewCmdProfile(f),
 		embedCmd.NewCmdEmbed(f, nil),
 		memoryCmd.NewCmdMemory(f),
 		decayCmd.NewCmdDecay(f),
