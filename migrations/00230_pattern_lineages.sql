@@ -30,10 +30,14 @@ CREATE TABLE helix_pattern_lineages (
     window_end    timestamptz,
     job_run_id    bigint,
     updated_at    timestamptz NOT NULL
-);
+) WITH (fillfactor = 80);
 SELECT helix_audit_table('helix_pattern_lineages', 'user_id');
 CREATE INDEX helix_pattern_lineages_live_idx ON helix_pattern_lineages (user_id, source, kind) WHERE status <> 'ended';
-CREATE UNIQUE INDEX helix_pattern_lineages_pattern_idx ON helix_pattern_lineages (pattern_id) WHERE pattern_id IS NOT NULL;
+-- No index on pattern_id, and room in each page: every run rewrites each live
+-- lineage of a changed user (last_seen_at, runs_seen, pattern_id), and an
+-- update that changes no indexed column stays on its page without touching an
+-- index (HOT). A pattern's lineage is looked up within its user's live
+-- lineages, which helix_pattern_lineages_live_idx finds.
 
 -- +goose Down
 DROP TABLE helix_pattern_lineages;

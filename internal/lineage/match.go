@@ -64,6 +64,17 @@ type Previous struct {
 // cover the same time.
 var windowKinds = map[string]bool{"temporal_burst": true, "emotional_shift": true}
 
+// memberSet is a pattern's distinct members.
+type memberSet map[uuid.UUID]struct{}
+
+func setOf(ids []uuid.UUID) memberSet {
+	m := make(memberSet, len(ids))
+	for _, x := range ids {
+		m[x] = struct{}{}
+	}
+	return m
+}
+
 // Score is how much a new sighting s overlaps a previous one p of the same
 // kind, from 0 to 1:
 //   - statistical kinds: the Jaccard index of their member memories,
@@ -75,13 +86,33 @@ var windowKinds = map[string]bool{"temporal_burst": true, "emotional_shift": tru
 //     sample of the pattern's memories rather than all of them, so two
 //     sightings of one pattern cite different subsets.
 func Score(source string, s Sighting, p Previous) float64 {
-	inter, union, small := overlap(s.Members, p.Members)
+	return score(source, s, p, setOf(s.Members), setOf(p.Members))
+}
+
+// score is Score with the members' sets built once (Match compares every
+// new sighting with every previous one of its kind).
+func score(source string, s Sighting, p Previous, sa, pa memberSet) float64 {
+	small, big := sa, pa
+	if len(small) > len(big) {
+		small, big = big, small
+	}
+	inter := 0
+	for x := range small {
+		if _, ok := big[x]; ok {
+			inter++
+		}
+	}
+	union := len(sa) + len(pa) - inter
 	if source == LLM {
-		if small == 0 {
+		if len(small) == 0 {
 			return 0
 		}
-		return float64(inter) / float64(small)
+		return float64(inter) / float64(len(small))
 	}
+	return scoreStat(s, p, inter, union)
+}
+
+func scoreStat(s Sighting, p Previous, inter, union int) float64 {
 	j := 0.0
 	if union > 0 {
 		j = float64(inter) / float64(union)
@@ -90,26 +121,6 @@ func Score(source string, s Sighting, p Previous) float64 {
 		j = math.Max(j, windowIoU(s.From, s.To, p.From, p.To))
 	}
 	return j
-}
-
-func overlap(a, b []uuid.UUID) (inter, union, small int) {
-	set := make(map[uuid.UUID]struct{}, len(a))
-	for _, x := range a {
-		set[x] = struct{}{}
-	}
-	nb := 0
-	seen := make(map[uuid.UUID]struct{}, len(b))
-	for _, x := range b {
-		if _, dup := seen[x]; dup {
-			continue
-		}
-		seen[x] = struct{}{}
-		nb++
-		if _, ok := set[x]; ok {
-			inter++
-		}
-	}
-	return inter, len(set) + nb - inter, min(len(set), nb)
 }
 
 func windowIoU(af, at, bf, bt time.Time) float64 {
@@ -171,11 +182,16 @@ func Match(source string, news []Sighting, prev []Previous) []int {
 		if len(pi) == 0 {
 			continue
 		}
+		psets := make([]memberSet, len(pi))
+		for b, j := range pi {
+			psets[b] = setOf(prev[j].Members)
+		}
 		w := make([][]float64, len(ni))
 		for a, i := range ni {
 			w[a] = make([]float64, len(pi))
+			nset := setOf(news[i].Members)
 			for b, j := range pi {
-				if s := Score(source, news[i], prev[j]); s >= MinOverlap {
+				if s := score(source, news[i], prev[j], nset, psets[b]); s >= MinOverlap {
 					w[a][b] = s
 				}
 			}

@@ -117,14 +117,14 @@ func Advance(ctx context.Context, tx pgx.Tx, source string, runs []Run, kinds []
 		taken := make([]bool, len(prevs))
 		out[i] = make([]uuid.UUID, len(r.Sightings))
 		for k, s := range r.Sightings {
-			row := lineageRow{user: r.User, kind: s.Kind, lastSeen: now, pattern: s.PatternID, size: len(s.Members),
+			row := lineageRow{user: r.User, kind: s.Kind, pattern: s.PatternID, size: len(s.Members),
 				conf: s.Confidence, content: s.Content, from: s.From, to: s.To}
 			if j := m[k]; j >= 0 {
 				p := prevs[j]
 				taken[j] = true
 				row.id, row.status, row.firstSeen, row.runs = p.ID, Status(p.size, len(s.Members)), p.firstSeen, p.runs+1
 			} else {
-				row.id, row.status, row.firstSeen, row.runs = uuid.New(), New, now, 1
+				row.id, row.status, row.firstSeen, row.runs, row.fresh = uuid.New(), New, now, 1, true
 			}
 			out[i][k] = row.id
 			w.add(row)
@@ -142,30 +142,32 @@ func Advance(ctx context.Context, tx pgx.Tx, source string, runs []Run, kinds []
 }
 
 type lineageRow struct {
-	id, user, pattern   uuid.UUID
-	kind, status        string
-	firstSeen, lastSeen time.Time
-	runs, size          int
-	conf                float64
-	content             string
-	from, to            time.Time
+	id, user, pattern uuid.UUID
+	kind, status      string
+	firstSeen         time.Time
+	runs, size        int
+	conf              float64
+	content           string
+	from, to          time.Time
+	fresh             bool // a new lineage: inserted, not updated
 }
 
 // upsert gathers a run's lineage writes into columns for one statement.
 type upsert struct {
 	ids, users, patterns   []uuid.UUID
 	kinds, statuses, texts []string
-	firstSeen, lastSeen    []time.Time
+	firstSeen              []time.Time
 	runs, sizes            []int32
 	confs                  []float64
 	windowStart, windowEnd []*time.Time
+	fresh                  []bool
 	ended                  []uuid.UUID
 }
 
 func (w *upsert) add(r lineageRow) {
 	w.ids, w.users, w.patterns = append(w.ids, r.id), append(w.users, r.user), append(w.patterns, r.pattern)
 	w.kinds, w.statuses, w.texts = append(w.kinds, r.kind), append(w.statuses, r.status), append(w.texts, r.content)
-	w.firstSeen, w.lastSeen = append(w.firstSeen, r.firstSeen), append(w.lastSeen, r.lastSeen)
+	w.firstSeen, w.fresh = append(w.firstSeen, r.firstSeen), append(w.fresh, r.fresh)
 	w.runs, w.sizes, w.confs = append(w.runs, int32(r.runs)), append(w.sizes, int32(r.size)), append(w.confs, r.conf)
 	var ws, we *time.Time
 	if !r.from.IsZero() && !r.to.IsZero() {
@@ -177,30 +179,33 @@ func (w *upsert) add(r lineageRow) {
 
 func (w *upsert) end(id uuid.UUID) { w.ended = append(w.ended, id) }
 
+// exec writes the run's lineages in one statement: the carried-on ones
+// updated in place (a plain UPDATE: cheaper than INSERT … ON CONFLICT, and
+// with no indexed column changed an update stays on its page), the new ones
+// inserted, the unmatched ones ended.
 func (w *upsert) exec(ctx context.Context, tx pgx.Tx, source string, now time.Time, runID *int64) error {
-	if len(w.ended) > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE helix_pattern_lineages
-			SET status = 'ended', ended_at = $2, pattern_id = NULL, updated_at = $2, job_run_id = $3
-			WHERE id = ANY($1)`, w.ended, now, runID); err != nil {
-			return err
-		}
-	}
-	if len(w.ids) == 0 {
+	if len(w.ids) == 0 && len(w.ended) == 0 {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO helix_pattern_lineages (id, user_id, source, kind, status, first_seen_at, last_seen_at,
+	_, err := tx.Exec(ctx, `WITH x AS (
+			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::int[], $7::uuid[], $8::int[],
+				$9::float8[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::bool[])
+			AS x(id, user_id, kind, status, first_seen_at, runs_seen, pattern_id, size, confidence, content, window_start, window_end, fresh)),
+		ended AS (
+			UPDATE helix_pattern_lineages SET status = 'ended', ended_at = $15, pattern_id = NULL, updated_at = $15, job_run_id = $16
+			WHERE id = ANY($17)),
+		carried AS (
+			UPDATE helix_pattern_lineages l SET status = x.status, last_seen_at = $15, runs_seen = x.runs_seen, pattern_id = x.pattern_id,
+				size = x.size, confidence = x.confidence, content = x.content, window_start = x.window_start, window_end = x.window_end,
+				job_run_id = $16, updated_at = $15
+			FROM x WHERE NOT x.fresh AND l.id = x.id)
+		INSERT INTO helix_pattern_lineages (id, user_id, source, kind, status, first_seen_at, last_seen_at,
 			runs_seen, pattern_id, size, confidence, content, window_start, window_end, job_run_id, updated_at)
-		SELECT id, user_id, $13, kind, status, first_seen_at, $14, runs_seen, pattern_id, size, confidence, content,
-			window_start, window_end, $15, $14
-		FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::int[], $7::uuid[], $8::int[],
-			$9::float8[], $10::text[], $11::timestamptz[], $12::timestamptz[])
-			AS x(id, user_id, kind, status, first_seen_at, runs_seen, pattern_id, size, confidence, content, window_start, window_end)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status, last_seen_at = excluded.last_seen_at,
-			runs_seen = excluded.runs_seen, pattern_id = excluded.pattern_id, size = excluded.size,
-			confidence = excluded.confidence, content = excluded.content, window_start = excluded.window_start,
-			window_end = excluded.window_end, job_run_id = excluded.job_run_id, updated_at = excluded.updated_at`,
+		SELECT id, user_id, $14, kind, status, first_seen_at, $15, runs_seen, pattern_id, size, confidence, content,
+			window_start, window_end, $16, $15
+		FROM x WHERE x.fresh`,
 		w.ids, w.users, w.kinds, w.statuses, w.firstSeen, w.runs, w.patterns, w.sizes, w.confs, w.texts,
-		w.windowStart, w.windowEnd, source, now, runID)
+		w.windowStart, w.windowEnd, w.fresh, source, now, runID, w.ended)
 	return err
 }
 
@@ -214,28 +219,28 @@ func scan(rows pgx.Rows) ([]Lineage, error) {
 // ErrNotFound: no lineage for that pattern (or that user).
 var ErrNotFound = errors.New("no lineage")
 
-// Of returns the lineage of a pattern row (memory_synthesis.id or
-// memory_patterns.id of the latest run; older rows are gone). For `helix
-// patterns list|show` to show a pattern's lineage beside it.
-func Of(ctx context.Context, q db.Querier, patternID uuid.UUID) (*Lineage, error) {
-	rows, err := q.Query(ctx, `SELECT `+columns+` FROM helix_pattern_lineages WHERE pattern_id = $1`, patternID)
+// Of returns the lineage of one of user's pattern rows (memory_synthesis.id
+// or memory_patterns.id of the latest run; older rows are gone), or
+// ErrNotFound. For `helix patterns list|show` to show a pattern's lineage
+// beside it. The user narrows the search to their live lineages (the table
+// has no index on pattern_id: see migration 00230).
+func Of(ctx context.Context, q db.Querier, user, patternID uuid.UUID) (*Lineage, error) {
+	m, err := OfPatterns(ctx, q, user, []uuid.UUID{patternID})
 	if err != nil {
 		return nil, err
 	}
-	ls, err := scan(rows)
-	if err != nil {
-		return nil, err
-	}
-	if len(ls) == 0 {
+	l, ok := m[patternID]
+	if !ok {
 		return nil, ErrNotFound
 	}
-	return &ls[0], nil
+	return &l, nil
 }
 
-// OfPatterns is Of for many pattern rows at once (one query): the lineages
-// found, by pattern id.
-func OfPatterns(ctx context.Context, q db.Querier, patternIDs []uuid.UUID) (map[uuid.UUID]Lineage, error) {
-	rows, err := q.Query(ctx, `SELECT `+columns+` FROM helix_pattern_lineages WHERE pattern_id = ANY($1)`, patternIDs)
+// OfPatterns is Of for many of user's pattern rows at once (one query): the
+// lineages found, by pattern id.
+func OfPatterns(ctx context.Context, q db.Querier, user uuid.UUID, patternIDs []uuid.UUID) (map[uuid.UUID]Lineage, error) {
+	rows, err := q.Query(ctx, `SELECT `+columns+` FROM helix_pattern_lineages
+		WHERE user_id = $1 AND status <> 'ended' AND pattern_id = ANY($2)`, user, patternIDs)
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func loadGrounding(ctx context.Context, q db.Querier, user uuid.UUID) (*Groundin
 	}
 	rows, err := q.Query(ctx, `SELECT p.pattern_type, coalesce(p.content->>'title', ''), coalesce(p.confidence, 0),
 			coalesce(l.status, ''), coalesce(l.first_seen_at, '-infinity')
-		FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.pattern_id = p.id
+		FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.user_id = p.user_id AND l.status <> 'ended' AND l.pattern_id = p.id
 		WHERE p.user_id = $1 AND p.generator = $2 AND p.pattern_type = ANY($3)
 		ORDER BY array_position($3, p.pattern_type), p.confidence DESC, p.content->>'title', p.id`, user, Generator, Types)
 	if err != nil {

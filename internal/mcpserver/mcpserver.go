@@ -526,7 +526,7 @@ func (s *Server) addResources() {
 		SELECT coalesce(json_agg(t ORDER BY t.created_at DESC NULLS LAST), '[]')::text FROM (
 		    SELECT s.id, s.pattern_type, s.synthesis_content, s.confidence_score, s.memory_ids, s.created_at,
 		           l.id AS lineage_id, l.status AS lineage_status, l.first_seen_at AS lineage_first_seen_at, l.runs_seen AS lineage_runs_seen
-		    FROM memory_synthesis s LEFT JOIN helix_pattern_lineages l ON l.pattern_id = s.id
+		    FROM memory_synthesis s LEFT JOIN helix_pattern_lineages l ON l.user_id = s.user_id AND l.status <> 'ended' AND l.pattern_id = s.id
 		    WHERE s.user_id = $1 ORDER BY s.created_at DESC NULLS LAST LIMIT $2) t`))
 	s.AddResource(&mcp.Resource{
 		URI: LLMURI, Name: "llm-patterns", MIMEType: "application/json",
@@ -535,7 +535,7 @@ func (s *Server) addResources() {
 		SELECT coalesce(json_agg(t ORDER BY t.created_at DESC NULLS LAST), '[]')::text FROM (
 		    SELECT p.id, p.pattern_type, p.content, p.confidence, p.evidence, p.created_at,
 		           l.id AS lineage_id, l.status AS lineage_status, l.first_seen_at AS lineage_first_seen_at, l.runs_seen AS lineage_runs_seen
-		    FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.pattern_id = p.id
+		    FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.user_id = p.user_id AND l.status <> 'ended' AND l.pattern_id = p.id
 		    WHERE p.user_id = $1 ORDER BY p.created_at DESC NULLS LAST LIMIT $2) t`))
 	s.AddResource(&mcp.Resource{
 		URI: ProfileURI, Name: "profile", MIMEType: "application/json",

@@ -87,7 +87,7 @@ func Build(ctx context.Context, q db.Querier, user uuid.UUID, now time.Time) (*P
 	rows, err := q.Query(ctx, `SELECT p.id, coalesce(p.content->>'layer', ''), coalesce(p.content->>'title', ''),
 			coalesce(p.content->>'description', ''), coalesce(p.confidence, 0), p.model, p.created_at,
 			l.id, l.status, l.first_seen_at
-		FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.pattern_id = p.id
+		FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.user_id = p.user_id AND l.status <> 'ended' AND l.pattern_id = p.id
 		WHERE p.user_id = $1 AND p.generator = $2 AND p.pattern_type = $3
 		ORDER BY array_position($4, p.content->>'layer'), p.confidence DESC, p.content->>'title', p.id`,
 		user, llmsynth.Generator, llmsynth.FullSynthesis, llmsynth.Layers)

@@ -242,6 +242,17 @@ func TestLineageUnchangedUserUntouched(t *testing.T) {
 	if before == "" {
 		t.Fatal("no lineages after the first run")
 	}
+	// a pattern row's lineage (for listing commands): its own user's only
+	var pid uuid.UUID
+	if err := pool.QueryRow(ctx, `SELECT id FROM memory_synthesis WHERE user_id = $1 LIMIT 1`, user).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := lineage.Of(ctx, pool, user, pid); err != nil || l.PatternID == nil || *l.PatternID != pid || l.Status != lineage.New || l.RunsSeen != 1 {
+		t.Errorf("lineage.Of = %+v, %v", l, err)
+	}
+	if _, err := lineage.Of(ctx, pool, other, pid); err != lineage.ErrNotFound {
+		t.Errorf("lineage.Of another user's pattern: %v, want ErrNotFound", err)
+	}
 	// the other user changes; the first does not
 	if _, err := pool.Exec(ctx, `UPDATE memories SET content = content || ' again' WHERE user_id = $1 AND id = (SELECT id FROM memories WHERE user_id = $1 ORDER BY id LIMIT 1)`, other); err != nil {
 		t.Fatal(err)
