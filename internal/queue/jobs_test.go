@@ -73,7 +73,7 @@ func TestJobTable(t *testing.T) {
 		jobs.KindDecay: registered(ws, DecayArgs{}), jobs.KindTranscribe: registered(ws, TranscribeArgs{}),
 		jobs.KindReconcile: registered(ws, ReconcileArgs{}), jobs.KindCatalogFetch: registered(ws, CatalogFetchArgs{}),
 		jobs.KindManifestImport: registered(ws, ManifestImportArgs{}), jobs.KindProfileUpdate: registered(ws, ProfileUpdateArgs{}),
-		jobs.KindScheduleTick:   registered(sc, schedule.TickArgs{}), jobs.KindScheduleFire: registered(sc, schedule.FireArgs{}),
+		jobs.KindScheduleTick: registered(sc, schedule.TickArgs{}), jobs.KindScheduleFire: registered(sc, schedule.FireArgs{}),
 	}
 	for _, j := range jobs.Table {
 		if !registeredKinds[j.Kind] {
