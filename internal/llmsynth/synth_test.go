@@ -70,6 +70,9 @@ func TestParseTypes(t *testing.T) {
 	if err != nil || strings.Join(got, ",") != "emotional_patterns,narrative_themes" {
 		t.Fatalf("%v %v", got, err)
 	}
+	if got, err := ParseTypes([]string{"full_synthesis", "all"}); err != nil || strings.Join(got, ",") != strings.Join(AllTypes, ",") {
+		t.Fatalf("all: %v %v", got, err)
+	}
 	if _, err := ParseTypes([]string{"dreams"}); err == nil {
 		t.Fatal("unknown type accepted")
 	}

@@ -83,7 +83,8 @@ var typeDesc = map[string]string{
 	FullSynthesis:      "findings of the integrated view across the seven layers, each tagged with its layer",
 }
 
-// ParseTypes checks a --types list; empty means all four.
+// ParseTypes checks a --types list; empty means the four default types,
+// "all" the five.
 func ParseTypes(list []string) ([]string, error) {
 	if len(list) == 0 {
 		return slices.Clone(Types), nil
@@ -91,8 +92,12 @@ func ParseTypes(list []string) ([]string, error) {
 	var out []string
 	for _, t := range list {
 		t = strings.TrimSpace(t)
+		if t == "all" { // the four and full_synthesis, in one request
+			out = slices.Clone(AllTypes)
+			continue
+		}
 		if !slices.Contains(AllTypes, t) {
-			return nil, fmt.Errorf("unknown pattern type %q: use %s", t, strings.Join(AllTypes, ", "))
+			return nil, fmt.Errorf("unknown pattern type %q: use %s, or all", t, strings.Join(AllTypes, ", "))
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
