@@ -427,7 +427,8 @@ func TestAuditAppendOnly(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT array_agg(name ORDER BY name) FROM helix_tables WHERE append_only`).Scan(&audit); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"composite_skill_executions", "helix_llm_usage", "helix_memory_search_calls", "skill_executions", "tool_executions"}
+	want := []string{"composite_skill_executions", "helix_llm_usage", "helix_memory_search_calls", "helix_pattern_lineages",
+		"helix_profiles", "helix_recommendations", "skill_executions", "tool_executions"}
 	if !reflect.DeepEqual(audit, want) {
 		t.Fatalf("append-only tables %v, want %v", audit, want)
 	}
@@ -442,6 +443,12 @@ func TestAuditAppendOnly(t *testing.T) {
 			VALUES ($1, 'anthropic/claude-haiku-4-5', 'abc', '{narrative_themes}', 'ok')`,
 		"helix_memory_search_calls": `INSERT INTO helix_memory_search_calls (user_id, client, query_sha256, mode, result_limit, status, started_at, duration_ms)
 			VALUES ($1, 'mcp:t', 'abc', 'text', 10, 'ok', now(), 1)`,
+		"helix_pattern_lineages": `INSERT INTO helix_pattern_lineages (id, user_id, source, kind, status, first_seen_at, last_seen_at, runs_seen, size, updated_at)
+			VALUES (gen_random_uuid(), $1, 'statistical', 'semantic_cluster', 'new', now(), now(), 1, 5, now())`,
+		"helix_profiles": `INSERT INTO helix_profiles (user_id, profile, basis, updated_at) VALUES ($1, '{}', 'x', now())`,
+		// (a user may set one column of it, status: TestRecommendationStatusRLS in internal/llmsynth)
+		"helix_recommendations": `INSERT INTO helix_recommendations (user_id, pattern_type, lineage_id, text, created_at)
+			VALUES ($1, 'narrative_themes', gen_random_uuid(), 'notice it', now())`,
 	}
 	denied := func(err error) bool {
 		var pe *pgconn.PgError

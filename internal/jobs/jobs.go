@@ -13,6 +13,7 @@ const (
 	KindSynthesize      = "synthesize"
 	KindSynthesizeUsers = "synthesize_users"
 	KindSynthesizeLLM   = "synthesize_llm"
+	KindProfileUpdate   = "profile_update"
 	KindEmbed           = "embed"
 	KindDecay           = "decay"
 	KindTranscribe      = "voice_transcribe"
@@ -43,6 +44,7 @@ const (
 const (
 	RunSynthesize     = "synthesize"
 	RunSynthesizeLLM  = "synthesize-llm"
+	RunProfileUpdate  = "profile update"
 	RunEmbed          = "embed"
 	RunDecay          = "decay"
 	RunTranscribe     = "voice transcribe"
@@ -87,6 +89,8 @@ var Table = []Job{
 		Lock: Lock{Run: "synthesize", Scope: ScopeUser, Name: "synthesize:<user_id>", How: "transaction lock, in the user's write"}},
 	{Kind: KindSynthesizeLLM, Run: RunSynthesizeLLM, Queue: QueueLLM, Unit: "one user", Command: "synthesize --llm", Attempts: 5,
 		Lock: Lock{Run: "synthesize-llm", Scope: ScopeNone, How: "a user's patterns are replaced in one transaction"}},
+	{Kind: KindProfileUpdate, Run: RunProfileUpdate, Queue: QueueLLM, Unit: "one user", Command: "profile update", Attempts: 5,
+		Lock: Lock{Run: "profile-update", Scope: ScopeNone, How: "a user's profile is replaced in one transaction"}},
 	{Kind: KindEmbed, Run: RunEmbed, Queue: QueueEmbed, Unit: "one user", Command: "embed", Attempts: 10,
 		Lock: Lock{Run: "embed", Scope: ScopeNone, How: "only memories still without an embedding are written"}},
 	{Kind: KindDecay, Run: RunDecay, Queue: QueueDecay, Unit: "one id range", Command: "decay run", Attempts: 10,

@@ -1,15 +1,18 @@
 package llmsynth
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/helixhq/helix/internal/lineage"
 	"github.com/helixhq/helix/internal/scrub"
 	"github.com/helixhq/helix/internal/synthesis"
 )
@@ -38,6 +41,16 @@ patterns are better than many weak ones; an empty list is a valid answer. Text i
 brackets such as [EMAIL] or [PHONE] was removed for privacy: never guess it.
 Answer only through the record_patterns tool (or the JSON schema you are given).`
 
+// fullSynthesisTask asks for the fifth type; it is in the brief of a
+// full_synthesis request only.
+const fullSynthesisTask = `full_synthesis: one integrated view of the person across the seven psychology
+layers (narrative_core, emotional_memory, relational_memory, prospective_self,
+integration, transformation, purpose_engine), built on the statistical lineages
+below (L1, L2, …: patterns followed across runs, with their status: new,
+persisting, growing, shrinking) and the other types' patterns: findings tagged
+with their layer, each citing memory ids as evidence and the lineages it builds
+on, with actionable recommendations; and a short integrated summary.`
+
 // quotedPerPattern is how many quoted members a pattern's line names.
 const quotedPerPattern = 6
 
@@ -52,6 +65,7 @@ type Limits struct {
 type Brief struct {
 	Text     string               // scrubbed; the user message
 	IDs      map[string]uuid.UUID // short id → memory
+	Lineages map[string]uuid.UUID // short id (L1, …) → statistical lineage, for full_synthesis
 	Memories int                  // memories quoted
 	Patterns int                  // statistical patterns listed
 	Scrubbed scrub.Counts
@@ -63,6 +77,32 @@ type Brief struct {
 // centroid, strongest pattern first) and topped up with memories spread
 // evenly over time, within lim. Memories without text are skipped.
 func BuildBrief(ms []synthesis.Memory, pats []synthesis.Pattern, types []string, model string, lim Limits) Brief {
+	return BuildBriefWith(ms, pats, types, model, lim, nil)
+}
+
+// Grounding is what a full_synthesis brief adds: the user's live statistical
+// lineages and the patterns the other four types stored, each with its
+// lineage's status.
+type Grounding struct {
+	Lineages []lineage.Lineage
+	Patterns []StoredPattern
+}
+
+// StoredPattern is a helix memory_patterns row of another type, as the
+// full_synthesis brief lists it.
+type StoredPattern struct {
+	Type       string
+	Title      string
+	Confidence float64
+	Status     string    // its lineage's status ("" without one)
+	FirstSeen  time.Time // its lineage's first sighting
+}
+
+// BuildBriefWith is BuildBrief with g's lines between the statistical
+// patterns and the memories (nil: none). A lineage line carries its status
+// and first sighting, not its run count or last sighting: those change on a
+// nightly run that finds nothing new, and would change the brief's hash.
+func BuildBriefWith(ms []synthesis.Memory, pats []synthesis.Pattern, types []string, model string, lim Limits, g *Grounding) Brief {
 	byID := make(map[uuid.UUID]int, len(ms))
 	for i, m := range ms {
 		byID[m.ID] = i
@@ -133,6 +173,46 @@ func BuildBrief(ms []synthesis.Memory, pats []synthesis.Pattern, types []string,
 	}
 	if b.Patterns == 0 {
 		w.WriteString("(none found)\n")
+	}
+	if g != nil {
+		// The instructions ride in the brief, not the system prompt: a prompt
+		// change would make every stored answer of the four types stale.
+		w.WriteString("\n" + fullSynthesisTask + "\n")
+		b.Lineages = map[string]uuid.UUID{}
+		w.WriteString("\nStatistical lineages (patterns followed across runs: status, since when, memories now):\n")
+		for k, l := range g.Lineages {
+			content := ""
+			if l.Content != nil {
+				content = oneLine(*l.Content)
+			}
+			line := fmt.Sprintf("L%d %s %s since %s (%d memories): %s\n", k+1, l.Kind, l.Status,
+				l.FirstSeenAt.UTC().Format("2006-01-02"), l.Size, content)
+			if w.Len()+len(line) > lim.MaxChars/2 { // lineages and patterns: up to half the brief
+				break
+			}
+			w.WriteString(line)
+			b.Lineages[fmt.Sprintf("L%d", k+1)] = l.ID
+		}
+		if len(b.Lineages) == 0 {
+			w.WriteString("(none)\n")
+		}
+		w.WriteString("\nPatterns of the other types (type, lineage status, since when, confidence, title):\n")
+		n := 0
+		for _, p := range g.Patterns {
+			since := ""
+			if !p.FirstSeen.IsZero() {
+				since = " since " + p.FirstSeen.UTC().Format("2006-01-02")
+			}
+			line := fmt.Sprintf("- %s, %s%s, %.2f: %s\n", p.Type, cmp.Or(p.Status, "new"), since, p.Confidence, oneLine(p.Title))
+			if w.Len()+len(line) > lim.MaxChars/2 {
+				break
+			}
+			w.WriteString(line)
+			n++
+		}
+		if n == 0 {
+			w.WriteString("(none)\n")
+		}
 	}
 	w.WriteString("\nMemories (id, date, emotional valence from -1 to 1, text):\n")
 	for _, i := range chosen {

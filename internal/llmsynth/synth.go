@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -91,7 +92,13 @@ func (s *Synthesizer) Prepare(ctx context.Context, q db.Querier, user uuid.UUID)
 	if err != nil {
 		return nil, fmt.Errorf("statistical synthesis: %w", err)
 	}
-	b := BuildBrief(ms, pats, s.Types, s.ModelKey, s.Limits)
+	var g *Grounding
+	if slices.Contains(s.Types, FullSynthesis) {
+		if g, err = loadGrounding(ctx, q, user); err != nil {
+			return nil, fmt.Errorf("read lineages and patterns: %w", err)
+		}
+	}
+	b := BuildBriefWith(ms, pats, s.Types, s.ModelKey, s.Limits, g)
 	return &Prepared{Memories: len(ms), Brief: b, Request: Request{
 		Model: s.Model, System: SystemPrompt, SchemaName: toolName, Schema: Schema(s.Types, true),
 		MaxTokens: s.MaxTokens, Messages: []Message{{Role: "user", Text: b.Text}},
@@ -179,7 +186,7 @@ func (s *Synthesizer) converse(ctx context.Context, p *Prepared, r *UserResult) 
 			req.MaxTokens *= 2
 			continue
 		}
-		ps, dropIDs, dropPats, perr := s.validator.Parse(resp.JSON, p.Brief.IDs)
+		ps, dropIDs, dropPats, perr := s.validator.ParseWith(resp.JSON, p.Brief.IDs, p.Brief.Lineages)
 		if perr == nil {
 			r.DroppedEvidence, r.DroppedPatterns = dropIDs, dropPats
 			return ps, nil

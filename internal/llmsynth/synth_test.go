@@ -3,6 +3,8 @@ package llmsynth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +69,9 @@ func TestParseTypes(t *testing.T) {
 	got, err := ParseTypes([]string{"narrative_themes", "emotional_patterns", "narrative_themes"})
 	if err != nil || strings.Join(got, ",") != "emotional_patterns,narrative_themes" {
 		t.Fatalf("%v %v", got, err)
+	}
+	if got, err := ParseTypes([]string{"full_synthesis", "all"}); err != nil || strings.Join(got, ",") != strings.Join(AllTypes, ",") {
+		t.Fatalf("all: %v %v", got, err)
 	}
 	if _, err := ParseTypes([]string{"dreams"}); err == nil {
 		t.Fatal("unknown type accepted")
@@ -202,4 +207,84 @@ func FuzzDecodeResponses(f *testing.F) {
 			t.Fatal("openai 401 not an auth error")
 		}
 	})
+}
+
+// FuzzParseFullSynthesis: a full_synthesis answer is outside bytes too.
+// Whatever it holds, Parse returns ErrInvalid or patterns whose evidence was
+// sent and whose lineage ids were in the brief, every one tagged with a layer.
+func FuzzParseFullSynthesis(f *testing.F) {
+	types := []string{NarrativeThemes, FullSynthesis}
+	good, _ := json.Marshal(llmtest.Answer(types, "m1", "m2", "zz"))
+	for _, s := range []string{string(good), `{"narrative_themes": [], "full_synthesis": [], "summary": ""}`,
+		`{"narrative_themes": [], "full_synthesis": [], "summary": 3}`, `{"full_synthesis": [{"layer": "x"}]}`, "\xff"} {
+		f.Add([]byte(s))
+	}
+	v, err := NewValidator(types)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ids := map[string]uuid.UUID{"m1": uuid.New(), "m2": uuid.New()}
+	lins := map[string]uuid.UUID{"L1": uuid.New()}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ps, _, _, err := v.ParseWith(b, ids, lins)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v is not ErrInvalid", err)
+			}
+			return
+		}
+		for _, p := range ps {
+			if len(p.Evidence) == 0 {
+				t.Fatalf("pattern without evidence kept: %+v", p)
+			}
+			for _, e := range p.Evidence {
+				if e != ids["m1"] && e != ids["m2"] {
+					t.Fatalf("evidence %v was not sent", e)
+				}
+			}
+			if p.Type != FullSynthesis {
+				continue
+			}
+			if l := p.Layer(); l != SummaryLayer && !slices.Contains(Layers, l) {
+				t.Fatalf("layer %q", l)
+			}
+			refs, _ := p.Details["lineage_ids"].([]string)
+			for _, r := range refs {
+				if r != lins["L1"].String() {
+					t.Fatalf("lineage %s was not in the brief", r)
+				}
+			}
+		}
+	})
+}
+
+// TestParseFullSynthesis: findings keep their layer and the lineages of the
+// brief; the summary is one more pattern citing its findings' evidence.
+func TestParseFullSynthesis(t *testing.T) {
+	types := []string{FullSynthesis}
+	v, err := NewValidator(types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, m2, l1 := uuid.New(), uuid.New(), uuid.New()
+	a := llmtest.Answer(types, "m1", "m2")
+	a[FullSynthesis].([]any)[0].(map[string]any)["lineages"] = []string{"L1", "L9"}
+	raw, _ := json.Marshal(a)
+	ps, _, _, err := v.ParseWith(raw, map[string]uuid.UUID{"m1": m1, "m2": m2}, map[string]uuid.UUID{"L1": l1})
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("%v %+v", err, ps)
+	}
+	if ps[0].Layer() != "emotional_memory" || ps[0].LineageKind() != "full_synthesis/emotional_memory" ||
+		fmt.Sprint(ps[0].Details["lineage_ids"]) != "["+l1.String()+"]" {
+		t.Errorf("finding %+v", ps[0])
+	}
+	if ps[1].Layer() != SummaryLayer || !strings.HasPrefix(ps[1].Description, "A person whose") || len(ps[1].Evidence) != 2 {
+		t.Errorf("summary %+v", ps[1])
+	}
+	// without the summary the answer does not match
+	delete(a, "summary")
+	raw, _ = json.Marshal(a)
+	if _, _, _, err := v.Parse(raw, nil); !errors.Is(err, ErrInvalid) {
+		t.Errorf("answer without summary: %v", err)
+	}
 }

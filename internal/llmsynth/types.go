@@ -14,18 +14,36 @@ import (
 
 // The platform's four pattern types, as stored in memory_patterns.pattern_type.
 const (
-	EmotionalPatterns   = "emotional_patterns"
-	ProspectiveSelf     = "prospective_self"
-	RelationalDynamics  = "relational_dynamics"
-	NarrativeThemes     = "narrative_themes"
+	EmotionalPatterns  = "emotional_patterns"
+	ProspectiveSelf    = "prospective_self"
+	RelationalDynamics = "relational_dynamics"
+	NarrativeThemes    = "narrative_themes"
+	// FullSynthesis is the fifth type: one integrated view of the person
+	// across the seven psychology layers, grounded in the other four types and
+	// the statistical lineages: findings tagged with their layer, each with
+	// recommendations, and a summary. It is asked for by name (--types), not by
+	// default: it reads what the others found.
+	FullSynthesis       = "full_synthesis"
 	toolName            = "record_patterns"
+	summaryField        = "summary"
 	maxRecommendations  = 5
 	maxPatternsPerType  = 8
 	maxEvidencePerEntry = 20
 )
 
-// Types are the pattern types in the order the brief asks for them.
+// Types are the default pattern types, in the order the brief asks for them.
 var Types = []string{EmotionalPatterns, ProspectiveSelf, RelationalDynamics, NarrativeThemes}
+
+// AllTypes are every type --types accepts: the four and FullSynthesis.
+var AllTypes = append(slices.Clone(Types), FullSynthesis)
+
+// Layers are the seven psychology layers (psychology_layers.layer_number 1–7)
+// a full_synthesis finding is tagged with.
+var Layers = []string{"narrative_core", "emotional_memory", "relational_memory", "prospective_self",
+	"integration", "transformation", "purpose_engine"}
+
+// SummaryLayer tags the integrated summary of a full_synthesis.
+const SummaryLayer = "integrated"
 
 type field struct {
 	name, desc string
@@ -52,6 +70,9 @@ var typeFields = map[string][]field{
 		{name: "theme", desc: "the story theme"},
 		{name: "arc", desc: "how it develops over time (e.g. redemption, contamination, growth, stagnation)"},
 	},
+	FullSynthesis: {
+		{name: "layer", desc: "the psychology layer the finding belongs to", enum: Layers},
+	},
 }
 
 var typeDesc = map[string]string{
@@ -59,9 +80,11 @@ var typeDesc = map[string]string{
 	ProspectiveSelf:    "ideal and feared future selves",
 	RelationalDynamics: "patterns in the person's relationships",
 	NarrativeThemes:    "story themes and arcs of the person's life",
+	FullSynthesis:      "findings of the integrated view across the seven layers, each tagged with its layer",
 }
 
-// ParseTypes checks a --types list; empty means all four.
+// ParseTypes checks a --types list; empty means the four default types,
+// "all" the five.
 func ParseTypes(list []string) ([]string, error) {
 	if len(list) == 0 {
 		return slices.Clone(Types), nil
@@ -69,14 +92,18 @@ func ParseTypes(list []string) ([]string, error) {
 	var out []string
 	for _, t := range list {
 		t = strings.TrimSpace(t)
-		if !slices.Contains(Types, t) {
-			return nil, fmt.Errorf("unknown pattern type %q: use %s", t, strings.Join(Types, ", "))
+		if t == "all" { // the four and full_synthesis, in one request
+			out = slices.Clone(AllTypes)
+			continue
+		}
+		if !slices.Contains(AllTypes, t) {
+			return nil, fmt.Errorf("unknown pattern type %q: use %s, or all", t, strings.Join(AllTypes, ", "))
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(Types, a) - slices.Index(Types, b) })
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(AllTypes, a) - slices.Index(AllTypes, b) })
 	return out, nil
 }
 
@@ -93,6 +120,11 @@ func itemSchema(typ string, strict bool) map[string]any {
 			"description": "gentle, concrete suggestions for the person"},
 	}
 	req := []string{"title", "description", "confidence", "evidence", "recommendations"}
+	if typ == FullSynthesis {
+		props["lineages"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"},
+			"description": "ids of the statistical lineages (L1, L2, …) the finding builds on; only ids from the brief"}
+		req = append(req, "lineages")
+	}
 	for _, f := range typeFields[typ] {
 		p := map[string]any{"type": "string", "description": f.desc}
 		if f.enum != nil {
@@ -122,7 +154,13 @@ func Schema(types []string, strict bool) map[string]any {
 		}
 		props[t] = a
 	}
-	return map[string]any{"type": "object", "properties": props, "required": slices.Clone(types), "additionalProperties": false}
+	req := slices.Clone(types)
+	if slices.Contains(types, FullSynthesis) {
+		props[summaryField] = map[string]any{"type": "string",
+			"description": "full_synthesis: an integrated summary of the person across the seven layers, in a short paragraph"}
+		req = append(req, summaryField)
+	}
+	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
 }
 
 // Validator checks answers against the full (non-strict) schema.
@@ -180,6 +218,15 @@ var ErrInvalid = errors.New("invalid answer")
 // pattern left without evidence is dropped. It returns the patterns and how
 // many evidence ids and patterns it dropped.
 func (v *Validator) Parse(answer []byte, ids map[string]uuid.UUID) (ps []Pattern, droppedIDs, droppedPatterns int, err error) {
+	return v.ParseWith(answer, ids, nil)
+}
+
+// ParseWith is Parse with the brief's lineage ids (short id → lineage) that
+// full_synthesis findings cite; those not in lineages are dropped. A
+// full_synthesis summary becomes one more pattern of that type (layer
+// "integrated") whose evidence is its findings' together: with no finding
+// left, it has none and is dropped.
+func (v *Validator) ParseWith(answer []byte, ids, lineages map[string]uuid.UUID) (ps []Pattern, droppedIDs, droppedPatterns int, err error) {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(answer))
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("%w: not JSON: %v", ErrInvalid, err)
@@ -187,12 +234,29 @@ func (v *Validator) Parse(answer []byte, ids map[string]uuid.UUID) (ps []Pattern
 	if err := v.sch.Validate(inst); err != nil {
 		return nil, 0, 0, fmt.Errorf("%w: %s", ErrInvalid, schemaError(err))
 	}
-	var doc map[string][]map[string]any
-	if err := json.Unmarshal(answer, &doc); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(answer, &raw); err != nil {
 		return nil, 0, 0, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	doc := map[string][]map[string]any{}
+	for _, t := range v.types {
+		var items []map[string]any
+		if err := json.Unmarshal(raw[t], &items); err != nil {
+			return nil, 0, 0, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		doc[t] = items
 	}
 	ps = []Pattern{}
 	for _, t := range v.types {
+		var summary *Pattern
+		if t == FullSynthesis {
+			var text string
+			if err := json.Unmarshal(raw[summaryField], &text); err != nil {
+				return nil, 0, 0, fmt.Errorf("%w: summary: %v", ErrInvalid, err)
+			}
+			summary = &Pattern{Type: t, Title: "Integrated summary", Description: text, Recommendations: []string{},
+				Details: map[string]any{"layer": SummaryLayer, "summary": true}}
+		}
 		for _, item := range doc[t] {
 			p := Pattern{Type: t, Title: item["title"].(string), Description: item["description"].(string),
 				Confidence: item["confidence"].(float64), Details: map[string]any{}, Recommendations: []string{}}
@@ -214,14 +278,55 @@ func (v *Validator) Parse(answer []byte, ids map[string]uuid.UUID) (ps []Pattern
 			for _, f := range typeFields[t] {
 				p.Details[f.name] = item[f.name]
 			}
+			if t == FullSynthesis {
+				refs := []string{}
+				for _, l := range item["lineages"].([]any) {
+					if id, ok := lineages[strings.TrimSpace(l.(string))]; ok && !slices.Contains(refs, id.String()) {
+						refs = append(refs, id.String())
+					}
+				}
+				p.Details["lineage_ids"] = refs
+			}
 			if len(p.Evidence) == 0 {
 				droppedPatterns++
 				continue
 			}
 			ps = append(ps, p)
+			if summary != nil {
+				for _, id := range p.Evidence {
+					if !slices.Contains(summary.Evidence, id) {
+						summary.Evidence = append(summary.Evidence, id)
+					}
+				}
+				summary.Confidence = max(summary.Confidence, p.Confidence)
+			}
+		}
+		if summary != nil {
+			if len(summary.Evidence) == 0 || strings.TrimSpace(summary.Description) == "" {
+				droppedPatterns++
+				continue
+			}
+			ps = append(ps, *summary)
 		}
 	}
 	return ps, droppedIDs, droppedPatterns, nil
+}
+
+// Layer is a pattern's psychology layer: a full_synthesis finding's tag
+// ("integrated" for the summary), "" for the other types.
+func (p Pattern) Layer() string {
+	l, _ := p.Details["layer"].(string)
+	return l
+}
+
+// LineageKind is the kind a pattern's lineage is followed under: its type,
+// and for full_synthesis its layer too (type/layer), so that a finding is
+// followed within its layer and the summary on its own.
+func (p Pattern) LineageKind() string {
+	if p.Type == FullSynthesis {
+		return p.Type + "/" + p.Layer()
+	}
+	return p.Type
 }
 
 // schemaError is the validation error, bounded, for the repair prompt.

@@ -34,6 +34,7 @@ const MemorySearchTool = "memory_search"
 const (
 	SynthesisURI = "helix://patterns/synthesis"
 	LLMURI       = "helix://patterns/llm"
+	ProfileURI   = "helix://profile" // the user's profile (helix profile update), null until built
 )
 
 // DefaultPoll is how often the approved tools are looked at for changes.
@@ -651,15 +652,23 @@ func (s *Server) addResources() {
 		Description: "The patterns synthesis found in the user's memories (memory_synthesis), newest first, as a JSON array.",
 	}, s.readPatterns(`
 		SELECT coalesce(json_agg(t ORDER BY t.created_at DESC NULLS LAST), '[]')::text FROM (
-		    SELECT id, pattern_type, synthesis_content, confidence_score, memory_ids, created_at
-		    FROM memory_synthesis WHERE user_id = $1 ORDER BY created_at DESC NULLS LAST LIMIT $2) t`))
+		    SELECT s.id, s.pattern_type, s.synthesis_content, s.confidence_score, s.memory_ids, s.created_at,
+		           l.id AS lineage_id, l.status AS lineage_status, l.first_seen_at AS lineage_first_seen_at, l.runs_seen AS lineage_runs_seen
+		    FROM memory_synthesis s LEFT JOIN helix_pattern_lineages l ON l.user_id = s.user_id AND l.status <> 'ended' AND l.pattern_id = s.id
+		    WHERE s.user_id = $1 ORDER BY s.created_at DESC NULLS LAST LIMIT $2) t`))
 	s.AddResource(&mcp.Resource{
 		URI: LLMURI, Name: "llm-patterns", MIMEType: "application/json",
 		Description: "The patterns an LLM found (memory_patterns: emotional patterns, relational dynamics, narrative themes…), newest first, as a JSON array.",
 	}, s.readPatterns(`
 		SELECT coalesce(json_agg(t ORDER BY t.created_at DESC NULLS LAST), '[]')::text FROM (
-		    SELECT id, pattern_type, content, confidence, evidence, created_at
-		    FROM memory_patterns WHERE user_id = $1 ORDER BY created_at DESC NULLS LAST LIMIT $2) t`))
+		    SELECT p.id, p.pattern_type, p.content, p.confidence, p.evidence, p.created_at,
+		           l.id AS lineage_id, l.status AS lineage_status, l.first_seen_at AS lineage_first_seen_at, l.runs_seen AS lineage_runs_seen
+		    FROM memory_patterns p LEFT JOIN helix_pattern_lineages l ON l.user_id = p.user_id AND l.status <> 'ended' AND l.pattern_id = p.id
+		    WHERE p.user_id = $1 ORDER BY p.created_at DESC NULLS LAST LIMIT $2) t`))
+	s.AddResource(&mcp.Resource{
+		URI: ProfileURI, Name: "profile", MIMEType: "application/json",
+		Description: "The user's profile (helix profile update): integrated summary, findings by layer, top lineages, open recommendations; null until built.",
+	}, s.readPatterns(`SELECT coalesce((SELECT profile::text FROM helix_profiles WHERE user_id = $1 AND $2::int > 0), 'null')`))
 }
 
 func (s *Server) readPatterns(query string) mcp.ResourceHandler {

@@ -427,8 +427,26 @@ func TestMemorySearchAndPatterns(t *testing.T) {
 	}
 
 	rs, err := cs.ListResources(ctx, nil)
-	if err != nil || len(rs.Resources) != 2 {
+	if err != nil || len(rs.Resources) != 3 {
 		t.Fatalf("resources = %+v, %v", rs, err)
+	}
+	// the profile: null until built, then the user's own document only
+	readProfile := func() string {
+		r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: ProfileURI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Contents[0].Text
+	}
+	if got := readProfile(); got != "null" {
+		t.Errorf("profile before any = %s", got)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO helix_profiles (user_id, profile, basis, updated_at)
+		VALUES ($1, '{"summary": {"text": "bakes"}}', 'x', now()), ($2, '{"summary": {"text": "secret"}}', 'x', now())`, user, other); err != nil {
+		t.Fatal(err)
+	}
+	if got := readProfile(); !strings.Contains(got, "bakes") || strings.Contains(got, "secret") {
+		t.Errorf("profile = %s", got)
 	}
 	for uri, want := range map[string]string{SynthesisURI: "bakes on weekends", LLMURI: `"craft"`} {
 		r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})

@@ -31,7 +31,7 @@ var argsOf = []interface {
 	river.JobArgs
 	river.JobArgsWithInsertOpts
 }{
-	SynthesizeArgs{}, SynthesizeUsersArgs{}, SynthesizeLLMArgs{}, EmbedArgs{}, DecayArgs{}, TranscribeArgs{},
+	SynthesizeArgs{}, SynthesizeUsersArgs{}, SynthesizeLLMArgs{}, ProfileUpdateArgs{}, EmbedArgs{}, DecayArgs{}, TranscribeArgs{},
 	ReconcileArgs{}, CatalogFetchArgs{}, ManifestImportArgs{}, schedule.TickArgs{}, schedule.FireArgs{},
 }
 
@@ -72,8 +72,8 @@ func TestJobTable(t *testing.T) {
 		jobs.KindSynthesizeLLM: registered(ws, SynthesizeLLMArgs{}), jobs.KindEmbed: registered(ws, EmbedArgs{}),
 		jobs.KindDecay: registered(ws, DecayArgs{}), jobs.KindTranscribe: registered(ws, TranscribeArgs{}),
 		jobs.KindReconcile: registered(ws, ReconcileArgs{}), jobs.KindCatalogFetch: registered(ws, CatalogFetchArgs{}),
-		jobs.KindManifestImport: registered(ws, ManifestImportArgs{}),
-		jobs.KindScheduleTick:   registered(sc, schedule.TickArgs{}), jobs.KindScheduleFire: registered(sc, schedule.FireArgs{}),
+		jobs.KindManifestImport: registered(ws, ManifestImportArgs{}), jobs.KindProfileUpdate: registered(ws, ProfileUpdateArgs{}),
+		jobs.KindScheduleTick: registered(sc, schedule.TickArgs{}), jobs.KindScheduleFire: registered(sc, schedule.FireArgs{}),
 	}
 	for _, j := range jobs.Table {
 		if !registeredKinds[j.Kind] {

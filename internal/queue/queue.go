@@ -153,6 +153,7 @@ func Workers(d *Deps) *river.Workers {
 	river.AddWorker(ws, &DecayWorker{d: d})
 	river.AddWorker(ws, &EmbedWorker{d: d})
 	river.AddWorker(ws, &SynthesizeLLMWorker{d: d})
+	river.AddWorker(ws, &ProfileUpdateWorker{d: d})
 	river.AddWorker(ws, &TranscribeWorker{d: d})
 	river.AddWorker(ws, &ReconcileWorker{d: d})
 	river.AddWorker(ws, &CatalogFetchWorker{d: d})

@@ -326,6 +326,29 @@ func TestKindsRivertest(t *testing.T) {
 		if ev, rec := workOne(t, pool, &SynthesizeLLMWorker{d: &d}, a); ev != river.EventKindJobCancelled || rec.Status != "failed" {
 			t.Errorf("refused user: %s, run %+v; want cancelled, failed", ev, rec)
 		}
+
+		// profile_update: the good user's profile is built (its four types
+		// above gave it lineages and recommendations); again, unchanged, it
+		// completes without a call; the refused user's job is cancelled.
+		tested[jobs.KindProfileUpdate] = true
+		p := ProfileUpdateArgs{UserID: u1, Model: "claude-haiku-4-5"}
+		calls := len(srv.Calls())
+		if ev, rec := workOne(t, pool, &ProfileUpdateWorker{d: &d}, p); ev != river.EventKindJobCompleted || rec.Status != "ok" {
+			t.Errorf("profile of the good user: %s, run %+v", ev, rec)
+		} else {
+			argsEqual(t, rec, p)
+		}
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM helix_profiles WHERE user_id = $1 AND profile->'summary' IS NOT NULL`, u1).Scan(&n); err != nil || n != 1 {
+			t.Errorf("profile rows %d (%v), want 1 with a summary", n, err)
+		}
+		if ev, rec := workOne(t, pool, &ProfileUpdateWorker{d: &d}, p); ev != river.EventKindJobCompleted || rec.Status != "ok" || len(srv.Calls()) != calls+1 {
+			t.Errorf("unchanged profile: %s, run %+v, %d calls; want completed, ok, no new call", ev, rec, len(srv.Calls())-calls-1)
+		}
+		p.UserID = u2
+		if ev, rec := workOne(t, pool, &ProfileUpdateWorker{d: &d}, p); ev != river.EventKindJobCancelled || rec.Status != "failed" {
+			t.Errorf("refused user's profile: %s, run %+v; want cancelled, failed", ev, rec)
+		}
 	})
 
 	run("voice_transcribe", func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
 	patternsCmd "github.com/helixhq/helix/internal/cmd/patterns"
+	profileCmd "github.com/helixhq/helix/internal/cmd/profile"
 	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
 	skillCmd "github.com/helixhq/helix/internal/cmd/skill"
 	syncCmd "github.com/helixhq/helix/internal/cmd/sync"
@@ -102,6 +103,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 	for _, c := range []*cobra.Command{
 		// jobs
 		synthesizeCmd.NewCmdSynthesize(f, nil),
+		profileCmd.NewCmdProfile(f),
 		embedCmd.NewCmdEmbed(f, nil),
 		memoryCmd.NewCmdMemory(f),
 		patternsCmd.NewCmdPatterns(f),

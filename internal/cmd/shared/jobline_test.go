@@ -38,3 +38,13 @@ func FuzzValidateJob(f *testing.F) {
 		}
 	})
 }
+
+// TestProfileUpdateIsSchedulable: the nightly profile line README shows is a
+// job line schedule add accepts.
+func TestProfileUpdateIsSchedulable(t *testing.T) {
+	fac, _ := cmdtest.Factory(t, false)
+	path, err := shared.ValidateJob(root.NewCmdRoot(fac), strings.Fields("profile update --all-users --max-cost 5"))
+	if err != nil || path != "profile update" {
+		t.Fatalf("%q, %v", path, err)
+	}
+}

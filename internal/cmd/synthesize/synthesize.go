@@ -106,6 +106,11 @@ call could take it over budget (exit 3). A user whose brief is unchanged since
 the last answered run costs nothing: the stored patterns stand. --dry-run
 prints the exact scrubbed request bodies and sends nothing. Keys and base URLs
 are settings (llm.anthropic.api-key, llm.openai.base-url, …; see README).
+--types full_synthesis (or all) asks for the fifth type: one integrated view
+across the seven psychology layers, grounded in the statistical lineages and
+the other types' stored patterns (helix profile update builds profiles on it).
+Every pattern written keeps a lineage across runs (helix_pattern_lineages),
+and every recommendation is stored in helix_recommendations.
 
 EXAMPLES
   helix synthesize --user-id 11111111-1111-4111-8111-111111111111
@@ -147,7 +152,7 @@ EXAMPLES
 	fl.IntVar(&opts.Concurrency, "concurrency", 2, "users synthesized at once with --all-users")
 	fl.Uint64Var(&opts.Seed, "seed", d.Seed, "random seed (k-means, permutation tests)")
 	fl.BoolVar(&opts.LLM, "llm", false, "find the platform's psychological pattern types with a language model")
-	fl.StringSliceVar(&opts.Types, "types", nil, "with --llm: pattern types to find (default: all four)")
+	fl.StringSliceVar(&opts.Types, "types", nil, "with --llm: pattern types to find (default: the four; full_synthesis, the fifth, by name or with all)")
 	fl.StringVar(&opts.Model, "model", llmsynth.DefaultModel, "with --llm: PROVIDER/MODEL from the pinned catalog")
 	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "with --llm: stop before the run could spend more than this many USD (0: no limit)")
 	fl.BoolVar(&opts.ModelUnlisted, "model-unlisted", false, "with --llm: allow a model the pinned catalog lacks (no prices: cost is reported as 0)")

@@ -118,6 +118,29 @@ func TestFailingUnitEveryKind(t *testing.T) {
 		rows: `SELECT count(*) || ':' || coalesce(md5(string_agg(user_id || pattern_type || content::text || array_to_string(evidence, ','), E'\n'
 			ORDER BY user_id, pattern_type, content::text)), '') FROM memory_patterns`,
 	}, {
+		kind: jobs.KindProfileUpdate,
+		env:  []string{"HELIX_LLM_ANTHROPIC_BASE_URL=" + llm.URL, "ANTHROPIC_API_KEY=" + llmKey, "HELIX_LLM_MAX_TOKENS=1000"},
+		seed: func(t *testing.T, pool *pgxpool.Pool) {
+			var ms []memories.Memory
+			for i := range 3 {
+				ms = append(ms, synthesis.Synthetic(uuid.NewSHA1(uuid.NameSpaceOID, []byte{byte(i)}), 20, 8, uint64(i+1))...)
+			}
+			if _, err := memories.Insert(context.Background(), pool, ms); err != nil {
+				t.Fatal(err)
+			}
+			// a live statistical lineage each, as synthesize leaves them
+			mustExec(t, pool, `INSERT INTO helix_pattern_lineages (id, user_id, source, kind, status, first_seen_at, last_seen_at, runs_seen, size, content, confidence, updated_at)
+				SELECT md5('lineage' || user_id)::uuid, user_id, 'statistical', 'semantic_cluster', 'persisting',
+				       timestamptz '2026-10-01', timestamptz '2026-11-01', 4, count(*), 'a theme', 0.9, timestamptz '2026-11-01'
+				FROM memories GROUP BY user_id`)
+			mustExec(t, pool, `UPDATE memories SET content = content || ' POISON' WHERE user_id = $1`, uuid.NewSHA1(uuid.NameSpaceOID, []byte{1}))
+		},
+		args: []string{"profile", "update", "--all-users"},
+		exit: exitcode.Partial, run: "partial", state: "cancelled", counts: []string{"updated", "calls"},
+		rows: `SELECT count(*) || ':' || coalesce(md5(string_agg(user_id::text || coalesce(profile->'summary'->>'text', '-')
+			|| (SELECT coalesce(string_agg((f->>'layer') || (f->>'title'), ','), '') FROM jsonb_array_elements(profile->'findings') f)
+			|| jsonb_array_length(profile->'lineages') || jsonb_array_length(profile->'recommendations'), E'\n' ORDER BY user_id)), '') FROM helix_profiles`,
+	}, {
 		kind: jobs.KindTranscribe,
 		env:  []string{"DEEPGRAM_API_KEY=dg-key", "HELIX_VOICE_DEEPGRAM_BASE_URL=" + fakeDeepgram(t)},
 		args: []string{"voice", "transcribe", "--user-id", user, repoFile(t, "testdata/voice/speech-64k.mp3"), damaged},

@@ -271,7 +271,7 @@ func RequestedTypes(c Call) []string {
 	req, _ := schema["required"].([]any)
 	out := make([]string, 0, len(req))
 	for _, r := range req {
-		if s, ok := r.(string); ok {
+		if s, ok := r.(string); ok && s != "summary" { // full_synthesis's summary is not a type
 			out = append(out, s)
 		}
 	}
@@ -308,6 +308,9 @@ func Answer(types []string, evidence ...string) map[string]any {
 			item["relationship"], item["dynamic"] = "a sibling", "seeks approval"
 		case "narrative_themes":
 			item["theme"], item["arc"] = "growth", "redemption"
+		case "full_synthesis":
+			item["layer"], item["lineages"] = "emotional_memory", []string{"L1"}
+			out["summary"] = "A person whose work deadlines weigh on their mood, steadied by family."
 		}
 		out[t] = []any{item}
 	}

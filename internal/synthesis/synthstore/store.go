@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/lineage"
 	"github.com/helixhq/helix/internal/synthesis"
 )
 
@@ -322,6 +323,22 @@ func replace(ctx context.Context, tx pgx.Tx, rs []Result, runID *int64, now time
 	for i, r := range rs {
 		users[i] = r.User
 	}
+	// The patterns' ids are drawn first: their lineages point at them, and the
+	// previous run's lineages are carried on before its rows are deleted (their
+	// members are read through them), all in this transaction.
+	ids := make([][]uuid.UUID, len(rs))
+	runs := make([]lineage.Run, len(rs))
+	for k, r := range rs {
+		ids[k] = make([]uuid.UUID, len(r.Patterns))
+		runs[k] = lineage.Run{User: r.User, Sightings: make([]lineage.Sighting, len(r.Patterns))}
+		for j, p := range r.Patterns {
+			ids[k][j] = uuid.New()
+			runs[k].Sightings[j] = Sighting(ids[k][j], p)
+		}
+	}
+	if _, err := lineage.Advance(ctx, tx, lineage.Statistical, runs, nil, now, runID); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `DELETE FROM memory_synthesis WHERE user_id = ANY($1) AND generator = $2`, users, Generator); err != nil {
 		return err
 	}
@@ -338,14 +355,30 @@ func replace(ctx context.Context, tx pgx.Tx, rs []Result, runID *int64, now time
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			p := rs[u].Patterns[i]
+			p, id := rs[u].Patterns[i], ids[u][i]
 			i++
 			ev, err := json.Marshal(p.Evidence)
 			if err != nil {
 				return nil, err
 			}
 			// the id too: the platform's table promises no default for it
-			return []any{uuid.New(), rs[u].User, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
+			return []any{id, rs[u].User, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
 		}))
 	return err
+}
+
+// Sighting is a statistical pattern as its lineage sees it: its members and,
+// for a burst or a shift, its time window (lineage.Score).
+func Sighting(id uuid.UUID, p synthesis.Pattern) lineage.Sighting {
+	s := lineage.Sighting{PatternID: id, Kind: p.Type, Members: p.MemoryIDs, Confidence: p.Confidence, Content: p.Content}
+	switch p.Type {
+	case synthesis.TemporalBurst:
+		s.From, _ = p.Evidence["from"].(time.Time)
+		s.To, _ = p.Evidence["to"].(time.Time)
+	case synthesis.EmotionalShift:
+		if at, ok := p.Evidence["at"].(time.Time); ok {
+			s.From, s.To = at.Add(-lineage.ShiftWindow), at.Add(lineage.ShiftWindow)
+		}
+	}
+	return s
 }
