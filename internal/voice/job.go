@@ -224,11 +224,11 @@ func TranscribeOne(ctx context.Context, q db.Querier, path string, opts JobOptio
 func mapTimes(t *stt.Transcript, res Result) {
 	for i := range t.Words {
 		w := &t.Words[i]
-		w.Start, w.End = res.OriginalTime(w.Start), res.OriginalTime(w.End)
+		w.Start, w.End = res.OriginalTime(w.Start), res.OriginalEnd(w.End)
 	}
 	for i := range t.Utterances {
 		u := &t.Utterances[i]
-		u.Start, u.End = res.OriginalTime(u.Start), res.OriginalTime(u.End)
+		u.Start, u.End = res.OriginalTime(u.Start), res.OriginalEnd(u.End)
 	}
 }
 

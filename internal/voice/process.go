@@ -49,15 +49,21 @@ type Result struct {
 	Segments []dsp.Segment `json:"-"`
 }
 
-// OriginalTime maps a time in the kept audio (a word's, as the provider
-// heard it) to the time in the original recording.
-func (r Result) OriginalTime(t float64) float64 {
+// OriginalTime maps a time in the kept audio (a word's start, as the
+// provider heard it) to the time in the original recording.
+func (r Result) OriginalTime(t float64) float64 { return r.original(t, false) }
+
+// OriginalEnd is OriginalTime for the end of a word: a time on the seam of
+// two kept stretches is the end of the first, not the start of the second.
+func (r Result) OriginalEnd(t float64) float64 { return r.original(t, true) }
+
+func (r Result) original(t float64, end bool) float64 {
 	if r.Segments == nil {
 		return t
 	}
 	p := int64(math.Round(t * TargetRate))
 	for _, s := range r.Segments {
-		if p < s.Out+s.N {
+		if p < s.Out+s.N || end && p == s.Out+s.N {
 			return float64(s.In+max(0, p-s.Out)) / TargetRate
 		}
 	}

@@ -50,8 +50,13 @@ func TestVADKeepsSpeechDropsTheRest(t *testing.T) {
 	if *res.Speech+*res.Dropped < total/TargetRate-0.001 || *res.Speech != float64(res.Samples)/TargetRate {
 		t.Errorf("speech_seconds %.3f + dropped_seconds %.3f, recording %.3f s", *res.Speech, *res.Dropped, total/TargetRate)
 	}
-	// a time in the kept audio maps into the stretch it came from
+	// a time in the kept audio maps into the stretch it came from; the end
+	// of a stretch stays its end
 	for _, s := range res.Segments {
+		at := float64(s.Out+s.N) / TargetRate
+		if got, want := res.OriginalEnd(at), float64(s.In+s.N)/TargetRate; got != want {
+			t.Errorf("OriginalEnd(%.4f) = %.4f, want %.4f", at, got, want)
+		}
 		mid := float64(s.Out+s.N/2) / TargetRate
 		if got, want := res.OriginalTime(mid), float64(s.In+s.N/2)/TargetRate; got != want {
 			t.Errorf("OriginalTime(%.4f) = %.4f, want %.4f", mid, got, want)
