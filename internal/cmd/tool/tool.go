@@ -104,7 +104,7 @@ func listRun(ctx context.Context, opts *Options) error {
 		if hosts == "" {
 			hosts = "none"
 		}
-		tp.Row(safetext.Line(t.Name), safetext.Line(t.Version), t.State, safetext.Line(hosts), cmdutil.FormatTime(t.UpdatedAt))
+		tp.Row(t.Name, t.Version, t.State, hosts, cmdutil.FormatTime(t.UpdatedAt))
 	}
 	return tp.Render()
 }
