@@ -322,3 +322,13 @@ func TestConfigShowRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The final error quotes outside text escaped: a server's answer in it
+// cannot drive the terminal.
+func TestPrintErrorEscapes(t *testing.T) {
+	var b bytes.Buffer
+	PrintError(&b, false, errors.New("tool failed: \x1b[2J\x1b[Hall good"), 1, "error")
+	if got, want := b.String(), "helix: tool failed: \\x1b[2J\\x1b[Hall good\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

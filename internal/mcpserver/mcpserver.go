@@ -532,13 +532,10 @@ func searchInput(raw json.RawMessage) (MemorySearchInput, error) {
 			err = json.Unmarshal(v, &in.Mode)
 		case "limit":
 			var f float64
-			if err = json.Unmarshal(v, &f); err == nil && (f != float64(int(f)) || f > 1e6 || f < -1e6) {
-				err = errors.New("not a whole number")
+			if err = json.Unmarshal(v, &f); err == nil && (f != float64(int(f)) || f < 1 || f > 100) {
+				err = errors.New("out of range")
 			}
 			in.Limit = int(f)
-			if err == nil && in.Limit == 0 {
-				in.Limit = -1 // 0 is not the default: it is out of range
-			}
 		default:
 			return in, fmt.Errorf("arguments: unknown property %q: memory_search takes query, limit and mode", trim(k, 64))
 		}

@@ -118,6 +118,7 @@ func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
 // check says what is wrong with one line, as a JSON-RPC error code and
 // message (0: nothing).
 func check(msg []byte) (int64, string) {
+	msg = bytes.TrimSpace(msg)
 	if d := depth(msg); d > MaxDepth {
 		return jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: nested %d deep, over the %d levels a message may have", d, MaxDepth)
 	}
@@ -173,7 +174,7 @@ func (s *Stdio) refuse(out io.Writer, msg []byte, code int64, why string) {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if msg != nil && msg[0] == '{' && json.Unmarshal(msg, &m) == nil && len(m.ID) > 0 && depth(m.ID) == 0 {
+	if len(msg) > 0 && msg[0] == '{' && json.Unmarshal(msg, &m) == nil && len(m.ID) > 0 && depth(m.ID) == 0 {
 		var v any
 		if json.Unmarshal(m.ID, &v) == nil {
 			switch v.(type) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/helixhq/helix/internal/safetext"
 )
 
 // Printer collects rows and renders them.
@@ -32,7 +34,7 @@ func (p *Printer) Render() error {
 		for _, r := range p.rows {
 			clean := make([]string, len(r))
 			for i, f := range r {
-				clean[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(f)
+				clean[i] = safetext.Line(strings.NewReplacer("\t", " ", "\n", " ").Replace(f))
 			}
 			if _, err := fmt.Fprintln(p.w, strings.Join(clean, "\t")); err != nil {
 				return err
@@ -45,7 +47,11 @@ func (p *Printer) Render() error {
 		fmt.Fprintln(tw, strings.Join(p.header, "\t"))
 	}
 	for _, r := range p.rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+		clean := make([]string, len(r))
+		for i, f := range r {
+			clean[i] = safetext.Line(f) // cells are often outside text: shown, never interpreted
+		}
+		fmt.Fprintln(tw, strings.Join(clean, "\t"))
 	}
 	return tw.Flush()
 }

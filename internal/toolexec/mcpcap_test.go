@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,5 +137,35 @@ func TestMCPRedirectToAnotherHost(t *testing.T) {
 	}
 	if n := reached.Load(); n != 0 {
 		t.Errorf("the other host got %d requests", n)
+	}
+}
+
+// hugeStdioArg makes the test binary a stdio MCP server (the Go SDK's) whose
+// tool big answers 20 MiB of text.
+const hugeStdioArg = "__mcp-huge-stdio-server"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[len(os.Args)-1] == hugeStdioArg {
+		s := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "1.0.0"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("a", 20<<20)}}}, nil, nil
+		})
+		_ = s.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Over stdio the SDK's own cap stops the message; the result says which
+// cap it was, as over HTTP.
+func TestMCPStdioAnswerCapped(t *testing.T) {
+	pool := pgtest.New(t)
+	m := &manifest.Manifest{Name: "huge.stdio", Version: "1.0.0", Parameters: map[string]any{"type": "object"},
+		Entrypoint:  manifest.Entrypoint{MCP: &manifest.MCPCall{Command: []string{os.Args[0], hugeStdioArg}, Tool: "big"}},
+		Permissions: manifest.Permissions{Timeout: "2m"}}
+	approveAll(t, pool, []manifest.Candidate{{Manifest: m, Source: "test"}})
+	res, err := run(t, pool, &Runner{MCP: &MCPRunner{MaxResponse: 100 << 20}}, "huge.stdio", `{}`)
+	if err == nil || res.Status != StatusTooLarge || !strings.Contains(res.Error, "over the 16 MiB cap of one MCP message") {
+		t.Fatalf("result %+v, %v", res, err)
 	}
 }

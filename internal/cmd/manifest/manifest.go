@@ -307,7 +307,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	tp := tableprinter.New(opts.IO.Out, opts.IO.IsStdoutTTY())
 	tp.Header("NAME", "VERSION", "ACTION", "STATE", "REASON")
 	for _, c := range res.Changes {
-		tp.Row(safetext.Line(c.Name), safetext.Line(c.Version), c.Action, c.State, safetext.Line(c.Reason))
+		tp.Row(c.Name, c.Version, c.Action, c.State, c.Reason)
 	}
 	if err := tp.Render(); err != nil {
 		return err

@@ -95,7 +95,9 @@ skill_executions and composite_skill_executions get the run, with client
 memory_search: hybrid search of the user's memories (as helix memory search).
 Every call, refused ones too, is recorded in helix_memory_search_calls: the
 client, the query's SHA-256 (never its text), mode, limit, result count,
-status and duration.
+status and duration. A query is at most 4 KiB; a call that fails the input
+schema is an invalid-params error (recorded invalid_input), and one whose
+client went away before it finished is recorded interrupted.
 Resources: helix://patterns/synthesis (memory_synthesis) and
 helix://patterns/llm (memory_patterns), the user's newest 500 of each as JSON.
 

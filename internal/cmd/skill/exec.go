@@ -13,6 +13,7 @@ import (
 
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
+	"github.com/helixhq/helix/internal/safetext"
 	"github.com/helixhq/helix/internal/scrub"
 	"github.com/helixhq/helix/internal/skill"
 )
@@ -158,12 +159,16 @@ func execRun(ctx context.Context, opts *ExecOptions) error {
 			return err
 		}
 	} else if res.Status == skill.StatusOK {
-		if _, err := fmt.Fprintf(opts.IO.Out, "%s\n", res.Output); err != nil {
+		out := string(res.Output)
+		if opts.IO.IsStdoutTTY() { // the skill's bytes, shown, never interpreted; a pipe gets them as they are
+			out = safetext.Text(out)
+		}
+		if _, err := fmt.Fprintf(opts.IO.Out, "%s\n", out); err != nil {
 			return err
 		}
 	}
 	if res.Stderr != "" && (opts.Log || res.Status != skill.StatusOK) && !opts.F.Global.JSON() {
-		cmdutil.Fprintf(opts.IO.ErrOut, "%s log:\n%s\n", res.Skill, indent(res.Stderr))
+		cmdutil.Fprintf(opts.IO.ErrOut, "%s log:\n%s\n", res.Skill, indent(safetext.Text(res.Stderr)))
 	}
 	switch res.Status {
 	case skill.StatusOK:

@@ -204,3 +204,26 @@ func TestExecInterrupted(t *testing.T) {
 		t.Errorf("tool_executions: %q, want two rows, interrupted", statuses)
 	}
 }
+
+// A tool's text is shown on a terminal with its control characters escaped
+// (a pipe gets the bytes as they are); a schema finding likewise.
+func TestPrintResultEscapesOutsideText(t *testing.T) {
+	res := &toolexec.Result{Tool: "srv.echo", Version: "1.0.0", Status: toolexec.StatusOK, ExecutionID: 7,
+		Output: json.RawMessage(`"ok\u001b[2J\u001b[HAPPROVED\nsecond line"`), SchemaErrors: []string{"/x: \u001b]0;title\u0007"}}
+	for _, tty := range []bool{true, false} {
+		f, s := cmdtest.Factory(t, tty)
+		if err := printResult(&ExecOptions{IO: f.IOStreams, F: f}, res); err != nil {
+			t.Fatal(err)
+		}
+		want := "ok\x1b[2J\x1b[HAPPROVED\nsecond line\n"
+		if tty {
+			want = "ok\\x1b[2J\\x1b[HAPPROVED\nsecond line\n"
+		}
+		if s.Out.String() != want {
+			t.Errorf("tty=%v: stdout %q, want %q", tty, s.Out, want)
+		}
+		if strings.Contains(s.Err.String(), "\x1b") || !strings.Contains(s.Err.String(), `/x: \x1b]0;title\x07`) {
+			t.Errorf("tty=%v: stderr %q", tty, s.Err)
+		}
+	}
+}

@@ -116,7 +116,7 @@ func listRun(ctx context.Context, opts *Options) error {
 		if hosts == "" {
 			hosts = "none"
 		}
-		tp.Row(safetext.Line(t.Name), safetext.Line(t.Version), t.State, safetext.Line(hosts), cmdutil.FormatTime(t.UpdatedAt), owner.FromPtr(t.Owner).String())
+		tp.Row(t.Name, t.Version, t.State, hosts, cmdutil.FormatTime(t.UpdatedAt), owner.FromPtr(t.Owner).String())
 	}
 	return tp.Render()
 }
