@@ -510,7 +510,8 @@ const fetchJS = `(function (raw) {
 			var headers = {};
 			var h = init.headers || {};
 			if (h instanceof Headers) h = h._h;
-			for (var k in h) headers[k] = String(h[k]);
+			if (Array.isArray(h)) { for (var i = 0; i < h.length; i++) headers[String(h[i][0])] = String(h[i][1]); }
+			else { for (var k in h) headers[k] = String(h[k]); }
 			req = { url: String(url), method: init.method === undefined ? "GET" : String(init.method), headers: headers };
 			if (init.body !== undefined && init.body !== null) req.body = typeof init.body === "string" ? init.body : stringify(init.body);
 			r = parse(raw(stringify(req)));

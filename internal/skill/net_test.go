@@ -31,7 +31,7 @@ func netExecutor(t *testing.T, nl skill.NetLimits, roots *x509.CertPool, jsChild
 	return e
 }
 
-// weatherAPI answers GET /weather with a JSON document, as a JSON API does,
+// weatherAPI answers GET /weather with a JSON document (given the key "k-123"), as a JSON API does,
 // and redirects /elsewhere to the URL in ?to=.
 func weatherAPI(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(weatherHandler())
@@ -43,7 +43,7 @@ func weatherHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/weather":
-			if r.Header.Get("Authorization") != "" && r.Header.Get("Authorization") != "Bearer k-123" {
+			if r.Header.Get("Authorization") != "Bearer k-123" {
 				http.Error(w, `{"error":"bad key"}`, http.StatusUnauthorized)
 				return
 			}
@@ -58,7 +58,7 @@ func weatherHandler() http.Handler {
 }
 
 const weatherJS = `async function main(input) {
-	const r = await fetch(input.url, { headers: { Authorization: "Bearer " + (env.API_KEY || "k-123") } });
+	const r = await fetch(input.url, { headers: [["Authorization", "Bearer " + (env.API_KEY || "k-123")]] });
 	const body = await r.json();
 	return { status: r.status, temp_c: body.temp_c, type: r.headers.get("Content-Type") };
 }`
@@ -274,7 +274,7 @@ func TestNetworkRecorded(t *testing.T) {
 	srv := weatherAPI(t)
 	e := netExecutor(t, skill.NetLimits{}, nil)
 	code := `async function main(input) {
-		const r = await fetch(input.url);
+		const r = await fetch(input.url, { headers: { Authorization: "Bearer k-123" } });
 		const j = await r.json();
 		await fetch("https://api.example.com/x?token=abc");
 		return j.temp_c;
