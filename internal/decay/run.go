@@ -378,9 +378,12 @@ func (ph phase) chunk(ctx context.Context, tx pgx.Tx, o Options, r Range) (Chunk
 	return c, err
 }
 
-// forgetSet is the forgotten column's new value: unchanged while --forget-below ($5) is off.
+// forgetSet is the forgotten column's new value: unchanged while
+// --forget-below ($5) is off, and where retention is unknown (NULL: a
+// platform column it needs, a layer's layer_number or last_updated, a
+// memory's created_at, is NULL).
 func forgetSet(retention string) string {
-	return fmt.Sprintf("forgotten = CASE WHEN $5::float8 IS NULL THEN forgotten ELSE (%s) < $5::float8 END", retention)
+	return fmt.Sprintf("forgotten = CASE WHEN $5::float8 IS NULL THEN forgotten ELSE coalesce((%s) < $5::float8, forgotten) END", retention)
 }
 
 // memoriesPhase is FSRSParams.Advance in SQL. Parameters: $4 at, $6 decay,
@@ -479,7 +482,9 @@ func layersPhase(o Options) phase {
 		WHEN 'ebbinghaus' THEN 1 / %[1]s
 		WHEN 'power' THEN %[1]s
 		ELSE -($8::float8[])[layer_number] * ($9::float8[])[layer_number] / %[1]s END`, p)
-	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s, decay_rate = %s, decay_basis = last_updated`,
+	// A layer without a layer_number (the platform's column may be NULL) has
+	// no model: its decay_rate, which the apps read, is left as it was.
+	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s, decay_rate = coalesce(%s, decay_rate), decay_basis = last_updated`,
 		rt, forgetSet(rt), forgetAt(rt, "last_updated", hours, 3600), rate)
 	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}}
 }
