@@ -134,8 +134,8 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		execMode = pc.RuntimeParams["default_query_exec_mode"]
 	}
 	badMode := func(p Path) error {
-		if err := checkExecMode(execMode, p); err != nil {
-			return &ConfigError{Err: fmt.Errorf("%w%s", err, where)}
+		if err := checkExecMode(execMode, p, where); err != nil {
+			return &ConfigError{Err: err}
 		}
 		return nil
 	}

@@ -82,17 +82,17 @@ var execModes = map[string]pgx.QueryExecMode{
 // description encode as the server expects (exec and simple_protocol fail
 // on them), and through a transaction pooler no named statement may be
 // prepared (cache_statement: 42P05 between clients).
-func checkExecMode(mode string, p Path) error {
+func checkExecMode(mode string, p Path, where string) error {
 	switch mode {
 	case "", "cache_describe", "describe_exec":
 		return nil
 	case "exec", "simple_protocol":
-		return fmt.Errorf("the database URL sets default_query_exec_mode=%s, which helix cannot use: its statements send uuid[] and json parameters that need the server's description of each statement: remove it from the URL (or use cache_describe or describe_exec)", mode)
+		return fmt.Errorf("the database URL%s sets default_query_exec_mode=%s, which helix cannot use: its statements send uuid[] and json parameters that need the server's description of each statement: remove it from the URL (or use cache_describe or describe_exec)", where, mode)
 	case "cache_statement":
 		if p == PathTransaction {
-			return fmt.Errorf("the database URL sets default_query_exec_mode=cache_statement, which prepares named statements: through a transaction pooler they collide between clients (SQLSTATE 42P05): remove it from the URL (helix uses cache_describe there) or use the session pooler or direct URL")
+			return fmt.Errorf("the database URL%s sets default_query_exec_mode=cache_statement, which prepares named statements: through a transaction pooler they collide between clients (SQLSTATE 42P05): remove it from the URL (helix uses cache_describe there) or use the session pooler or direct URL", where)
 		}
 		return nil
 	}
-	return fmt.Errorf("the database URL sets default_query_exec_mode=%s: not one of cache_statement, cache_describe, describe_exec", mode)
+	return fmt.Errorf("the database URL%s sets default_query_exec_mode=%s: not one of cache_statement, cache_describe, describe_exec", where, mode)
 }

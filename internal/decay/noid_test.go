@@ -16,7 +16,11 @@ import (
 // NULL. Such a row cannot be addressed by id: every run (full, then
 // incremental, and a one-user run) skips it, counts it and names it in a
 // warning, and none fails. Before the fix the incremental run failed with
-// "find due rows: cannot scan NULL into *[16]byte".
+// "find due rows: cannot scan NULL into *[16]byte". Rows whose other
+// columns the documents leave nullable (a layer's layer_number and
+// last_updated, a memory's created_at) are decayed without failing the run
+// (before, with --forget-below: null value in column "forgotten"), and a
+// layer without a number keeps the decay_rate the platform wrote.
 func TestLayerWithoutIDIsSkippedAndNamed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -31,7 +35,14 @@ func TestLayerWithoutIDIsSkippedAndNamed(t *testing.T) {
 	}
 	const user = "a0000000-0000-4000-8000-000000000001" // rows.sql's user A
 	if _, err := pool.Exec(ctx, `INSERT INTO psychology_layers (id, user_id, layer_number, layer_name, data, decay_rate, last_updated)
-		VALUES (NULL, $1, 3, 'beliefs (copy)', '{}', 0.1, '2026-10-01 00:00Z')`, user); err != nil {
+		VALUES (NULL, $1, 3, 'beliefs (copy)', '{}', 0.1, '2026-10-01 00:00Z'),
+		       ('c0000000-0000-4000-8000-00000000000c', $1, NULL, 'no number', '{}', 0.3, NULL)`, user); err != nil {
+		t.Fatal(err)
+	}
+	// And a memory without created_at: its retention is unknown, which
+	// --forget-below must not turn into a NULL flag.
+	if _, err := pool.Exec(ctx, `INSERT INTO memories (id, user_id, type, content, created_at)
+		VALUES ('c0000000-0000-4000-8000-0000000000ad', $1, 'semantic', 'no time', NULL)`, user); err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
@@ -47,7 +58,7 @@ func TestLayerWithoutIDIsSkippedAndNamed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d (%s): %v", i+1, c.mode, err)
 		}
-		if res.Mode != c.mode || res.NoID != 1 || res.Skipped != 1+c.legacy || res.Layers != 14 && c.mode == ModeFull && c.user == "" {
+		if res.Mode != c.mode || res.NoID != 1 || res.Skipped != 1+c.legacy || res.Layers != 15 && c.mode == ModeFull && c.user == "" {
 			t.Errorf("run %d: %+v, want a %s run with the layer without an id skipped and counted", i+1, res, c.mode)
 		}
 		if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "without an id") ||
@@ -58,6 +69,12 @@ func TestLayerWithoutIDIsSkippedAndNamed(t *testing.T) {
 	var decayed int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM psychology_layers WHERE id IS NULL AND decayed_at IS NOT NULL`).Scan(&decayed); err != nil || decayed != 0 {
 		t.Errorf("%d rows without an id decayed (%v)", decayed, err)
+	}
+	// A layer without a layer_number has no model: decayed, its decay_rate
+	// (which the apps read) is left as the platform wrote it.
+	var rate float64
+	if err := pool.QueryRow(ctx, `SELECT decay_rate FROM psychology_layers WHERE layer_number IS NULL`).Scan(&rate); err != nil || rate != 0.3 {
+		t.Errorf("decay_rate of the layer without a number: %v (%v), want 0.3 as written", rate, err)
 	}
 	var runs int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_runs WHERE job = 'decay' AND status = 'ok'`).Scan(&runs); err != nil || runs != 4 {

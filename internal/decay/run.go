@@ -388,9 +388,12 @@ func (ph phase) chunk(ctx context.Context, tx pgx.Tx, o Options, r Range) (Chunk
 // --forget-below ($5), false without one. A flag is each run's, like
 // retention: a "what if" run with a high threshold must not leave flags that
 // later runs without one would keep (issue 49). Changing the threshold makes
-// the next run full (settings), so every row gets the new verdict.
+// the next run full (settings), so every row gets the new verdict. Where
+// retention is unknown (NULL: a platform column it needs, a layer's
+// layer_number or last_updated, a memory's created_at, is NULL) a run with a
+// threshold cannot judge, and the flag stays as it was.
 func forgetSet(retention string) string {
-	return fmt.Sprintf("forgotten = coalesce((%s) < $5::float8, false)", retention)
+	return fmt.Sprintf("forgotten = CASE WHEN $5::float8 IS NULL THEN false ELSE coalesce((%s) < $5::float8, forgotten) END", retention)
 }
 
 // memoriesPhase is FSRSParams.Advance in SQL. Parameters: $4 at, $6 decay,
@@ -489,7 +492,9 @@ func layersPhase(o Options) phase {
 		WHEN 'ebbinghaus' THEN 1 / %[1]s
 		WHEN 'power' THEN %[1]s
 		ELSE -($8::float8[])[layer_number] * ($9::float8[])[layer_number] / %[1]s END`, p)
-	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s, decay_rate = %s, decay_basis = last_updated`,
+	// A layer without a layer_number (the platform's column may be NULL) has
+	// no model: its decay_rate, which the apps read, is left as it was.
+	set := fmt.Sprintf(`retention = %s, decayed_at = $4::timestamptz, %s, forget_at = %s, decay_rate = coalesce(%s, decay_rate), decay_basis = last_updated`,
 		rt, forgetSet(rt), forgetAt(rt, "last_updated", hours, 3600), rate)
 	return phase{table: phaseLayers, set: set, args: []any{kinds, ps, decays, factors}, rt: rt}
 }

@@ -139,8 +139,8 @@ func TestSecurePlatformJudgesWhatRolesReach(t *testing.T) {
 		t.Errorf("doctor named memory_synthesis, closed by a policy scoped to the user: %s", c)
 	}
 
-	// (d) An app's transaction holds memory_synthesis... it is closed: hold
-	// memories, the first table secure-platform changes.
+	// (d) An app's open transaction holds memories, the first table
+	// secure-platform changes.
 	app, err := pgx.Connect(ctx, direct+"&application_name=platform-app")
 	if err != nil {
 		t.Fatal(err)
