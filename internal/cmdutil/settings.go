@@ -50,11 +50,16 @@ var argumentFlags = set(
 	"all",                               // issue 30: jobs list --all shows helix's internal jobs too
 	"files",                             // issue 31: tool exec --files, where this run's @PATH uploads are read from
 	"mcp-command", "mcp-url", "mcp-env", // issue 35: manifest import of an MCP server
+	"anchor", "table", "signature", "scrub-output", // issue 46: audit verify's anchor file and table, skill add's signature file, this exec's printed output
+	// issue 43: this transcription's memory and instant; --vad/--denoise
+	// switch this run (the settings are voice.vad and voice.denoise)
+	"no-memory", "recorded-at", "vad", "denoise",
 )
 
 // settingFlags are settings wherever they appear.
 var settingFlags = set(
 	"algorithm", "allow-private", "batch-size", "batch-tokens", "concurrency", "cron",
+	"cpu-limit", "lock-timeout", // issue 47: skill exec's CPU-time cap; issue 49: secure-platform's lock wait
 	"deadline", "detect-language", "diarize", "eps", "expansion-budget", "fetch-timeout", "forget-below", "highpass",
 	"jitter", "language", "log-format", "log-level", "max-bytes", "max-cost", "max-input-tokens",
 	"memory", "only-provider", "memory-limit", "min-cluster-size", "min-confidence", "model",

@@ -43,6 +43,7 @@ var meanings = map[Code]string{
 	Partial:     "partial: some items failed, the rest were done",
 	Unavailable: "unavailable: database or provider unreachable, retry later",
 	Skipped:     "skipped: another instance holds the job's lock",
+	Pending:     "pending: helix jobs wait --timeout passed, the jobs keep running",
 	Interrupted: "interrupted by SIGINT/SIGTERM before finishing",
 }
 
@@ -62,7 +63,7 @@ func HelpWith(notes map[Code]string, codes ...Code) string {
 	}
 	var b strings.Builder
 	b.WriteString("EXIT STATUS")
-	for _, c := range []Code{OK, Failed, Usage, Partial, Unavailable, Skipped, Interrupted} {
+	for _, c := range []Code{OK, Failed, Usage, Partial, Unavailable, Skipped, Pending, Interrupted} {
 		if !set[c] {
 			continue
 		}

@@ -77,7 +77,7 @@ EXAMPLES
   helix audit verify --table tool_executions --since 7d -o json
   helix audit anchor > anchor-$(date +%F).json && helix audit verify --anchor anchor-$(date +%F).json
 
-` + cmdutil.ExitStatusHelp + `
+` + cmdutil.ExitStatusDB + `
   (verify: 1 means a chain is broken)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -210,7 +210,7 @@ EXAMPLES
   helix audit anchor >> /var/lib/helix/audit-anchors.jsonl
   helix audit anchor > anchor.json && helix audit verify --anchor anchor.json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

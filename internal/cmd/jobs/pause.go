@@ -41,7 +41,7 @@ starts it running.
 EXAMPLES
   helix jobs ` + verb + ` synthesize
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]

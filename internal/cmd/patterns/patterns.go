@@ -60,7 +60,7 @@ EXAMPLES
   helix patterns list --user-id 11111111-1111-4111-8111-111111111111
   helix patterns list --user-id 11111111-1111-4111-8111-111111111111 --type recurring_theme --since 30d -o json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 0 {
@@ -133,7 +133,7 @@ confidence, algorithm and run. A pattern of another user is not found
 EXAMPLES
   helix patterns show 5b0e…  --user-id 11111111-1111-4111-8111-111111111111 -o json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := uuid.Parse(args[0])

@@ -38,7 +38,7 @@ EXAMPLES
   helix profile show --user-id 11111111-1111-4111-8111-111111111111
   helix profile show --user-id $U -o json
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusDB,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !opts.UserID.Given {

@@ -64,7 +64,7 @@ EXAMPLES
   helix profile update --all-users --enqueue   # then: helix worker --queues llm
   helix schedule add profiles --cron '30 3 * * *' -- profile update --all-users
 
-` + cmdutil.ExitStatusHelp,
+` + cmdutil.ExitStatusPartialJob,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {

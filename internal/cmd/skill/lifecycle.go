@@ -67,7 +67,7 @@ func newLifecycle(f *cmdutil.Factory, runF func(*LifecycleOptions) error, action
 	cmd := &cobra.Command{
 		Use:   action + " NAME[@VERSION]",
 		Short: short,
-		Long:  long + "\n" + cmdutil.ExitStatusHelp,
+		Long:  long + "\n" + cmdutil.ExitStatusDB,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
