@@ -111,7 +111,6 @@ func TestSignalFromTheFirstMillisecond(t *testing.T) {
 	}
 }
 
-
 // TestConfigFileOutputAppliesToFlagErrors: `output: json` in the config file
 // reaches errors cobra raises before the configuration is resolved (README
 // promises it; the desktop parses stderr as JSON).
