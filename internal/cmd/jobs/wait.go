@@ -51,7 +51,7 @@ EXAMPLES
   helix jobs wait 42
   helix jobs wait 42 43 --timeout 5m -o json
 
-` + cmdutil.ExitStatusHelp + "\n  (jobs wait) 6 pending: --timeout passed, the jobs keep running",
+` + cmdutil.ExitStatusHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = opts.IDs[:0]
