@@ -23,7 +23,7 @@ import (
 // signal) with exactly one JSON error line on stderr. The synthesis is kept
 // waiting on a lock on memories, so that it is still running at 400 ms
 // however fast the machine is. Before earlysignal (package initialisation
-// took 0.15–0.6 s under load) the early runs died by the signal.
+// took 0.15–0.6 s under load) the runs at 1, 5 and 20 ms died by the signal.
 func TestSignalFromTheFirstMillisecond(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -46,6 +46,21 @@ func TestSignalFromTheFirstMillisecond(t *testing.T) {
 	}
 
 	harness, _ := filepath.Abs(filepath.Join("testdata", "signal_at.js"))
+	// The floor: before a process's runtime has installed any handler, the
+	// kernel's default action kills it whatever it is. On a machine so
+	// loaded that a minimal Go program (signal.Notify first thing in main)
+	// dies of a signal 1, 5 or 20 ms after its spawn (load 40-50 on 2
+	// cores), helix's runs under 50 ms are reported, not asserted.
+	floor := exec.Command(node, harness, minimalSignalProgram(t), "SIGTERM,SIGINT", "1,1,5,5,20,20", "--")
+	floor.Stderr = os.Stderr
+	fout, err := floor.Output()
+	if err != nil {
+		t.Fatalf("harness (minimal program): %v\n%s", err, fout)
+	}
+	floorDied := strings.Contains(string(fout), `"signal_killed":"SIG`)
+	if floorDied {
+		t.Logf("machine too loaded for the points under 50 ms (load %s): a minimal Go program died of the signal too:\n%s", loadavg(), fout)
+	}
 	cmd := exec.Command(node, harness, testbin.Helix(t), "SIGTERM,SIGINT", "1,5,20,50,100,200,400",
 		"--", "synthesize", "--all-users", "--full", "-o", "json")
 	cmd.Env = isolatedEnv(t, "DATABASE_URL="+url)
@@ -69,6 +84,10 @@ func TestSignalFromTheFirstMillisecond(t *testing.T) {
 		}
 		runs++
 		what := r.Signal + " at " + strconv.Itoa(r.DelayMS) + " ms"
+		if r.SignalKilled != "" && floorDied && r.DelayMS < 50 {
+			t.Logf("%s: helix died of %s (not asserted: see the minimal program above)", what, r.SignalKilled)
+			continue
+		}
 		if r.SignalKilled != "" {
 			t.Errorf("%s: helix died of %s instead of exiting 130; stderr %q", what, r.SignalKilled, r.Stderr)
 			continue
@@ -109,6 +128,51 @@ func TestSignalFromTheFirstMillisecond(t *testing.T) {
 	if patterns != 0 {
 		t.Errorf("%d patterns written by interrupted runs", patterns)
 	}
+}
+
+// minimalSignalProgram builds a Go program that installs its signal
+// handling first thing in main and exits 130 on SIGINT or SIGTERM.
+func minimalSignalProgram(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := `package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	select {
+	case <-c:
+		os.Exit(130)
+	case <-time.After(10 * time.Second):
+	}
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module minimal\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "minimal")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the minimal program: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.Join(strings.Fields(string(b))[:min(3, len(strings.Fields(string(b))))], " ")
 }
 
 // TestConfigFileOutputAppliesToFlagErrors: `output: json` in the config file

@@ -15,7 +15,7 @@ import (
 // a second signal while the first is still queued changes nothing.
 var caught = make(chan os.Signal, 1)
 
-// init is the one init() in helix (STYLE: none): until signal.Notify runs, Go
+// init is helix's one init() outside third_party (STYLE: none): until signal.Notify runs, Go
 // kills the process on SIGTERM or SIGINT, exit by signal with nothing on
 // stderr. A package with this few imports is initialised among the first
 // (Go initialises packages in import-path order as soon as their imports
