@@ -8,10 +8,19 @@
 --   read:  user_id = auth.uid() OR user_id IS NULL
 --   write: user_id = auth.uid()            (never a shared row, never another's)
 --   anon:  nothing
+-- Writes through the API are allowed only where what a user writes cannot
+-- act with helix's authority (helix_tables.user_writes, a condition every
+-- written row must also meet): a skill row, but one that grants no files
+-- (fs:read would let helix read the server's files into the user's output),
+-- and a composite. A tool or a schedule is executed by helix itself (an HTTP
+-- or container call, a job line run by the worker), so users read theirs
+-- and the shared ones, and write them through helix, which validates them
+-- (manifest import --user-id against manifest.max-*, schedule add --user-id).
 -- Names (and versions) are unique per owner: the unique indexes treat NULL
 -- as one more owner (NULLS NOT DISTINCT), so two users may each have
 -- `summary`, and the operator one more.
 ALTER TABLE helix_tables ADD COLUMN IF NOT EXISTS shared_rows boolean NOT NULL DEFAULT false;
+ALTER TABLE helix_tables ADD COLUMN IF NOT EXISTS user_writes text;
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION helix_secure_table(tbl regclass, owner_column text) RETURNS void
@@ -21,10 +30,11 @@ DECLARE
     seq         regclass;
     is_audit    boolean;
     is_shared   boolean;
+    writes      text;
 BEGIN
     INSERT INTO helix_tables (name, owner_column) VALUES (tbl::text, owner_column)
         ON CONFLICT (name) DO UPDATE SET owner_column = excluded.owner_column
-        RETURNING helix_tables.append_only, helix_tables.shared_rows INTO is_audit, is_shared;
+        RETURNING helix_tables.append_only, helix_tables.shared_rows, helix_tables.user_writes INTO is_audit, is_shared, writes;
     EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', tbl);
     EXECUTE format('DROP POLICY IF EXISTS helix_owner ON %s', tbl);
     EXECUTE format('DROP POLICY IF EXISTS helix_owner_read ON %s', tbl);
@@ -41,22 +51,28 @@ BEGIN
                 EXECUTE format('CREATE POLICY helix_owner ON %s FOR SELECT TO authenticated USING (%I = auth.uid())',
                                tbl, owner_column);
             ELSIF is_shared THEN
-                EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO authenticated', tbl);
                 EXECUTE format('CREATE POLICY helix_owner_read ON %s FOR SELECT TO authenticated USING (%I = auth.uid() OR %I IS NULL)',
                                tbl, owner_column, owner_column);
-                EXECUTE format('CREATE POLICY helix_owner_insert ON %s FOR INSERT TO authenticated WITH CHECK (%I = auth.uid())',
-                               tbl, owner_column);
-                EXECUTE format('CREATE POLICY helix_owner_update ON %s FOR UPDATE TO authenticated USING (%I = auth.uid()) WITH CHECK (%I = auth.uid())',
-                               tbl, owner_column, owner_column);
-                EXECUTE format('CREATE POLICY helix_owner_delete ON %s FOR DELETE TO authenticated USING (%I = auth.uid())',
-                               tbl, owner_column);
-                -- a user's own row (a tool made in the app) takes its id from the sequence
-                FOR seq IN SELECT d.objid::regclass FROM pg_depend d
-                           WHERE d.refobjid = tbl AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
-                             AND (SELECT relkind FROM pg_class WHERE oid = d.objid) = 'S' LOOP
-                    EXECUTE format('GRANT USAGE ON SEQUENCE %s TO authenticated', seq);
-                END LOOP;
-                CONTINUE;
+                IF writes IS NULL THEN
+                    -- no write policy: an update or delete changes nothing, an
+                    -- insert is refused (and the sequence is revoked below)
+                    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO authenticated', tbl);
+                ELSE
+                    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO authenticated', tbl);
+                    EXECUTE format('CREATE POLICY helix_owner_insert ON %s FOR INSERT TO authenticated WITH CHECK (%I = auth.uid() AND (%s))',
+                                   tbl, owner_column, writes);
+                    EXECUTE format('CREATE POLICY helix_owner_update ON %s FOR UPDATE TO authenticated USING (%I = auth.uid()) WITH CHECK (%I = auth.uid() AND (%s))',
+                                   tbl, owner_column, owner_column, writes);
+                    EXECUTE format('CREATE POLICY helix_owner_delete ON %s FOR DELETE TO authenticated USING (%I = auth.uid())',
+                                   tbl, owner_column);
+                    -- a user's own row (a skill made in the app) takes its id from the sequence
+                    FOR seq IN SELECT d.objid::regclass FROM pg_depend d
+                               WHERE d.refobjid = tbl AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+                                 AND (SELECT relkind FROM pg_class WHERE oid = d.objid) = 'S' LOOP
+                        EXECUTE format('GRANT USAGE ON SEQUENCE %s TO authenticated', seq);
+                    END LOOP;
+                    CONTINUE;
+                END IF;
             ELSE
                 EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO authenticated', tbl);
                 EXECUTE format('CREATE POLICY helix_owner ON %s FOR ALL TO authenticated USING (%I = auth.uid()) WITH CHECK (%I = auth.uid())',
@@ -77,13 +93,14 @@ END
 $$;
 -- +goose StatementEnd
 
--- helix_owned_table marks a registry table as "owned or shared" and secures it.
+-- helix_owned_table marks a registry table as "owned or shared" and secures
+-- it; user_writes, when not NULL, lets users write their own rows that meet it.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION helix_owned_table(tbl regclass, owner_column text) RETURNS void
+CREATE OR REPLACE FUNCTION helix_owned_table(tbl regclass, owner_column text, user_writes text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO helix_tables (name, owner_column, shared_rows) VALUES (tbl::text, owner_column, true)
-        ON CONFLICT (name) DO UPDATE SET owner_column = excluded.owner_column, shared_rows = true;
+    INSERT INTO helix_tables (name, owner_column, shared_rows, user_writes) VALUES (tbl::text, owner_column, true, user_writes)
+        ON CONFLICT (name) DO UPDATE SET owner_column = excluded.owner_column, shared_rows = true, user_writes = excluded.user_writes;
     PERFORM helix_secure_table(tbl, owner_column);
 END
 $$;
@@ -94,10 +111,10 @@ DO $$
 DECLARE
     api_role text;
 BEGIN
-    REVOKE ALL ON FUNCTION helix_owned_table(regclass, text) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION helix_owned_table(regclass, text, text) FROM PUBLIC;
     FOREACH api_role IN ARRAY ARRAY['anon', 'authenticated'] LOOP
         IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = api_role) THEN
-            EXECUTE format('REVOKE ALL ON FUNCTION helix_owned_table(regclass, text) FROM %I', api_role);
+            EXECUTE format('REVOKE ALL ON FUNCTION helix_owned_table(regclass, text, text) FROM %I', api_role);
         END IF;
     END LOOP;
 END
@@ -150,10 +167,10 @@ ALTER TABLE helix_schedules
     ADD COLUMN once_at timestamptz;
 CREATE UNIQUE INDEX helix_schedules_owner_name_key ON helix_schedules (user_id, name) NULLS NOT DISTINCT;
 
-SELECT helix_owned_table('helix_skills', 'user_id');
-SELECT helix_owned_table('helix_composite_skills', 'user_id');
-SELECT helix_owned_table('tool_manifests', 'user_id');
-SELECT helix_owned_table('helix_schedules', 'user_id');
+SELECT helix_owned_table('helix_skills', 'user_id', $w$NOT EXISTS (SELECT 1 FROM unnest(capabilities) c WHERE c LIKE 'fs:%')$w$);
+SELECT helix_owned_table('helix_composite_skills', 'user_id', 'true');
+SELECT helix_owned_table('tool_manifests', 'user_id', NULL);
+SELECT helix_owned_table('helix_schedules', 'user_id', NULL);
 
 -- +goose Down
 -- Going down cannot keep two owners' `summary` under one name: refuse rather
@@ -170,7 +187,7 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
-DROP FUNCTION helix_owned_table(regclass, text);
+DROP FUNCTION helix_owned_table(regclass, text, text);
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION helix_secure_table(tbl regclass, owner_column text) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -232,4 +249,5 @@ DROP INDEX helix_skills_user_idx;
 DROP INDEX helix_skills_owner_name_version_key;
 ALTER TABLE helix_skills DROP COLUMN last_used_at, DROP COLUMN usage_count, DROP COLUMN enabled, DROP COLUMN user_id,
     ADD CONSTRAINT helix_skills_name_version_key UNIQUE (name, version);
+ALTER TABLE helix_tables DROP COLUMN user_writes;
 ALTER TABLE helix_tables DROP COLUMN shared_rows;

@@ -28,6 +28,10 @@ var ownedTables = map[string]string{
 		VALUES ($1, $2, '@daily', '{skill,exec,x}', now())`,
 }
 
+// userWritable are the registries a user may write their own rows of
+// through the API; tools and schedules go through helix.
+var userWritable = map[string]bool{"helix_skills": true, "helix_composite_skills": true}
+
 func migrateTo(t *testing.T, pool *pgxpool.Pool, version int64) {
 	t.Helper()
 	m, err := db.NewMigrator(pool)
@@ -208,6 +212,18 @@ func TestOwnedRowLevelSecurity(t *testing.T) {
 					t.Errorf("A deleting the %s row of %s: %d rows, %v; want none", who, tbl, tag.RowsAffected(), err)
 				}
 			}
+			// tools and schedules are executed by helix: users write them through helix only
+			if !userWritable[tbl] {
+				for _, q := range []string{"UPDATE " + ident + " SET name = 'renamed' WHERE user_id = '" + a + "'", "DELETE FROM " + ident + " WHERE user_id = '" + a + "'"} {
+					if tag, err := tx.Exec(ctx, q); err != nil || tag.RowsAffected() != 0 {
+						t.Errorf("A writing its own %s row through the API: %d rows, %v; want none (%s)", tbl, tag.RowsAffected(), err, q)
+					}
+				}
+				if _, err := tx.Exec(ctx, insert, a, "made-in-app"); !denied(err) {
+					t.Errorf("A inserting its own %s row through the API: want refused, got %v", tbl, err)
+				}
+				return
+			}
 			// A's own: changed, and handed to nobody else
 			if tag, err := tx.Exec(ctx, "UPDATE "+ident+" SET name = 'renamed' WHERE user_id = $1", a); err != nil || tag.RowsAffected() != 1 {
 				t.Errorf("A updating its own row of %s: %d rows, %v", tbl, tag.RowsAffected(), err)
@@ -238,6 +254,14 @@ func TestOwnedRowLevelSecurity(t *testing.T) {
 			}
 		})
 	}
+	// a skill made in the app cannot grant itself the server's files
+	asClaims(t, pool, a, func(tx pgx.Tx) {
+		_, err := tx.Exec(ctx, `INSERT INTO helix_skills (user_id, name, version, engine, code, sha256, capabilities)
+			VALUES ($1, 'reader', '1', 'wasm', '\x00', 'abc', '{fs:read=/etc}')`, a)
+		if !denied(err) {
+			t.Errorf("A inserting a skill with fs:read: want a row-level security violation, got %v", err)
+		}
+	})
 	// the child tables of tools and schedules stay helix's own
 	for _, tbl := range []string{"tool_permissions", "tool_audit", "helix_schedule_fires"} {
 		asClaims(t, pool, a, func(tx pgx.Tx) {

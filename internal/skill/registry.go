@@ -394,21 +394,23 @@ func recordExecution(ctx context.Context, q db.Querier, s *Skill, o ExecOptions,
 		}
 		network = []byte(redact.String(string(network))) // a refusal's reason quotes a host name
 	}
+	// every run of a stored skill counts, as the platform's custom_tools
+	// does: in the statement that records it, so the two never disagree
 	err = q.QueryRow(ctx, `
+WITH e AS (
 INSERT INTO skill_executions (skill_id, skill_name, skill_version, skill_sha256, engine, user_id,
 	composite_execution_id, input_sha256, status, started_at, duration_ms, output, error, stderr, limits, client, scrubbed,
 	cpu_ms, peak_rss_bytes, network)
 VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-RETURNING id`,
+RETURNING id, skill_id, started_at
+), used AS (
+UPDATE helix_skills s SET usage_count = s.usage_count + 1, last_used_at = greatest(s.last_used_at, e.started_at)
+FROM e WHERE s.id = e.skill_id
+)
+SELECT id FROM e`,
 		skillID, s.Name, version, r.SHA256, string(s.Engine), user, composite, r.InputSHA256,
 		string(r.Status), r.StartedAt, r.DurationMS, output, errText, stderr, lim, client, scrubbed,
 		cpu, peak, network).Scan(&r.ExecutionID)
-	if err != nil || skillID == nil {
-		return err
-	}
-	// every run of a stored skill counts, as the platform's custom_tools does
-	_, err = q.Exec(ctx, `UPDATE helix_skills SET usage_count = usage_count + 1,
-		last_used_at = greatest(last_used_at, $2) WHERE id = $1`, *skillID, r.StartedAt)
 	return err
 }
 
