@@ -8,15 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	auditcmd "github.com/helixhq/helix/internal/cmd/audit"
-	skillcmd "github.com/helixhq/helix/internal/cmd/skill"
+	"github.com/helixhq/helix/internal/cmd/factory"
+	"github.com/helixhq/helix/internal/cmd/root"
 	"github.com/helixhq/helix/internal/cmdtest"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/skill/skilltest"
 )
+
+func TestMain(m *testing.M) {
+	cmdtest.UnsetHelixEnv()
+	os.Exit(m.Run())
+}
 
 type result struct {
 	Intact bool `json:"intact"`
@@ -39,27 +43,37 @@ type result struct {
 // deleted (and the head put back) still finds it.
 func TestVerifyAfterRealRuns(t *testing.T) {
 	t.Setenv("HELIX_SKILL_CACHE_DIR", skilltest.CacheDir())
-	pool := pgtest.New(t)
+	url := pgtest.URL(t)
+	t.Setenv("HELIX_DATABASE_URL", url)
+	pool := pgtest.Open(t, url)
 	ctx := context.Background()
-	run := func(build func(*cmdutil.Factory) *cobra.Command, json bool, argv ...string) (string, string, cmdutil.ExitCode) {
+	config := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(config, nil, 0o600)
+	// run is helix with argv, in-process as the binary runs it (the root
+	// command, its settings): skill exec and audit verify through one tree.
+	run := func(group string, json bool, argv ...string) (string, string, cmdutil.ExitCode) {
 		t.Helper()
-		f, s := cmdtest.Factory(t, false)
-		cmdtest.WithDB(f, pool)
+		f, cleanup := factory.New("test")
+		defer cleanup()
+		ios, _, out, errOut := iostreams.Test()
+		f.IOStreams = ios
+		cmd := root.NewCmdRoot(f)
+		args := append([]string{group}, argv...)
+		args = append(args, "--config", config)
 		if json {
-			f.Global.Output = "json"
+			args = append(args, "-o", "json")
 		}
-		cmd := build(f)
-		cmd.SetArgs(argv)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		cmd.SetArgs(args)
+		cmd.SetOut(out)
+		cmd.SetErr(errOut)
 		err := cmd.ExecuteContext(ctx)
 		code, _ := cmdutil.ExitCodeFor(ctx, err)
 		if err != nil {
-			s.Err.WriteString("error: " + err.Error() + "\n")
+			errOut.WriteString("error: " + err.Error() + "\n")
 		}
-		return s.Out.String(), s.Err.String(), code
+		return out.String(), errOut.String(), code
 	}
-	skill := func(f *cmdutil.Factory) *cobra.Command { return skillcmd.NewCmdSkill(f) }
-	audit := func(f *cmdutil.Factory) *cobra.Command { return auditcmd.NewCmdAudit(f) }
+	const skill, audit = "skill", "audit"
 
 	dir := t.TempDir()
 	ok, bad := filepath.Join(dir, "ok.js"), filepath.Join(dir, "bad.js")
