@@ -36,10 +36,6 @@ func Main() cmdutil.ExitCode {
 	// SIGINT and SIGTERM have been caught since package initialisation
 	// (earlysignal): one that came already cancels ctx.
 	ctx := earlysignal.Context(context.Background())
-	// helix ... | head: Go's runtime kills a process writing to a closed
-	// stdout pipe with SIGPIPE (exit 141). Notified, the write returns EPIPE
-	// instead, and a reader that has had enough is a quiet success (below).
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	f, cleanup := factory.New(build.Version)
 	defer cleanup()
 	// The output format must be known before cobra parses anything: a usage
@@ -50,6 +46,15 @@ func Main() cmdutil.ExitCode {
 	f.Global.Output = cmp.Or(given, f.Global.Output)
 	var err error
 	cmd := root.NewCmdRoot(f)
+	// helix ... | head: Go's runtime kills a process writing to a closed
+	// stdout pipe with SIGPIPE (exit 141). Notified, the write returns EPIPE
+	// instead, and a reader that has had enough is a quiet success (below).
+	// A service (worker, mcp serve) keeps the runtime's default: its log
+	// reader gone (a closed stderr), it dies of SIGPIPE and its supervisor
+	// restarts it, rather than running on unheard.
+	if c, _, ferr := cmd.Find(os.Args[1:]); ferr != nil || c.Annotations[cmdutil.AnnotationService] == "" {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	}
 	if ctx.Err() != nil {
 		// a signal before the command started: nothing is run
 		err = beforeStart{context.Cause(ctx)}

@@ -10,6 +10,10 @@ import (
 // settings itself instead of the root refusing to run it.
 const AnnotationReportsSettings = "helix:reports-settings"
 
+// AnnotationService marks a long-running service (worker, mcp serve): it
+// keeps Go's default SIGPIPE, dying when its stderr reader goes away.
+const AnnotationService = "helix:service"
+
 // AnnotationSchemaOptional marks a command (migrate, doctor) that opens the
 // database without needing helix's schema there; on its group it covers
 // every subcommand. Every other command's database is checked when opened.

@@ -27,7 +27,9 @@ type Count struct {
 func (c Count) String() string {
 	var parts []string
 	for _, k := range kinds {
-		if n := c.Counts[k.noun]; n > 0 {
+		if n := c.Counts[k.noun]; n == 1 {
+			parts = append(parts, "1 "+strings.TrimSuffix(k.noun, "s"))
+		} else if n > 1 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k.noun))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/lineage"
 )
 
 // Sources of a pattern.
@@ -41,6 +42,19 @@ type Pattern struct {
 	// CreatedAt is when the row was written: helix rewrites a user's
 	// patterns on each synthesis, so it is also when it was last confirmed.
 	CreatedAt time.Time `json:"created_at"`
+	// Lineage is the pattern's life over the runs (issue 45): the same id
+	// while the pattern persists from run to run; null for a row no helix
+	// run has followed (the platform's own, or one written before lineages).
+	Lineage *Lineage `json:"lineage"`
+}
+
+// Lineage is a pattern's place in its lineage.
+type Lineage struct {
+	ID          uuid.UUID `json:"id"`
+	Status      string    `json:"status"` // new, persisting, growing, shrinking
+	FirstSeenAt time.Time `json:"first_seen_at"`
+	LastSeenAt  time.Time `json:"last_seen_at"`
+	RunsSeen    int       `json:"runs_seen"`
 }
 
 // Filter selects a user's patterns. The user is required: another user's
@@ -97,7 +111,23 @@ func List(ctx context.Context, q db.Querier, f Filter) ([]Pattern, error) {
 		p = Pattern{}
 		return nil
 	})
-	return out, err
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	ids := make([]uuid.UUID, len(out))
+	for i, p := range out {
+		ids[i] = p.ID
+	}
+	ls, err := lineage.OfPatterns(ctx, q, f.UserID, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if l, ok := ls[out[i].ID]; ok {
+			out[i].Lineage = &Lineage{ID: l.ID, Status: l.Status, FirstSeenAt: l.FirstSeenAt.UTC(), LastSeenAt: l.LastSeenAt.UTC(), RunsSeen: l.RunsSeen}
+		}
+	}
+	return out, nil
 }
 
 // Get returns the user's pattern id, or ErrNotFound.

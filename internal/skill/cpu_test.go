@@ -46,7 +46,7 @@ func TestJSCPULimit(t *testing.T) {
 	kb, _ := strconv.ParseInt(f[2], 10, 64)
 	timeMS := (user + sys) * 1000
 	t.Logf("helix: cpu %.0f ms, peak %d KiB; /usr/bin/time: cpu %.0f ms, peak %d KiB", res.CPUMS, res.PeakRSSBytes>>10, timeMS, kb)
-	if res.CPUMS < 1000 || res.CPUMS > 3000 {
+	if res.CPUMS < 900 || res.CPUMS > 3000 { // the child stops itself at the limit, measured every 10 ms
 		t.Errorf("cpu_ms %.0f: want about the 1 s limit", res.CPUMS)
 	}
 	// time's figures are its child's plus its own (a millisecond or two), at 10 ms resolution

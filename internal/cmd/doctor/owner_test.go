@@ -43,8 +43,8 @@ func TestOwnedItems(t *testing.T) {
 	all := strings.Join(lines, "\n") + "\n"
 	for _, want := range []string{
 		"OK owned items shared: 2 skills\n",
-		"OK owned items " + a + ": 1 skills, 1 schedules\n",
-		"OK owned items " + b + ": 1 skills\n",
+		"OK owned items " + a + ": 1 skill, 1 schedule\n",
+		"OK owned items " + b + ": 1 skill\n",
 		"WARN shadowed items shared skill summary reaches none of the 2 users who have their own skills: each has their own summary\n",
 	} {
 		if !strings.Contains(all, want) {

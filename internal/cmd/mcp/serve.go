@@ -66,8 +66,9 @@ type ServeOptions struct {
 func NewCmdServe(f *cmdutil.Factory, runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IOStreams, F: f, LookupEnv: os.LookupEnv, FindRuntime: toolexec.FindRuntime}
 	cmd := &cobra.Command{
-		Use:   "serve --user-id UUID [--listen ADDR]",
-		Short: "Serve a user's approved tools, skills, memory search and patterns over MCP",
+		Annotations: map[string]string{cmdutil.AnnotationService: "true"},
+		Use:         "serve --user-id UUID [--listen ADDR]",
+		Short:       "Serve a user's approved tools, skills, memory search and patterns over MCP",
 		Long: `Serve one user's tools and memories to an MCP host (Claude Desktop, an agent
 runtime, the MCP Inspector) over stdio, or over Streamable HTTP with --listen.
 

@@ -105,10 +105,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		return nil
 	}
 	tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
-	tp.Header("ID", "SOURCE", "TYPE", "CONFIDENCE", "EVIDENCE", "ALGORITHM", "CREATED", "CONTENT")
+	tp.Header("ID", "SOURCE", "TYPE", "CONFIDENCE", "EVIDENCE", "ALGORITHM", "CREATED", "LINEAGE", "CONTENT")
 	for _, p := range ps {
 		tp.Row(p.ID.String(), p.Source, str(p.Type), conf(p.Confidence), strconv.Itoa(len(p.EvidenceIDs)), str(p.Algorithm),
-			cmdutil.FormatTime(p.CreatedAt), safetext.Line(content(p, 80)))
+			cmdutil.FormatTime(p.CreatedAt), lineageOf(p), content(p, 80))
 	}
 	return tp.Render()
 }
@@ -172,10 +172,19 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 	if p.RunID != nil {
 		run = strconv.FormatInt(*p.RunID, 10)
 	}
-	fmt.Fprintf(f.IOStreams.Out, "id:\t%s\nuser:\t%s\nsource:\t%s\ntype:\t%s\nconfidence:\t%s\nalgorithm:\t%s\nrun:\t%s\ncreated:\t%s\nevidence:\t%s\ncontent:\t%s\n",
+	fmt.Fprintf(f.IOStreams.Out, "id:\t%s\nuser:\t%s\nsource:\t%s\ntype:\t%s\nconfidence:\t%s\nalgorithm:\t%s\nrun:\t%s\ncreated:\t%s\nlineage:\t%s\nevidence:\t%s\ncontent:\t%s\n",
 		p.ID, p.UserID, p.Source, safetext.Line(str(p.Type)), conf(p.Confidence), safetext.Line(str(p.Algorithm)), run,
-		cmdutil.FormatTime(p.CreatedAt), safetext.Line(strings.Join(p.EvidenceIDs, " ")), safetext.Line(content(p, 0)))
+		cmdutil.FormatTime(p.CreatedAt), lineageOf(p), safetext.Line(strings.Join(p.EvidenceIDs, " ")), safetext.Line(content(p, 0)))
 	return nil
+}
+
+// lineageOf is "<status> since <first seen>, <n> runs (<id>)", or "-".
+func lineageOf(p patterns.Pattern) string {
+	l := p.Lineage
+	if l == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s since %s, %s (%s)", l.Status, cmdutil.FormatTime(l.FirstSeenAt), cmdutil.Count(l.RunsSeen, "run", ""), l.ID)
 }
 
 func str(s *string) string {

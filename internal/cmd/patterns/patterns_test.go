@@ -59,6 +59,13 @@ func TestListAndShow(t *testing.T) {
 		       ('bbbbbbbb-0000-4000-8000-000000000002', $1, 'narrative_themes', '{"theme": "old"}', 0.6, ARRAY['m3'], now() - interval '90 days', NULL)`, userA); err != nil {
 		t.Fatal(err)
 	}
+	// the statistical pattern has been seen in 3 runs (issue 45)
+	if _, err := pool.Exec(ctx, `INSERT INTO helix_pattern_lineages (id, user_id, source, kind, status, first_seen_at, last_seen_at, runs_seen,
+			pattern_id, size, updated_at)
+		VALUES ('cccccccc-0000-4000-8000-000000000001', $1, 'statistical', 'semantic_cluster', 'growing', '2026-11-01T00:00:00Z', now(), 3,
+			'aaaaaaaa-0000-4000-8000-000000000001', 1, now())`, userA); err != nil {
+		t.Fatal(err)
+	}
 	list := func(json bool, args ...string) string {
 		t.Helper()
 		f, s := cmdtest.Factory(t, false)
@@ -81,6 +88,11 @@ func TestListAndShow(t *testing.T) {
 			Content     json.RawMessage `json:"content"`
 			EvidenceIDs []string        `json:"evidence_ids"`
 			Algorithm   *string         `json:"algorithm"`
+			Lineage     *struct {
+				ID       string `json:"id"`
+				Status   string `json:"status"`
+				RunsSeen int    `json:"runs_seen"`
+			} `json:"lineage"`
 		} `json:"patterns"`
 	}
 	if err := json.Unmarshal([]byte(list(true, "--user-id", userA)), &got); err != nil {
@@ -96,6 +108,12 @@ func TestListAndShow(t *testing.T) {
 	if strings.Join(ids, " ") != "bbbbbbbb-0llm aaaaaaaa-0statistical bbbbbbbb-0llm" || *got.Patterns[0].Algorithm != "anthropic/claude" ||
 		*got.Patterns[1].Algorithm != "dbscan" || len(got.Patterns[0].EvidenceIDs) != 2 || string(got.Patterns[0].Content) != `{"theme":"growth"}` {
 		t.Errorf("list --user-id A: %s", list(true, "--user-id", userA))
+	}
+	if l := got.Patterns[1].Lineage; l == nil || l.ID != "cccccccc-0000-4000-8000-000000000001" || l.Status != "growing" || l.RunsSeen != 3 || got.Patterns[0].Lineage != nil {
+		t.Errorf("lineages: the statistical pattern's %+v, the llm one's %+v", l, got.Patterns[0].Lineage)
+	}
+	if out := list(false, "--user-id", userA); !strings.Contains(out, "growing since 2026-11-01T00:00:00Z, 3 runs (cccccccc-0000-4000-8000-000000000001)") {
+		t.Errorf("text list without the lineage: %s", out)
 	}
 	if out := list(true, "--user-id", userA, "--type", "narrative_themes", "--since", "30d"); strings.Count(out, `"id"`) != 1 || !strings.Contains(out, "growth") {
 		t.Errorf("--type narrative_themes --since 30d: %s", out)

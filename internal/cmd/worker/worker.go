@@ -55,8 +55,9 @@ type Options struct {
 func NewCmdWorker(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	opts := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "worker",
-		Short: "Work queued jobs (River) until stopped",
+		Annotations: map[string]string{cmdutil.AnnotationService: "true"},
+		Use:         "worker",
+		Short:       "Work queued jobs (River) until stopped",
 		Long: `Work the jobs that fan-out commands enqueue (synthesize --all-users --enqueue):
 one job per unit of work, stored in River's tables in helix's database. Any
 number of workers, on any number of hosts, share the queue; each job is
