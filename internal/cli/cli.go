@@ -56,6 +56,9 @@ func Main() cmdutil.ExitCode {
 		err = fmt.Errorf("database connection lost (retry later): %w", err)
 		code, kind = cmdutil.ExitUnavailable, "unavailable"
 	}
+	if code == cmdutil.ExitInterrupted {
+		err = Interrupted(ctx, err)
+	}
 	if h := db.PoolerHint(err); h != "" && code == cmdutil.ExitUnavailable {
 		err = fmt.Errorf("%w (%s)", err, h)
 	}
@@ -107,7 +110,7 @@ func PrintError(w io.Writer, asJSON bool, err error, code cmdutil.ExitCode, kind
 		return
 	}
 	msg := err.Error()
-	if code == cmdutil.ExitInterrupted {
+	if code == cmdutil.ExitInterrupted && !strings.HasPrefix(msg, "interrupted") {
 		msg = "interrupted: " + msg
 	}
 	if asJSON {
@@ -118,3 +121,40 @@ func PrintError(w io.Writer, asJSON bool, err error, code cmdutil.ExitCode, kind
 	}
 	fmt.Fprintf(w, "helix: %s\n", msg)
 }
+
+// Interrupted words a run a signal stopped the same way whichever path saw
+// the cancellation first: Go says "context canceled" in one place and
+// "terminated signal received" (the context's cause) in another. It becomes
+// "interrupted by SIGTERM", then what the job was doing, if anything.
+func Interrupted(ctx context.Context, err error) error {
+	by := "interrupted"
+	cause := context.Cause(ctx)
+	if cause != nil && cause != context.Canceled {
+		switch c := cause.Error(); c {
+		case "interrupt signal received":
+			by = "interrupted by SIGINT"
+		case "terminated signal received":
+			by = "interrupted by SIGTERM"
+		default:
+			by = "interrupted by " + strings.TrimSuffix(c, " received")
+		}
+	}
+	msg := err.Error()
+	for _, internal := range []string{context.Canceled.Error(), "interrupt signal received", "terminated signal received"} {
+		msg = strings.ReplaceAll(msg, ": "+internal, "")
+		msg = strings.ReplaceAll(msg, internal, "")
+	}
+	msg = strings.Trim(strings.TrimSpace(msg), ":")
+	if msg == "" || msg == "interrupted" {
+		return &interruptedError{msg: by, err: err}
+	}
+	return &interruptedError{msg: by + ": " + strings.TrimPrefix(msg, "interrupted: "), err: err}
+}
+
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }

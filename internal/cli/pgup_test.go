@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/helixhq/helix/internal/pgtest"
@@ -175,5 +179,36 @@ func TestClosedStdoutPipeIsQuietSuccess(t *testing.T) {
 	w.Close()
 	if code := cmd.ProcessState.ExitCode(); err != nil || code != 0 || errb.Len() != 0 {
 		t.Errorf("exit %d (%v, %v), stderr %q; want a quiet 0", code, err, cmd.ProcessState, errb.String())
+	}
+}
+
+// A run a signal stopped says so the same way whichever path saw it first:
+// never "context canceled" in one place and "terminated signal received" in
+// another (issue 49).
+func TestInterruptedMessage(t *testing.T) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, "interrupted by SIGTERM"},
+		{fmt.Errorf("memories: chunk [a, b]: %w", context.Canceled), "interrupted by SIGTERM: memories: chunk [a, b]"},
+		{fmt.Errorf("decay: %w", context.Cause(ctx)), "interrupted by SIGTERM: decay"},
+		{context.Cause(ctx), "interrupted by SIGTERM"},
+	} {
+		err := Interrupted(ctx, c.err)
+		if err.Error() != c.want || !errors.Is(err, c.err) {
+			t.Errorf("%q: got %q, want %q", c.err, err, c.want)
+		}
+		var b bytes.Buffer
+		PrintError(&b, false, err, 130, "interrupted")
+		if b.String() != "helix: "+c.want+"\n" {
+			t.Errorf("printed %q", b.String())
+		}
 	}
 }
