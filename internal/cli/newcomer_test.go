@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -210,5 +211,32 @@ func TestInterruptedMessage(t *testing.T) {
 		if b.String() != "helix: "+c.want+"\n" {
 			t.Errorf("printed %q", b.String())
 		}
+	}
+}
+
+// make test runs its checks and installs side by side, and each says what it
+// does and how long it took (issue 49: 22 silent minutes before the first test).
+func TestMakeTestStepsSayWhatTheyDo(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-n", "--no-print-directory", "test")
+	cmd.Dir = root
+	plan, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n test: %v\n%s", err, plan)
+	}
+	for _, want := range []string{"-j4 fmt-check vet staticcheck units test-deps mcp-npm prism", "scripts/step.sh vet ", "scripts/step.sh staticcheck ",
+		"scripts/step.sh test-deps ", "scripts/step.sh mcp-npm ", "scripts/step.sh prism ", "== go test -race ./..."} {
+		if !strings.Contains(string(plan), want) {
+			t.Errorf("make test's plan lacks %q:\n%s", want, plan)
+		}
+	}
+	step := exec.Command(filepath.Join(root, "scripts", "step.sh"), "vet", "go vet ./...", "sh", "-c", "exit 3")
+	out, err := step.CombinedOutput()
+	if err == nil || !regexp.MustCompile(`^== vet: go vet \./\.\.\.\n== vet: FAILED after \d+ s \(exit 3\)\n$`).Match(out) {
+		t.Errorf("step.sh: %v\n%s", err, out)
 	}
 }
