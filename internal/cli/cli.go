@@ -36,6 +36,9 @@ func Main() cmdutil.ExitCode {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	f, cleanup := factory.New(build.Version)
 	defer cleanup()
+	// Only stdout's reader may leave: a service whose log reader (stderr)
+	// is gone still dies of SIGPIPE, as before, rather than run on blind.
+	f.IOStreams.ErrOut = sigpipeOnEPIPE{f.IOStreams.ErrOut}
 	// The output format must be known before cobra parses anything: a usage
 	// error is reported as JSON however -o json was given (early, late, or
 	// HELIX_OUTPUT), since the desktop app reads stderr line by line.
@@ -158,3 +161,18 @@ type interruptedError struct {
 
 func (e *interruptedError) Error() string { return e.msg }
 func (e *interruptedError) Unwrap() error { return e.err }
+
+// sigpipeOnEPIPE writes to stderr and, when its reader has gone, ends the
+// process with SIGPIPE: what Go does for fd 2 without signal.Notify.
+type sigpipeOnEPIPE struct{ w io.Writer }
+
+func (s sigpipeOnEPIPE) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		// Unnotified, Go's runtime ends the process with SIGPIPE on a
+		// broken-pipe write to fd 2: write again once more to get exactly that.
+		signal.Reset(syscall.SIGPIPE)
+		_, _ = os.Stderr.Write(p)
+	}
+	return n, err
+}

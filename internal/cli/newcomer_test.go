@@ -181,6 +181,21 @@ func TestClosedStdoutPipeIsQuietSuccess(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); err != nil || code != 0 || errb.Len() != 0 {
 		t.Errorf("exit %d (%v, %v), stderr %q; want a quiet 0", code, err, cmd.ProcessState, errb.String())
 	}
+	// stderr's reader gone is still death by SIGPIPE: a service must not
+	// run on with nobody reading its log (the schedule crash tests rely on it)
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd = exec.Command(testbin.Helix(t), "bogus")
+	cmd.Env = isolatedEnv(t)
+	cmd.Stderr = w
+	_ = cmd.Run()
+	w.Close()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGPIPE {
+		t.Errorf("stderr closed: %v, want killed by SIGPIPE", cmd.ProcessState)
+	}
 }
 
 // A run a signal stopped says so the same way whichever path saw it first:
