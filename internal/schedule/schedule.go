@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -237,16 +235,4 @@ func History(ctx context.Context, q db.Querier, name string, limit int) ([]*Fire
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (*Fire, error) { return scanFire(r) })
-}
-
-// JobLine renders a job's command line for people and logs: sync reconcile,
-// catalog verify --source "a b.json" (not Go's [sync reconcile]).
-func JobLine(argv []string) string {
-	q := slices.Clone(argv)
-	for i, a := range q {
-		if a == "" || strings.ContainsAny(a, " \t\"'\\$`") {
-			q[i] = fmt.Sprintf("%q", a)
-		}
-	}
-	return strings.Join(q, " ")
 }
