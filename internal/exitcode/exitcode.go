@@ -33,6 +33,17 @@ const Help = `EXIT STATUS
   5    skipped: another instance holds the job's lock
   130  interrupted by SIGINT/SIGTERM before finishing`
 
+// meanings are Help's lines, for one command's section.
+var meanings = map[Code]string{
+	OK:          "success",
+	Failed:      "the job failed",
+	Usage:       "bad usage or bad input (flags, files, schemas)",
+	Partial:     "partial: some items failed, the rest were done",
+	Unavailable: "unavailable: database or provider unreachable, retry later",
+	Skipped:     "skipped: another instance holds the job's lock",
+	Interrupted: "interrupted by SIGINT/SIGTERM before finishing",
+}
+
 // Stopped is a service's 0: SIGINT/SIGTERM ends it cleanly, not with 130.
 const Stopped = "success; also when stopped by SIGINT/SIGTERM (a clean stop)"
 
@@ -49,17 +60,15 @@ func HelpWith(notes map[Code]string, codes ...Code) string {
 	}
 	var b strings.Builder
 	b.WriteString("EXIT STATUS")
-	// Help's lines, in its order: one table of meanings, whatever codes it gains.
-	for _, line := range strings.Split(Help, "\n")[1:] {
-		var n int
-		if _, err := fmt.Sscanf(line, "%d", &n); err != nil || !set[Code(n)] {
+	for _, c := range []Code{OK, Failed, Usage, Partial, Unavailable, Skipped, Interrupted} {
+		if !set[c] {
 			continue
 		}
-		m := strings.TrimSpace(strings.TrimSpace(line)[len(fmt.Sprint(n)):])
-		if note, ok := notes[Code(n)]; ok {
-			m = note
+		m := meanings[c]
+		if n, ok := notes[c]; ok {
+			m = n
 		}
-		fmt.Fprintf(&b, "\n  %-4d %s", n, m)
+		fmt.Fprintf(&b, "\n  %-4d %s", int(c), m)
 	}
 	return b.String()
 }
