@@ -132,7 +132,7 @@ func get(ctx context.Context, url string, o FetchOptions) (*Fetched, error) {
 			return nil, fmt.Errorf("GET %s: %w", url, netguard.ErrPrivate)
 		}
 		if isTimeout(err) {
-			return nil, fmt.Errorf("GET %s: timed out after %s: %w", url, o.Client.Timeout, err)
+			return nil, &timeoutError{msg: fmt.Sprintf("GET %s: timed out after %s: no answer", url, o.Client.Timeout), err: err}
 		}
 		return nil, err
 	}
@@ -151,12 +151,23 @@ func get(ctx context.Context, url string, o FetchOptions) (*Fetched, error) {
 	b, err := netguard.ReadAll(resp.Body, o.MaxBytes)
 	if err != nil {
 		if isTimeout(err) {
-			return nil, fmt.Errorf("GET %s: timed out after %s reading the body: %w", url, o.Client.Timeout, err)
+			return nil, &timeoutError{msg: fmt.Sprintf("GET %s: timed out after %s reading the body", url, o.Client.Timeout), err: err}
 		}
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
 	return &Fetched{Body: b, ETag: resp.Header.Get("ETag")}, nil
 }
+
+// timeoutError says what timed out in helix's words: Go's own text
+// ("context deadline exceeded (Client.Timeout exceeded while awaiting
+// headers)") stays in the chain for errors.Is, not in the message.
+type timeoutError struct {
+	msg string
+	err error
+}
+
+func (e *timeoutError) Error() string { return e.msg }
+func (e *timeoutError) Unwrap() error { return e.err }
 
 func isTimeout(err error) bool {
 	var t interface{ Timeout() bool }

@@ -100,7 +100,10 @@ func TestFetchFailures(t *testing.T) {
 		{"/500", 3, func(err error) bool { var he *HTTPError; return errors.As(err, &he) && he.Status == 500 }, "500 Internal Server Error"},
 		{"/404", 1, func(err error) bool { var he *HTTPError; return errors.As(err, &he) && !he.Temporary() }, "404 Not Found"},
 		{"/big", 1, func(err error) bool { return errors.Is(err, netguard.ErrTooLarge) }, "too large"},
-		{"/slow", 1, func(err error) bool { return err != nil }, "timed out after 200ms"},
+		// in helix's words, not Go's "(Client.Timeout exceeded while awaiting headers)" (issue 49)
+		{"/slow", 1, func(err error) bool {
+			return isTimeout(err) && !strings.Contains(err.Error(), "Client.Timeout") && !strings.Contains(err.Error(), "deadline exceeded")
+		}, "timed out after 200ms: no answer"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			calls.Store(0)

@@ -38,6 +38,9 @@ func Main() cmdutil.ExitCode {
 	ctx := earlysignal.Context(context.Background())
 	f, cleanup := factory.New(build.Version)
 	defer cleanup()
+	// Only stdout's reader may leave: a service whose log reader (stderr)
+	// is gone still dies of SIGPIPE, as before, rather than run on blind.
+	f.IOStreams.ErrOut = sigpipeOnEPIPE{f.IOStreams.ErrOut}
 	// The output format must be known before cobra parses anything: a usage
 	// error is reported as JSON however -o json was given (early, late,
 	// HELIX_OUTPUT, or the config file), since the desktop app reads stderr
@@ -79,6 +82,9 @@ func Main() cmdutil.ExitCode {
 		// "unexpected EOF"; the database not answering now says why
 		err = fmt.Errorf("database connection lost (retry later): %w", err)
 		code, kind = cmdutil.ExitUnavailable, "unavailable"
+	}
+	if code == cmdutil.ExitInterrupted {
+		err = Interrupted(ctx, err)
 	}
 	if h := db.PoolerHint(err); h != "" && code == cmdutil.ExitUnavailable {
 		err = fmt.Errorf("%w (%s)", err, h)
@@ -164,7 +170,7 @@ func PrintError(w io.Writer, asJSON bool, err error, code cmdutil.ExitCode, kind
 		return
 	}
 	msg := err.Error()
-	if code == cmdutil.ExitInterrupted {
+	if code == cmdutil.ExitInterrupted && !strings.HasPrefix(msg, "interrupted") {
 		msg = "interrupted: " + msg
 	}
 	if asJSON {
@@ -175,4 +181,56 @@ func PrintError(w io.Writer, asJSON bool, err error, code cmdutil.ExitCode, kind
 	}
 	// an error often quotes outside text (a server's answer, a file's line)
 	fmt.Fprintf(w, "helix: %s\n", safetext.Text(msg))
+}
+
+// Interrupted words a run a signal stopped the same way whichever path saw
+// the cancellation first: Go says "context canceled" in one place and
+// "terminated signal received" (the context's cause) in another. It becomes
+// "interrupted by SIGTERM", then what the job was doing, if anything.
+func Interrupted(ctx context.Context, err error) error {
+	by := "interrupted"
+	cause := context.Cause(ctx)
+	if cause != nil && cause != context.Canceled {
+		switch c := cause.Error(); c {
+		case "interrupt signal received":
+			by = "interrupted by SIGINT"
+		case "terminated signal received":
+			by = "interrupted by SIGTERM"
+		default:
+			by = "interrupted by " + strings.TrimSuffix(c, " received")
+		}
+	}
+	msg := err.Error()
+	for _, internal := range []string{context.Canceled.Error(), "interrupt signal received", "terminated signal received"} {
+		msg = strings.ReplaceAll(msg, ": "+internal, "")
+		msg = strings.ReplaceAll(msg, internal, "")
+	}
+	msg = strings.Trim(strings.TrimSpace(msg), ":")
+	if msg == "" || msg == "interrupted" {
+		return &interruptedError{msg: by, err: err}
+	}
+	return &interruptedError{msg: by + ": " + strings.TrimPrefix(msg, "interrupted: "), err: err}
+}
+
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// sigpipeOnEPIPE writes to stderr and, when its reader has gone, ends the
+// process with SIGPIPE: what Go does for fd 2 without signal.Notify.
+type sigpipeOnEPIPE struct{ w io.Writer }
+
+func (s sigpipeOnEPIPE) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		// Unnotified, Go's runtime ends the process with SIGPIPE on a
+		// broken-pipe write to fd 2: write again once more to get exactly that.
+		signal.Reset(syscall.SIGPIPE)
+		_, _ = os.Stderr.Write(p)
+	}
+	return n, err
 }

@@ -52,6 +52,7 @@ var Keys = []Key{
 		Choices: []string{"auto", "direct", "session", "transaction"}},
 	{Name: "db.lock-ttl", Default: "20s", Help: "how long a job's lock outlives its holder's last heartbeat (a killed holder's lock is free after at most this; 3s to 30s)", Kind: "duration"},
 	{Name: "decay.layers", Help: "forgetting-curve model per psychology layer, a map in the config file: {\"1\": {model: exponential, param: 720}, ...} (see README, decay)", Kind: "map"},
+	{Name: "decay.memory-weights", Help: "FSRS-6 weights w0..w20 for memories, 21 numbers (default: the published FSRS-6 weights): a list in the file, comma-separated in the environment; w20 must agree with decay.memory-decay if both are set"},
 	{Name: "decay.memory-decay", Default: -0.1542, Help: "FSRS forgetting-curve DECAY for memories: -0.1542 (FSRS-6) or -0.5 (FSRS-4.5/5)"},
 	{Name: "sync.strategies", Help: "sync merge strategy per entity type (field-lww, lww, manual; field-lww when unset): a map in the file, type=strategy,... in the environment", Kind: "map"},
 	{Name: "catalog.source", Default: "https://models.dev/api.json", Help: "URL or file that helix catalog fetch reads the models.dev catalog from"},

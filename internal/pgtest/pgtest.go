@@ -28,13 +28,19 @@ import (
 	"github.com/helixhq/helix/migrations"
 )
 
-// DefaultURL is used when HELIX_TEST_DATABASE_URL is unset.
-const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+// DefaultURL is helix's own throwaway cluster as scripts/pg-up.sh starts it
+// by default, used when HELIX_TEST_DATABASE_URL is unset: a plain go test
+// never uses a server nobody chose, such as a shared system one on 5432
+// (issue 49). HELIX_PG_PORT moves it, as it moves the cluster.
+const DefaultURL = "postgres://postgres@127.0.0.1:55432/postgres?sslmode=disable"
 
 // ServerURL is the maintenance database URL of the test server.
 func ServerURL() string {
 	if u := os.Getenv("HELIX_TEST_DATABASE_URL"); u != "" {
 		return u
+	}
+	if p := os.Getenv("HELIX_PG_PORT"); p != "" {
+		return "postgres://postgres@127.0.0.1:" + p + "/postgres?sslmode=disable"
 	}
 	return DefaultURL
 }

@@ -72,3 +72,14 @@ func FuzzJobOutput(f *testing.F) {
 		}
 	})
 }
+
+// A job line in logs and tables reads as a command line, not Go's
+// [sync reconcile] (issue 49).
+func TestJobLine(t *testing.T) {
+	if got := JobLine([]string{"sync", "reconcile"}); got != "sync reconcile" {
+		t.Errorf("JobLine = %q", got)
+	}
+	if got := JobLine([]string{"catalog", "verify", "--source", "a b.json", ""}); got != `catalog verify --source "a b.json" ""` {
+		t.Errorf("JobLine = %q", got)
+	}
+}

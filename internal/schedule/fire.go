@@ -217,7 +217,7 @@ func (w *FireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	if late {
 		c.observe("late")
 	}
-	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", argv)
+	c.Log.Info("schedule fire started", "schedule", name, "fire", id, "tick", job.Args.Tick.UTC().Format(time.RFC3339), "job", JobLine(argv))
 	res := Exec(ctx, c.Exe, argv, c.Env, c.KillAfter)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// Not retried: the next attempt would time out as well.

@@ -260,7 +260,8 @@ func (c *httpCall) sendError(ctx context.Context, err error) error {
 	case errors.As(err, &re), errors.Is(err, netguard.ErrPrivate):
 		return c.fail(StatusRefused, err)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return c.fail(StatusTimeout, fmt.Errorf("no answer within %s: %w", c.timeout, err))
+		// in helix's words, not Go's "Client.Timeout exceeded while awaiting headers"
+		return c.fail(StatusTimeout, fmt.Errorf("%s: no answer within %s", c.where, c.timeout))
 	case ctx.Err() != nil:
 		return c.fail(StatusError, ctx.Err())
 	}

@@ -329,3 +329,17 @@ func TestRunDryRun(t *testing.T) {
 		t.Errorf("the dry run wrote %d rows", written)
 	}
 }
+
+// The settings decay reads without a flag are config.Keys, so helix config
+// show lists them and doctor knows them (issue 49: decay.memory-weights was missing).
+func TestDecaySettingsAreListed(t *testing.T) {
+	for _, want := range []string{"decay.layers", "decay.memory-decay", "decay.memory-weights"} {
+		found := false
+		for _, k := range config.Keys {
+			found = found || k.Name == want
+		}
+		if !found {
+			t.Errorf("%s is not in config.Keys: helix config show does not list it", want)
+		}
+	}
+}

@@ -340,8 +340,8 @@ func write(opts *Options, rep *Report) error {
 		}
 	}
 	c := rep.Counts
-	cmdutil.Fprintf(opts.IO.ErrOut, "embedded %d memories of %d users with %s in %d requests (%.1fs)\n",
-		c["embedded"], c["users"]-c["failed"], rep.Model, c["requests"], rep.Took)
+	cmdutil.Fprintf(opts.IO.ErrOut, "embedded %s of %s with %s in %s (%.1fs)\n",
+		cmdutil.Count(c["embedded"], "memory", "memories"), cmdutil.Count(c["users"]-c["failed"], "user", ""), rep.Model, cmdutil.Count(c["requests"], "request", ""), rep.Took)
 	return nil
 }
 
@@ -383,10 +383,10 @@ func dryRun(ctx context.Context, opts *Options) error {
 	}
 	cost := "no price for " + opts.Model + " in the pinned catalog"
 	if rep.Cost != nil {
-		cost = fmt.Sprintf("estimated $%.4f at $%g per million tokens (%s)", *rep.Cost, price, key)
+		cost = fmt.Sprintf("estimated %s at $%g per million tokens (%s)", cmdutil.Money(*rep.Cost), price, key)
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "dry run: would embed %d memories of %d users with %s, about %d tokens; %s\n",
-		rep.Rows, rep.Users, opts.Model, rep.Tokens, cost)
+	_, err = fmt.Fprintf(opts.IO.Out, "dry run: would embed %s of %s with %s, about %s; %s\n",
+		cmdutil.Count(rep.Rows, "memory", "memories"), cmdutil.Count(rep.Users, "user", ""), opts.Model, cmdutil.Count(rep.Tokens, "token", ""), cost)
 	if err == nil {
 		cmdutil.Fprintf(opts.IO.ErrOut, "nothing was sent\n")
 	}

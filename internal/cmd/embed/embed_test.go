@@ -118,7 +118,7 @@ func TestEmbedCommand(t *testing.T) {
 	}
 	out, errOut, err = runTTY(t, pool, true, false, "--user-id "+ana+" --model mini")
 	if err != nil || !strings.Contains(errOut, "\rembed [==============================] 2/2") ||
-		!strings.HasPrefix(out, "USER ") || !strings.Contains(out, ana+"  2 ") || !strings.Contains(errOut, "embedded 2 memories of 1 users with mini in 1 requests") {
+		!strings.HasPrefix(out, "USER ") || !strings.Contains(out, ana+"  2 ") || !strings.Contains(errOut, "embedded 2 memories of 1 user with mini in 1 request") {
 		t.Fatalf("tty: %v\nstdout %q\nstderr %q", err, out, errOut)
 	}
 	before := p.Requests.Load()
@@ -172,7 +172,7 @@ func TestEmbedDryRun(t *testing.T) {
 		t.Errorf("dry run report %s", out)
 	}
 	out, _, err = run(t, pool, false, "--user-id "+ana+" --dry-run --model local-model")
-	if err != nil || out != "dry run: would embed 30 memories of 1 users with local-model, about 300 tokens; no price for local-model in the pinned catalog\n" {
+	if err != nil || out != "dry run: would embed 30 memories of 1 user with local-model, about 300 tokens; no price for local-model in the pinned catalog\n" {
 		t.Errorf("unpriced model: %v %q", err, out)
 	}
 	var embedded int

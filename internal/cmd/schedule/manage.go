@@ -113,6 +113,14 @@ func failures(s *schedule.Schedule) string {
 	return fmt.Sprintf("%d/%d", s.ConsecutiveFailures, s.MaxFailures)
 }
 
+// failuresInARow is "2 of 5" (the limit that disables it), or "0 (no limit)", not "0 of 0".
+func failuresInARow(s *schedule.Schedule) string {
+	if s.MaxFailures == 0 {
+		return fmt.Sprintf("%d (no limit)", s.ConsecutiveFailures)
+	}
+	return fmt.Sprintf("%d of %d", s.ConsecutiveFailures, s.MaxFailures)
+}
+
 func fmtTime(t *time.Time) string {
 	if t == nil {
 		return "-"
@@ -132,9 +140,9 @@ func printSchedule(f *cmdutil.Factory, s *schedule.Schedule) error {
 		return cmdutil.WriteJSON(f.IOStreams.Out, s)
 	}
 	out := f.IOStreams.Out
-	fmt.Fprintf(out, "name:\t%s\nstate:\t%s\ncron:\t%s\ntimezone:\t%s\njitter:\t%s\ncatch-up:\t%s\njob:\t%s\nnext tick:\t%s\nlast tick:\t%s\nfailures in a row:\t%d of %d\n",
+	fmt.Fprintf(out, "name:\t%s\nstate:\t%s\ncron:\t%s\ntimezone:\t%s\njitter:\t%s\ncatch-up:\t%s\njob:\t%s\nnext tick:\t%s\nlast tick:\t%s\nfailures in a row:\t%s\n",
 		s.Name, s.State, s.Cron, s.Timezone, s.Jitter, s.CatchUp, jobLine(s.Job), fmtTime(s.NextTick), fmtTime(s.LastTick),
-		s.ConsecutiveFailures, s.MaxFailures)
+		failuresInARow(s))
 	if s.DisabledReason != nil {
 		fmt.Fprintf(out, "disabled:\t%s (%s)\n", *s.DisabledReason, fmtTime(s.DisabledAt))
 	}

@@ -3,14 +3,11 @@
 package schedule
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/schedule"
 )
 
 // JobTree returns a fresh copy of helix's command tree: `schedule add`
@@ -53,12 +50,4 @@ func ValidateJob(root *cobra.Command, argv []string) (string, error) {
 }
 
 // jobLine renders a job's command line for people.
-func jobLine(argv []string) string {
-	q := slices.Clone(argv)
-	for i, a := range q {
-		if a == "" || strings.ContainsAny(a, " \t\"'\\$`") {
-			q[i] = fmt.Sprintf("%q", a)
-		}
-	}
-	return strings.Join(q, " ")
-}
+func jobLine(argv []string) string { return schedule.JobLine(argv) }

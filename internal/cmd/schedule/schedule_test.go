@@ -131,9 +131,17 @@ func TestListOutput(t *testing.T) {
 		t.Errorf("list on a terminal:\n%s", got)
 	}
 	got = run(false, "show", "verify")
-	for _, line := range []string{"state:\tdisabled", "job:\tcatalog verify --source \"a b.json\"", "disabled:\t3 failures in a row; the last: exit 1: drift (2026-11-01T12:00:00Z)"} {
+	for _, line := range []string{"state:\tdisabled", "job:\tcatalog verify --source \"a b.json\"", "disabled:\t3 failures in a row; the last: exit 1: drift (2026-11-01T12:00:00Z)",
+		"failures in a row:\t3 of 3"} {
 		if !strings.Contains(got, line+"\n") {
 			t.Errorf("show lacks %q:\n%s", line, got)
 		}
+	}
+	// no limit: not "0 of 0" (issue 49)
+	if _, err := pool.Exec(ctx, `UPDATE helix_schedules SET max_failures = 0 WHERE name = 'hourly-decay'`); err != nil {
+		t.Fatal(err)
+	}
+	if got = run(false, "show", "hourly-decay"); !strings.Contains(got, "failures in a row:\t0 (no limit)\n") {
+		t.Errorf("show without a failure limit:\n%s", got)
 	}
 }

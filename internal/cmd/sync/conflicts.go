@@ -39,7 +39,8 @@ func NewCmdConflictsList(f *cmdutil.Factory, runF func(*ConflictsListOptions) er
 		Long: `List the conflicts waiting for a person: entities of a manual entity type
 that devices edited concurrently. Each has two or more siblings, labelled
 A, B, ... (see sync conflicts show). With --include-resolved, resolved and superseded
-conflicts are listed too. No conflicts prints nothing (exit 0).
+conflicts are listed too. No conflicts prints "no open conflicts" on stderr
+(and {"conflicts": []} with --output json), exit 0.
 
 EXAMPLES
   helix sync conflicts list
@@ -72,8 +73,20 @@ func conflictsListRun(ctx context.Context, opts *ConflictsListOptions) error {
 	if err != nil {
 		return err
 	}
+	if cs == nil {
+		cs = []syncer.Conflict{}
+	}
 	if f.Global.JSON() {
 		return cmdutil.WriteJSON(f.IOStreams.Out, map[string]any{"conflicts": cs})
+	}
+	if len(cs) == 0 {
+		// no results is a success, but silence looks like a hang or a bug
+		what := "no open conflicts"
+		if opts.All {
+			what = "no conflicts"
+		}
+		cmdutil.Fprintf(f.IOStreams.ErrOut, "%s\n", what)
+		return nil
 	}
 	tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
 	tp.Header("ID", "ENTITY TYPE", "ENTITY", "USER", "SIBLINGS", "STATUS", "UPDATED")

@@ -297,3 +297,24 @@ func TestOutputsJSONAndTTY(t *testing.T) {
 		t.Errorf("json resolve %s: %v", io.Out, err)
 	}
 }
+
+// No conflicts says so (stderr) and is [] in JSON, not silence or null (issue 49).
+func TestConflictsListEmpty(t *testing.T) {
+	pool := pgtest.New(t)
+	f, io := cmdtest.Factory(t, false)
+	cmdtest.WithDB(f, pool)
+	if err := conflictsListRun(context.Background(), &ConflictsListOptions{F: f}); err != nil {
+		t.Fatal(err)
+	}
+	if io.Out.String() != "" || io.Err.String() != "no open conflicts\n" {
+		t.Errorf("stdout %q, stderr %q; want only \"no open conflicts\" on stderr", io.Out.String(), io.Err.String())
+	}
+	io.Out.Reset()
+	f.Global.Output = "json"
+	if err := conflictsListRun(context.Background(), &ConflictsListOptions{F: f}); err != nil {
+		t.Fatal(err)
+	}
+	if io.Out.String() != "{\n  \"conflicts\": []\n}\n" && strings.TrimSpace(io.Out.String()) != `{"conflicts":[]}` {
+		t.Errorf("json %q, want {\"conflicts\": []}", io.Out.String())
+	}
+}

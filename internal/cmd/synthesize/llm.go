@@ -156,8 +156,8 @@ func llmRun(ctx context.Context, opts *Options) error {
 		case budgetErr != nil:
 			// the same counts as the progress lines and the report: users a
 			// stop left out are not started, not failed
-			msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d users (%d failed, %d not started), spent $%.6f: %v",
-				opts.MaxCost, counts["done"], len(users), counts["failed"], counts["not_started"], rep.SpentUSD, budgetErr)
+			msg := fmt.Sprintf("stopped by --max-cost %s after %d of %s (%d failed, %d not started), spent %s: %v",
+				cmdutil.Money(opts.MaxCost), counts["done"], cmdutil.Count(len(users), "user", ""), counts["failed"], counts["not_started"], cmdutil.Money(rep.SpentUSD), budgetErr)
 			if len(failed) > 0 {
 				msg += "; failed: " + strings.Join(failed, "; ")
 			}
@@ -299,11 +299,11 @@ func writeLLM(opts *Options, rep *LLMReport) error {
 	c := rep.Counts
 	limit := ""
 	if rep.MaxCost > 0 {
-		limit = fmt.Sprintf(" of --max-cost $%.6f", rep.MaxCost)
+		limit = " of --max-cost " + cmdutil.Money(rep.MaxCost)
 	}
-	cmdutil.Fprintf(opts.IO.ErrOut, "%s: %d of %d users done (%d reused), %d patterns, %d calls, %d input + %d output + %d cache-read + %d cache-write tokens, spent $%.6f%s\n",
-		rep.Model, c["done"], c["users"], c["reused"], c["patterns"], c["calls"], c["input_tokens"], c["output_tokens"],
-		c["cache_read_tokens"], c["cache_write_tokens"], rep.SpentUSD, limit)
+	cmdutil.Fprintf(opts.IO.ErrOut, "%s: %d of %s done (%d reused), %s, %s, %d input + %d output + %d cache-read + %d cache-write tokens, spent %s%s\n",
+		rep.Model, c["done"], cmdutil.Count(c["users"], "user", ""), c["reused"], cmdutil.Count(c["patterns"], "pattern", ""), cmdutil.Count(c["calls"], "call", ""),
+		c["input_tokens"], c["output_tokens"], c["cache_read_tokens"], c["cache_write_tokens"], cmdutil.Money(rep.SpentUSD), limit)
 	return nil
 }
 

@@ -456,10 +456,16 @@ func write(opts *Options, rep *Report) error {
 	if rep.DryRun {
 		verb = "dry run: would write"
 	}
-	cmdutil.Fprintf(opts.IO.ErrOut, "%s %d patterns for %d of %d users from %d memories%s\n",
-		verb, rep.Counts["patterns"], rep.Counts["done"], rep.Counts["users"], rep.Counts["memories"], skipped(rep.Counts["unchanged"]))
+	if rep.Counts["users"] == 0 {
+		// not "0 patterns for 0 of 0 users from 0 memories"
+		cmdutil.Fprintf(opts.IO.ErrOut, "%s no patterns: no user to synthesize%s\n", verb, skipped(rep.Counts["unchanged"]))
+	} else {
+		cmdutil.Fprintf(opts.IO.ErrOut, "%s %s for %d of %s from %s%s\n",
+			verb, cmdutil.Count(rep.Counts["patterns"], "pattern", ""), rep.Counts["done"], cmdutil.Count(rep.Counts["users"], "user", ""),
+			cmdutil.Count(rep.Counts["memories"], "memory", "memories"), skipped(rep.Counts["unchanged"]))
+	}
 	if n := len(rep.Skipped); n > 0 {
-		cmdutil.Fprintf(opts.IO.ErrOut, "skipped %d users another run was synthesizing\n", n)
+		cmdutil.Fprintf(opts.IO.ErrOut, "skipped %s another run was synthesizing\n", cmdutil.Count(n, "user", ""))
 	}
 	return nil
 }
@@ -468,5 +474,5 @@ func skipped(unchanged int) string {
 	if unchanged == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d unchanged users skipped", unchanged)
+	return fmt.Sprintf("; %s skipped", cmdutil.Count(unchanged, "unchanged user", ""))
 }

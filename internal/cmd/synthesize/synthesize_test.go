@@ -149,7 +149,7 @@ func TestSynthesizeOneUser(t *testing.T) {
 		if !strings.Contains(out, "lisbon · tram · alfama (61 memories, mean valence +0.59)") {
 			t.Fatalf("the Lisbon theme is missing:\n%s", out)
 		}
-		want := "wrote " + itoa(stored) + " patterns for 1 of 1 users from 300 memories\n"
+		want := "wrote " + itoa(stored) + " patterns for 1 of 1 user from 300 memories\n"
 		if errOut != want {
 			t.Fatalf("stderr %q, want %q", errOut, want)
 		}

@@ -2,12 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/helixhq/helix/internal/pgtest"
@@ -175,5 +180,78 @@ func TestClosedStdoutPipeIsQuietSuccess(t *testing.T) {
 	w.Close()
 	if code := cmd.ProcessState.ExitCode(); err != nil || code != 0 || errb.Len() != 0 {
 		t.Errorf("exit %d (%v, %v), stderr %q; want a quiet 0", code, err, cmd.ProcessState, errb.String())
+	}
+	// stderr's reader gone is still death by SIGPIPE: a service must not
+	// run on with nobody reading its log (the schedule crash tests rely on it)
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd = exec.Command(testbin.Helix(t), "bogus")
+	cmd.Env = isolatedEnv(t)
+	cmd.Stderr = w
+	_ = cmd.Run()
+	w.Close()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGPIPE {
+		t.Errorf("stderr closed: %v, want killed by SIGPIPE", cmd.ProcessState)
+	}
+}
+
+// A run a signal stopped says so the same way whichever path saw it first:
+// never "context canceled" in one place and "terminated signal received" in
+// another (issue 49).
+func TestInterruptedMessage(t *testing.T) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, "interrupted by SIGTERM"},
+		{fmt.Errorf("memories: chunk [a, b]: %w", context.Canceled), "interrupted by SIGTERM: memories: chunk [a, b]"},
+		{fmt.Errorf("decay: %w", context.Cause(ctx)), "interrupted by SIGTERM: decay"},
+		{context.Cause(ctx), "interrupted by SIGTERM"},
+	} {
+		err := Interrupted(ctx, c.err)
+		if err.Error() != c.want || !errors.Is(err, c.err) {
+			t.Errorf("%q: got %q, want %q", c.err, err, c.want)
+		}
+		var b bytes.Buffer
+		PrintError(&b, false, err, 130, "interrupted")
+		if b.String() != "helix: "+c.want+"\n" {
+			t.Errorf("printed %q", b.String())
+		}
+	}
+}
+
+// make test runs its checks and installs side by side, and each says what it
+// does and how long it took (issue 49: 22 silent minutes before the first test).
+func TestMakeTestStepsSayWhatTheyDo(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-n", "--no-print-directory", "test")
+	cmd.Dir = root
+	plan, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n test: %v\n%s", err, plan)
+	}
+	for _, want := range []string{"-j4 fmt-check vet staticcheck units test-deps mcp-npm prism", "scripts/step.sh vet ", "scripts/step.sh staticcheck ",
+		"scripts/step.sh test-deps ", "scripts/step.sh mcp-npm ", "scripts/step.sh prism ", "== go test -race ./..."} {
+		if !strings.Contains(string(plan), want) {
+			t.Errorf("make test's plan lacks %q:\n%s", want, plan)
+		}
+	}
+	step := exec.Command(filepath.Join(root, "scripts", "step.sh"), "vet", "go vet ./...", "sh", "-c", "exit 3")
+	out, err := step.CombinedOutput()
+	if err == nil || !regexp.MustCompile(`^== vet: go vet \./\.\.\.\n== vet: FAILED after \d+ s \(exit 3\)\n$`).Match(out) {
+		t.Errorf("step.sh: %v\n%s", err, out)
 	}
 }
