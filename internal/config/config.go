@@ -106,6 +106,9 @@ var Keys = []Key{
 	{Name: "mcp.upload-timeout", Default: "30s", Help: "how long helix mcp serve --listen waits for a request's body before dropping it (0: no limit)", Kind: "duration"},
 	{Name: "mcp.session-timeout", Default: "30m", Help: "how long an idle Streamable HTTP session of helix mcp serve --listen lives (0: until the client ends it)", Kind: "duration"},
 	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)", Kind: "duration"},
+	{Name: "notify.webhook-url", Help: "webhooks told of failures (a list; comma-separated in the environment): a http(s) URL, prefixed slack+ or discord+ for their formats (plain JSON otherwise); see README, Notifications"},
+	{Name: "notify.allow-private", Default: "false", Help: "true: webhooks on private or loopback addresses are allowed (refused otherwise)", Kind: "bool"},
+	{Name: "notify.retry-base", Default: "5s", Help: "first retry delay of a failed webhook delivery, doubled each attempt up to 30m", Kind: "duration"},
 	{Name: "schedule.max-per-user", Default: 20, Help: "most schedules one user may own (schedule add --user-id); beyond it, exit 2", Kind: "count"},
 	{Name: "schedule.min-interval", Default: "5m", Help: "shortest gap between two fires of a user's schedule (schedule add --user-id); under it, exit 2", Kind: "duration"},
 }

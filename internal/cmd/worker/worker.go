@@ -27,6 +27,7 @@ import (
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/syncer"
@@ -203,8 +204,13 @@ func workerRun(ctx context.Context, opts *Options) error {
 		}
 		defer obs.close()
 	}
-	ws := workers(f, pool)
-	if err := addSchedules(ws, opts, pool, log, obs); err != nil {
+	ns, err := notifySettings(f)
+	if err != nil {
+		return err
+	}
+	outbox := notify.OutboxOf(ns, log.With("component", "notify"))
+	ws := workers(f, pool, ns)
+	if err := addSchedules(ws, opts, pool, log, obs, outbox); err != nil {
 		return err
 	}
 	// Through a transaction pooler LISTEN is lost with the transaction that
@@ -243,6 +249,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if obs != nil {
 		cfg.Middleware = append(cfg.Middleware, obs.m.Middleware())
 	}
+	cfg.Middleware = append(cfg.Middleware, outbox.Middleware(pool, f.Now))
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -326,10 +333,11 @@ func ConnsNeeded(queues []string, concurrency int) int {
 
 // workers registers every job kind; providers and limits come from this
 // process's settings (config file, HELIX_* environment), never from jobs.
-func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
+func workers(f *cmdutil.Factory, pool *pgxpool.Pool, ns notify.Settings) *river.Workers {
 	log := f.Logger()
 	return queue.Workers(&queue.Deps{
 		Pool: pool, Now: f.Now, Log: log, UserAgent: "helix/" + f.AppVersion,
+		Notify:   func() (notify.Settings, error) { return ns, nil },
 		HTTP:     netguard.Client,
 		ExitCode: func(err error) int { return int(cmdutil.Code(err)) },
 		Embedder: func(model string) (embed.Embedder, error) {
@@ -375,6 +383,19 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			return shared.ManifestMaxima(cfg)
 		},
 	})
+}
+
+// notifySettings are the worker's notify.* settings; a bad one is exit 2.
+func notifySettings(f *cmdutil.Factory) (notify.Settings, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return notify.Settings{}, cmdutil.InputError(err)
+	}
+	ns, err := shared.NotifySettings(cfg)
+	if err != nil {
+		return ns, cmdutil.InputError(err)
+	}
+	return ns, nil
 }
 
 func settings(f *cmdutil.Factory) (*config.Config, *http.Client, error) {
@@ -472,7 +493,7 @@ const maintainTimeout = 5 * MaintainEvery
 // job's command line with this binary and environment. A --once worker
 // drains the queues and does not tick (schedule.Ticker): its tick passes
 // would never let them empty.
-func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer) error {
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer, outbox *notify.Outbox) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
@@ -482,7 +503,7 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
 	sc := schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
-		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second,
+		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second, Outbox: outbox,
 		CheckJob: func(argv []string) error {
 			if opts.F.JobTree == nil {
 				return errors.New("no command tree to check the job line against")
