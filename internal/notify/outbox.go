@@ -181,7 +181,8 @@ func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 	return nil
 }
 
-// Middleware tells the webhooks of a job River will discard: its last
+// Middleware gives every job the outbox (WithOutbox: the manifest store's
+// events), and tells the webhooks of a job River will discard: its last
 // attempt failed (not cancelled, not snoozed). The event is queued after the
 // attempt, in a transaction of its own: River records the discard itself,
 // outside any transaction of the job. A notify_deliver job discarded is only
@@ -198,7 +199,7 @@ type discarded struct {
 }
 
 func (d *discarded) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	err := doInner(ctx)
+	err := doInner(WithOutbox(ctx, d.o))
 	if err == nil || job.Kind == jobs.KindNotifyDeliver || job.Attempt < job.MaxAttempts {
 		return err
 	}

@@ -1,8 +1,10 @@
 package shared
 
 import (
+	"context"
 	"log/slog"
 
+	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
 	"github.com/helixhq/helix/internal/notify"
 )
@@ -26,4 +28,15 @@ func NotifyOutbox(cfg *config.Config, log *slog.Logger) *notify.Outbox {
 		return nil
 	}
 	return notify.OutboxOf(s, log)
+}
+
+// WithNotify is ctx carrying the outbox of f's notify settings (see
+// notify.WithOutbox): the events the domain code tells in its transactions
+// (a tool revoked, a widening proposed) reach the webhooks.
+func WithNotify(ctx context.Context, f *cmdutil.Factory) context.Context {
+	cfg, err := f.Config()
+	if err != nil {
+		return ctx
+	}
+	return notify.WithOutbox(ctx, NotifyOutbox(cfg, f.Logger()))
 }
