@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	auditCmd "github.com/helixhq/helix/internal/cmd/audit"
+	notifyCmd "github.com/helixhq/helix/internal/cmd/notify"
 	catalogCmd "github.com/helixhq/helix/internal/cmd/catalog"
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
@@ -127,6 +128,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		importCmd.NewCmdImport(f),
 		doctorCmd.NewCmdDoctor(f, nil),
 		auditCmd.NewCmdAudit(f),
+		notifyCmd.NewCmdNotify(f),
 		configCmd.NewCmdConfig(f),
 		versionCmd.NewCmdVersion(f),
 	} {
