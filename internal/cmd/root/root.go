@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	auditCmd "github.com/helixhq/helix/internal/cmd/audit"
-	notifyCmd "github.com/helixhq/helix/internal/cmd/notify"
 	catalogCmd "github.com/helixhq/helix/internal/cmd/catalog"
 	configCmd "github.com/helixhq/helix/internal/cmd/config"
 	decayCmd "github.com/helixhq/helix/internal/cmd/decay"
@@ -22,6 +21,7 @@ import (
 	mcpCmd "github.com/helixhq/helix/internal/cmd/mcp"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	notifyCmd "github.com/helixhq/helix/internal/cmd/notify"
 	patternsCmd "github.com/helixhq/helix/internal/cmd/patterns"
 	profileCmd "github.com/helixhq/helix/internal/cmd/profile"
 	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
