@@ -233,6 +233,9 @@ func Send(ctx context.Context, hc *http.Client, t Target, ev Event) (int, error)
 		// the URL (its token) must not reach a log or a job's error
 		var ue *url.Error
 		if errors.As(err, &ue) {
+			if errors.Is(ue.Err, netguard.ErrPrivate) {
+				return 0, fmt.Errorf("POST %s: %w; for webhooks, notify.allow-private: true allows it", t.Display(), ue.Err)
+			}
 			return 0, fmt.Errorf("POST %s: %w", t.Display(), ue.Err)
 		}
 		return 0, err

@@ -14,7 +14,6 @@ import (
 
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
-	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
@@ -102,9 +101,6 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 			a := answer{Webhook: t.Display(), Format: t.Format, OK: err == nil, Status: status}
 			if err != nil {
 				a.Error = err.Error()
-				if errors.Is(err, netguard.ErrPrivate) {
-					a.Error += " (set notify.allow-private: true to allow it)"
-				}
 			}
 			out[i] = a
 		})
