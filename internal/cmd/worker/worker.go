@@ -70,8 +70,11 @@ batch of users), synthesize_llm
 (llm: one user), embed (embed: one user), decay (decay: one id range),
 voice_transcribe (voice: one recording), sync_reconcile (sync: one
 partition of the entities), catalog_fetch (catalog: one source),
-manifest_import (manifest: one URL). Providers, keys and limits are this
-worker's settings (config file, HELIX_* environment), never the job's.
+manifest_import (manifest: one URL), notify_deliver (notify: one event for
+one webhook of notify.webhook-url). Providers, keys and limits are this
+worker's settings (config file, HELIX_* environment), never the job's; a
+bad notify.* setting is exit 2 at startup. A job discarded after its
+retries is told to the webhooks (README, Notifications).
 
 helix schedule: every worker of queue schedule_tick enqueues a tick pass
 every second (one is queued at a time, whoever inserts it) that turns due
