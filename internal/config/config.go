@@ -235,6 +235,22 @@ func (c *Config) Secrets() []string {
 			add(k)
 		}
 	}
+	// A webhook's URL (Slack's, Discord's) is its own token: its path and
+	// query are secrets (package notify prints only the scheme and host).
+	for _, e := range c.StringSlice("notify.webhook-url") {
+		e = strings.TrimSpace(e)
+		if i := strings.Index(e, "+"); i >= 0 && i < strings.Index(e, "://") {
+			e = e[i+1:]
+		}
+		if u, err := url.Parse(e); err == nil && u.Host != "" {
+			if p := strings.Trim(u.Path, "/"); p != "" {
+				out = append(out, p)
+			}
+			if u.RawQuery != "" {
+				out = append(out, u.RawQuery)
+			}
+		}
+	}
 	if pw := os.Getenv("PGPASSWORD"); pw != "" {
 		out = append(out, pw)
 	}
