@@ -259,7 +259,9 @@ func TestKindsRivertest(t *testing.T) {
 		}))
 		defer srv.Close()
 		settings := func(allow string) func() (notify.Settings, error) {
-			return func() (notify.Settings, error) { return notify.ParseSettings([]string{"discord+" + srv.URL + "/api/webhooks/1/x"}, allow, "") }
+			return func() (notify.Settings, error) {
+				return notify.ParseSettings([]string{"discord+" + srv.URL + "/api/webhooks/1/x"}, allow, "")
+			}
 		}
 		s, _ := settings("true")()
 		a := notify.DeliverArgs{Target: s.Targets[0].ID(), Format: notify.FormatDiscord, Event: notify.New(notify.KindTest, "t", "m", at)}
