@@ -24,6 +24,7 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
@@ -325,6 +326,8 @@ func ConnsNeeded(queues []string, concurrency int) int {
 		switch q {
 		case queue.QueueScheduleTick: // one small tick pass at a time
 			n++
+		case jobs.QueueNotify: // a delivery is one POST: it holds no connection
+
 		case queue.QueueSynthesize:
 			n += 2 * concurrency
 		default:
