@@ -243,10 +243,12 @@ func (c *Config) Secrets() []string {
 			e = e[i+1:]
 		}
 		if u, err := url.Parse(e); err == nil && u.Host != "" {
-			if p := strings.Trim(u.Path, "/"); p != "" {
+			// only what is long enough to be a token: a short path
+			// ("/hook") is a word that other text holds too
+			if p := strings.Trim(u.Path, "/"); len(p) >= minWebhookToken {
 				out = append(out, p)
 			}
-			if u.RawQuery != "" {
+			if len(u.RawQuery) >= minWebhookToken {
 				out = append(out, u.RawQuery)
 			}
 		}
@@ -256,6 +258,9 @@ func (c *Config) Secrets() []string {
 	}
 	return out
 }
+
+// minWebhookToken is the shortest webhook path or query masked as a secret.
+const minWebhookToken = 16
 
 func defaultPaths() []string {
 	var ps []string
