@@ -155,7 +155,8 @@ func ParseSettings(urls []string, allowPrivate, retryBase string) (Settings, err
 		}
 		t, err := ParseTarget(e)
 		if err != nil {
-			return s, fmt.Errorf("setting notify.webhook-url (entry %d, %s): %w", i+1, redact.URL(t.URL, func(string) bool { return true }), err)
+			// the entry without its path: a webhook's path is its token
+			return s, fmt.Errorf("setting notify.webhook-url (entry %d, %s): %w", i+1, Target{Format: FormatJSON, URL: t.URL}.Display(), err)
 		}
 		s.Targets = append(s.Targets, t)
 	}
