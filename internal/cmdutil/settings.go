@@ -50,6 +50,7 @@ var argumentFlags = set(
 	"enqueue", "once", "kind", "queue", // issue 15: synthesize --enqueue, worker --once, jobs list filters
 	"priority", "type", // issue 44: --enqueue --priority, patterns list --type
 	"catch-up", "max-failures", // issue 16: schedule add's schedule definition
+	"notify",                            // issue 46: schedule add --notify, the schedule's webhook policy
 	"no-descriptions",                   // cobra's completion SHELL: the script to print
 	"all",                               // issue 30: jobs list --all shows helix's internal jobs too
 	"files",                             // issue 31: tool exec --files, where this run's @PATH uploads are read from

@@ -107,6 +107,9 @@ var Keys = []Key{
 	{Name: "mcp.upload-timeout", Default: "30s", Help: "how long helix mcp serve --listen waits for a request's body before dropping it (0: no limit)", Kind: "duration"},
 	{Name: "mcp.session-timeout", Default: "30m", Help: "how long an idle Streamable HTTP session of helix mcp serve --listen lives (0: until the client ends it)", Kind: "duration"},
 	{Name: "manifest.max-timeout", Default: "10m", Help: "longest timeout a tool manifest may request (0: no maximum)", Kind: "duration"},
+	{Name: "notify.webhook-url", Help: "webhooks told of failures (a list; comma-separated in the environment): a http(s) URL, prefixed slack+ or discord+ for their formats (plain JSON otherwise); see README, Notifications"},
+	{Name: "notify.allow-private", Default: "false", Help: "true: webhooks on private or loopback addresses are allowed (refused otherwise)", Kind: "bool"},
+	{Name: "notify.retry-base", Default: "5s", Help: "first retry delay of a failed webhook delivery, doubled each attempt up to 30m", Kind: "duration"},
 	{Name: "schedule.max-per-user", Default: 20, Help: "most schedules one user may own (schedule add --user-id); beyond it, exit 2", Kind: "count"},
 	{Name: "schedule.min-interval", Default: "5m", Help: "shortest gap between two fires of a user's schedule (schedule add --user-id); under it, exit 2", Kind: "duration"},
 }
@@ -233,11 +236,32 @@ func (c *Config) Secrets() []string {
 			add(k)
 		}
 	}
+	// A webhook's URL (Slack's, Discord's) is its own token: its path and
+	// query are secrets (package notify prints only the scheme and host).
+	for _, e := range c.StringSlice("notify.webhook-url") {
+		e = strings.TrimSpace(e)
+		if i := strings.Index(e, "+"); i >= 0 && i < strings.Index(e, "://") {
+			e = e[i+1:]
+		}
+		if u, err := url.Parse(e); err == nil && u.Host != "" {
+			// only what is long enough to be a token: a short path
+			// ("/hook") is a word that other text holds too
+			if p := strings.Trim(u.Path, "/"); len(p) >= minWebhookToken {
+				out = append(out, p)
+			}
+			if len(u.RawQuery) >= minWebhookToken {
+				out = append(out, u.RawQuery)
+			}
+		}
+	}
 	if pw := os.Getenv("PGPASSWORD"); pw != "" {
 		out = append(out, pw)
 	}
 	return out
 }
+
+// minWebhookToken is the shortest webhook path or query masked as a secret.
+const minWebhookToken = 16
 
 func defaultPaths() []string {
 	var ps []string

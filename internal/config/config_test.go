@@ -229,3 +229,21 @@ func TestStringSliceFromEnvironmentAndFile(t *testing.T) {
 		t.Fatalf("env list = %q, want x|y", got)
 	}
 }
+
+// TestWebhookPathIsSecret: the path and query of a notify.webhook-url entry
+// (a Slack or Discord webhook's token) are registered secrets.
+func TestWebhookPathIsSecret(t *testing.T) {
+	isolate(t)
+	t.Setenv("HELIX_NOTIFY_WEBHOOK_URL", "slack+https://hooks.slack.com/services/T0/B0/tok3nvalue,https://a.example/h?key=abcd1234efgh5678,https://b.example/hook")
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Join(c.Secrets(), " ")
+	if !strings.Contains(s, "services/T0/B0/tok3nvalue") || !strings.Contains(s, "key=abcd1234efgh5678") {
+		t.Errorf("secrets %q lack the webhooks' paths", s)
+	}
+	if strings.Contains(s, "hook") {
+		t.Errorf("secrets %q hold a short path: it would mask the word everywhere", s)
+	}
+}

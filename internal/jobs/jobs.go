@@ -22,6 +22,7 @@ const (
 	KindManifestImport  = "manifest_import"
 	KindScheduleTick    = "schedule_tick"
 	KindScheduleFire    = "schedule_fire"
+	KindNotifyDeliver   = "notify_deliver"
 )
 
 // Queues. One queue per job family lets an operator give each its own
@@ -37,6 +38,7 @@ const (
 	QueueManifest     = "manifest"
 	QueueSchedule     = "schedule"
 	QueueScheduleTick = "schedule_tick"
+	QueueNotify       = "notify"
 )
 
 // Run names (job_runs.job): a kind run in-process and on a worker records
@@ -107,6 +109,8 @@ var Table = []Job{
 		Lock: Lock{Scope: ScopeNone, How: "schedules FOR UPDATE SKIP LOCKED, fires ON CONFLICT DO NOTHING"}},
 	{Kind: KindScheduleFire, Queue: QueueSchedule, Unit: "one fire: the job's command line, which records its own run", Command: "schedule add", Attempts: 10,
 		Lock: Lock{Scope: ScopeNone, How: "the fire row is claimed once; its job takes its own locks"}},
+	{Kind: KindNotifyDeliver, Queue: QueueNotify, Unit: "one event for one webhook (notify.webhook-url)", Command: "worker", Attempts: 12,
+		Lock: Lock{Scope: ScopeNone, How: "one POST; a 2xx completes the job, so a receiver gets an event once"}},
 }
 
 // Lookup returns the job of a River kind.

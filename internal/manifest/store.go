@@ -20,6 +20,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/exitcode"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/owner"
 )
 
@@ -163,6 +164,12 @@ func Record(ctx context.Context, q db.Querier, cands []Candidate, o ImportOption
 		if err := insertNew(ctx, tx, p.rows, o); err != nil {
 			return err
 		}
+		for _, r := range p.rows {
+			if len(r.widens) > 0 {
+				notify.FromContext(ctx).InsertTx(ctx, tx, notify.New(notify.KindWideningProposed, "tool "+r.c.Manifest.Name+"@"+r.c.Manifest.Version,
+					"proposed with wider permissions: "+strings.Join(r.widens, ", "), o.Now))
+			}
+		}
 		return complete(ctx, tx, o)
 	})
 	if err != nil {
@@ -182,6 +189,7 @@ type newRow struct {
 	limits Limits
 	state  string
 	reason string
+	widens []string // how it widens the latest approved version's permissions
 }
 
 // recordPlan is what Record does with each candidate: a new row, a
@@ -290,6 +298,7 @@ func proposed(c Candidate, sha string, doc []byte, ap *existing, o ImportOptions
 	if ap != nil {
 		if w := Widening(ap.limits, lim); len(w) > 0 {
 			r.reason += fmt.Sprintf("; permissions widen beyond %s@%s: %s", ap.name, ap.version, strings.Join(w, ", "))
+			r.widens = w
 		} else if o.AutoApproveNarrower && newer(m.Version, ap.version) {
 			r.state = Approved
 			r.reason = fmt.Sprintf("permissions do not widen beyond approved %s@%s: auto-approved", ap.name, ap.version)
@@ -581,6 +590,8 @@ func RevokeFor(ctx context.Context, q db.Querier, name, version string, o owner.
 				return err
 			}
 			out = append(out, Change{Name: name, Version: c.version, Action: "revoked", State: Revoked, Reason: reason})
+			notify.FromContext(ctx).InsertTx(ctx, tx, notify.New(notify.KindToolRevoked, "tool "+name+"@"+c.version,
+				fmt.Sprintf("revoked by %s: %s", actor, reason), now))
 		}
 		if len(out) == 0 {
 			return &StateError{Ref: ref, State: all[len(all)-1].was, Want: Revoked}

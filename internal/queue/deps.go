@@ -23,6 +23,7 @@ import (
 	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/syncer"
 	"github.com/helixhq/helix/internal/voice/stt"
 )
@@ -48,6 +49,8 @@ type Deps struct {
 	// ManifestMaxima are the manifest.max-* settings.
 	ManifestMaxima func() (manifest.Maxima, error)
 	UserAgent      string
+	// Notify are the notify.* settings (webhooks); nil: none configured.
+	Notify func() (notify.Settings, error)
 	// ExitCode classes a failed run as the command would in-process
 	// (cmdutil.Code), recorded in job_runs.exit_code for helix jobs wait.
 	ExitCode func(error) int

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/helixhq/helix/internal/jobs"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/synthesis"
@@ -33,6 +34,7 @@ var argsOf = []interface {
 }{
 	SynthesizeArgs{}, SynthesizeUsersArgs{}, SynthesizeLLMArgs{}, ProfileUpdateArgs{}, EmbedArgs{}, DecayArgs{}, TranscribeArgs{},
 	ReconcileArgs{}, CatalogFetchArgs{}, ManifestImportArgs{}, schedule.TickArgs{}, schedule.FireArgs{},
+	notify.DeliverArgs{},
 }
 
 // TestJobTable: every kind of the table has typed args that put it on the
@@ -74,6 +76,7 @@ func TestJobTable(t *testing.T) {
 		jobs.KindReconcile: registered(ws, ReconcileArgs{}), jobs.KindCatalogFetch: registered(ws, CatalogFetchArgs{}),
 		jobs.KindManifestImport: registered(ws, ManifestImportArgs{}), jobs.KindProfileUpdate: registered(ws, ProfileUpdateArgs{}),
 		jobs.KindScheduleTick: registered(sc, schedule.TickArgs{}), jobs.KindScheduleFire: registered(sc, schedule.FireArgs{}),
+		jobs.KindNotifyDeliver: registered(ws, notify.DeliverArgs{}),
 	}
 	for _, j := range jobs.Table {
 		if !registeredKinds[j.Kind] {

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/helixhq/helix/internal/jobs"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/schedule"
 )
 
@@ -158,6 +159,7 @@ func Workers(d *Deps) *river.Workers {
 	river.AddWorker(ws, &ReconcileWorker{d: d})
 	river.AddWorker(ws, &CatalogFetchWorker{d: d})
 	river.AddWorker(ws, &ManifestImportWorker{d: d})
+	river.AddWorker(ws, &notify.DeliverWorker{Settings: d.Notify, Log: d.Log})
 	return ws
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/memories"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/syncer"
 	"github.com/helixhq/helix/internal/synthesis"
@@ -245,6 +247,37 @@ func TestKindsRivertest(t *testing.T) {
 		a.URL = serve(file("testdata/catalog/api-2026-06-14.json"))
 		if ev, rec := workOne(t, pool, &ManifestImportWorker{d: d}, a); ev != river.EventKindJobCancelled || rec.Status != "" {
 			t.Errorf("not a manifest: %s, run %+v; want cancelled before a run", ev, rec)
+		}
+	})
+
+	run("notify_deliver", func(t *testing.T) {
+		var posts atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if posts.Add(1) == 1 {
+				w.WriteHeader(http.StatusServiceUnavailable) // the first answer: retried
+			}
+		}))
+		defer srv.Close()
+		settings := func(allow string) func() (notify.Settings, error) {
+			return func() (notify.Settings, error) {
+				return notify.ParseSettings([]string{"discord+" + srv.URL + "/api/webhooks/1/x"}, allow, "")
+			}
+		}
+		s, _ := settings("true")()
+		a := notify.DeliverArgs{Target: s.Targets[0].ID(), Format: notify.FormatDiscord, Event: notify.New(notify.KindTest, "t", "m", at)}
+		w := &notify.DeliverWorker{Settings: settings("true")}
+		if ev, _ := workOne(t, pool, w, a); ev != river.EventKindJobFailed {
+			t.Errorf("a 503: %s, want failed (retried)", ev)
+		}
+		if ev, _ := workOne(t, pool, w, a); ev != river.EventKindJobCompleted || posts.Load() != 2 {
+			t.Errorf("a 200: %s after %d POSTs, want completed", ev, posts.Load())
+		}
+		if ev, _ := workOne(t, pool, &notify.DeliverWorker{Settings: settings("")}, a); ev != river.EventKindJobCancelled || posts.Load() != 2 {
+			t.Errorf("loopback without notify.allow-private: %s, %d POSTs; want cancelled, none sent", ev, posts.Load())
+		}
+		a.Target = "gone"
+		if ev, _ := workOne(t, pool, w, a); ev != river.EventKindJobCancelled {
+			t.Errorf("a webhook no longer configured: %s, want cancelled", ev)
 		}
 	})
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/jobs"
+	"github.com/helixhq/helix/internal/notify"
 )
 
 // Fire statuses (helix_schedule_fires.status).
@@ -61,6 +62,16 @@ type Config struct {
 	// CheckJob checks a fire's job line before it runs, with the function
 	// schedule add checked it with (a row may have been written by SQL).
 	CheckJob func(argv []string) error
+	// Outbox, if set, queues the webhooks' notifications of a fire's
+	// outcome (the schedule's notify policy) in the transaction recording it.
+	Outbox *notify.Outbox
+}
+
+func (c *Config) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
 }
 
 func (c *Config) observe(outcome string) {
@@ -274,6 +285,7 @@ func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id in
 		errText = &res.Error
 	}
 	var disabled *string
+	var policy string
 	err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
 		var sched int64
 		if err := tx.QueryRow(ctx, `UPDATE helix_schedule_fires SET status = $2, exit_code = $3, finished_at = clock_timestamp(),
@@ -281,7 +293,7 @@ func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id in
 			id, res.Status, res.ExitCode, dur, res.Counts, errText).Scan(&sched); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `WITH old AS (SELECT id, disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
+		err := tx.QueryRow(ctx, `WITH old AS (SELECT id, disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
 			                                   AND consecutive_failures + 1 >= max_failures AS disable
 			                        FROM helix_schedules WHERE id = $1 FOR UPDATE)
 			UPDATE helix_schedules s SET
@@ -293,8 +305,15 @@ func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id in
 			disabled_at = CASE WHEN old.disable THEN clock_timestamp() ELSE disabled_at END,
 			updated_at = clock_timestamp()
 			FROM old WHERE s.id = old.id
-			RETURNING CASE WHEN old.disable THEN s.disabled_reason END`,
-			sched, res.Status, res.describe()).Scan(&disabled)
+			RETURNING CASE WHEN old.disable THEN s.disabled_reason END, s.notify`,
+			sched, res.Status, res.describe()).Scan(&disabled, &policy)
+		if err != nil {
+			return err
+		}
+		if ev, ok := fireEvent(policy, name, id, res, disabled, c.now()); ok {
+			c.Outbox.InsertTx(ctx, tx, ev)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("record schedule fire %d: %w", id, err)
@@ -321,4 +340,23 @@ func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id in
 			"schedule", name, "reason", *disabled)
 	}
 	return nil
+}
+
+// fireEvent is the notification of a finished fire under the schedule's
+// policy: on-failure tells of a failed fire (one event, schedule_disabled,
+// when it disabled the schedule), always of every finished fire, never of none.
+func fireEvent(policy, name string, id int64, res *Result, disabled *string, now time.Time) (notify.Event, bool) {
+	subject := "schedule " + name
+	failed := res.Status == StatusFailed
+	switch {
+	case policy == notify.PolicyNever:
+		return notify.Event{}, false
+	case disabled != nil:
+		return notify.New(notify.KindScheduleDisabled, subject, fmt.Sprintf("disabled (helix schedule resume %s): %s", name, *disabled), now), true
+	case failed:
+		return notify.New(notify.KindFireFailed, subject, fmt.Sprintf("fire %d failed: %s", id, res.describe()), now), true
+	case policy == notify.PolicyAlways && finished(res.Status):
+		return notify.New(notify.KindFireFinished, subject, fmt.Sprintf("fire %d: %s", id, res.describe()), now), true
+	}
+	return notify.Event{}, false
 }

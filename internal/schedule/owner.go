@@ -164,9 +164,9 @@ func (w Owned) Add(ctx context.Context, q db.Querier, spec Spec, now time.Time, 
 			}
 		}
 		var err error
-		s, err = scanSchedule(tx.QueryRow(ctx, `INSERT INTO helix_schedules (name, spec, timezone, jitter_ms, catch_up, argv, max_failures, next_tick, user_id, once_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10) RETURNING `+scheduleCols,
-			spec.Name, spec.Cron, spec.Timezone, spec.Jitter.Milliseconds(), spec.CatchUp, spec.Argv, spec.MaxFailures, next, w.o.Arg(), onceAt))
+		s, err = scanSchedule(tx.QueryRow(ctx, `INSERT INTO helix_schedules (name, spec, timezone, jitter_ms, catch_up, argv, max_failures, next_tick, user_id, once_at, notify)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11) RETURNING `+scheduleCols,
+			spec.Name, spec.Cron, spec.Timezone, spec.Jitter.Milliseconds(), spec.CatchUp, spec.Argv, spec.MaxFailures, next, w.o.Arg(), onceAt, spec.policy()))
 		return err
 	})
 	var pgErr *pgconn.PgError

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/owner"
 )
 
@@ -49,6 +51,14 @@ type Spec struct {
 	CatchUp     string
 	MaxFailures int
 	Argv        []string // the job's command line, without the binary name
+	Notify      string   // notify policy: always, on-failure (""), never
+}
+
+func (s Spec) policy() string {
+	if s.Notify == "" {
+		return notify.PolicyOnFailure
+	}
+	return s.Notify
 }
 
 // Validate checks everything but the job's command line (the CLI resolves
@@ -70,6 +80,8 @@ func (s Spec) Validate() (cron.Schedule, error) {
 		return nil, fmt.Errorf("invalid max-failures %d: use 0 (never disable) or more", s.MaxFailures)
 	case len(s.Argv) == 0:
 		return nil, errors.New("no job command line")
+	case s.Notify != "" && !slices.Contains(notify.Policies, s.Notify):
+		return nil, fmt.Errorf("invalid notify %q: use always, on-failure or never", s.Notify)
 	}
 	return sched, nil
 }
@@ -95,10 +107,11 @@ type Schedule struct {
 	UpdatedAt           time.Time  `json:"updated_at"`
 	Owner               *uuid.UUID `json:"owner"`   // the user the schedule belongs to; null: shared
 	OnceAt              *time.Time `json:"once_at"` // a one-shot's instant (--once-at)
+	Notify              string     `json:"notify"`  // webhook policy: always, on-failure, never
 }
 
 const scheduleCols = `id, name, spec, timezone, jitter_ms, catch_up, argv, paused, disabled_reason, disabled_at,
-	consecutive_failures, max_failures, next_tick, last_tick, created_at, updated_at, user_id, once_at`
+	consecutive_failures, max_failures, next_tick, last_tick, created_at, updated_at, user_id, once_at, notify`
 
 func scanSchedule(r pgx.Row) (*Schedule, error) {
 	var (
@@ -107,7 +120,7 @@ func scanSchedule(r pgx.Row) (*Schedule, error) {
 		next   time.Time
 	)
 	err := r.Scan(&s.ID, &s.Name, &s.Cron, &s.Timezone, &jitter, &s.CatchUp, &s.Job, &s.Paused, &s.DisabledReason,
-		&s.DisabledAt, &s.ConsecutiveFailures, &s.MaxFailures, &next, &s.LastTick, &s.CreatedAt, &s.UpdatedAt, &s.Owner, &s.OnceAt)
+		&s.DisabledAt, &s.ConsecutiveFailures, &s.MaxFailures, &next, &s.LastTick, &s.CreatedAt, &s.UpdatedAt, &s.Owner, &s.OnceAt, &s.Notify)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +151,9 @@ func Add(ctx context.Context, q db.Querier, spec Spec, now time.Time) (*Schedule
 	if next.IsZero() {
 		next = never
 	}
-	s, err := scanSchedule(q.QueryRow(ctx, `INSERT INTO helix_schedules (name, spec, timezone, jitter_ms, catch_up, argv, max_failures, next_tick)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+scheduleCols,
-		spec.Name, spec.Cron, spec.Timezone, spec.Jitter.Milliseconds(), spec.CatchUp, spec.Argv, spec.MaxFailures, next))
+	s, err := scanSchedule(q.QueryRow(ctx, `INSERT INTO helix_schedules (name, spec, timezone, jitter_ms, catch_up, argv, max_failures, next_tick, notify)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+scheduleCols,
+		spec.Name, spec.Cron, spec.Timezone, spec.Jitter.Milliseconds(), spec.CatchUp, spec.Argv, spec.MaxFailures, next, spec.policy()))
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return nil, fmt.Errorf("%w: %q (helix schedule remove %s --yes, then add it again)", ErrExists, spec.Name, spec.Name)

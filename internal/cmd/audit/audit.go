@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/audit"
 	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/tableprinter"
 )
 
@@ -154,10 +156,11 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	var broken []string
+	var broken, tables []string
 	for _, r := range res {
 		if !r.Intact {
 			broken = append(broken, r.Problem.Message)
+			tables = append(tables, r.Table)
 		}
 	}
 	if f.Global.JSON() {
@@ -168,9 +171,25 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return err
 	}
 	if len(broken) > 0 {
+		notifyBroken(ctx, f, pool, tables, broken)
 		return cmdutil.DriftError(fmt.Errorf("audit chain broken: %s", strings.Join(broken, "; ")))
 	}
 	return nil
+}
+
+// notifyBroken queues an audit_chain_broken notification to the webhooks
+// of notify.webhook-url (README, Notifications); a failure to queue it is
+// a warning, never verify's result.
+func notifyBroken(ctx context.Context, f *cmdutil.Factory, pool *pgxpool.Pool, tables, broken []string) {
+	cfg, err := f.Config()
+	if err != nil {
+		return
+	}
+	o := shared.NotifyOutbox(cfg, f.Logger())
+	ev := notify.New(notify.KindAuditChainBroken, "table "+strings.Join(tables, ", "), strings.Join(broken, "; "), f.Now())
+	if err := o.Insert(context.WithoutCancel(ctx), pool, ev); err != nil {
+		f.Logger().Warn("notification not queued", "kind", ev.Kind, "err", err)
+	}
 }
 
 func printResults(f *cmdutil.Factory, res []audit.Result) error {

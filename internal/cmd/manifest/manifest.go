@@ -283,7 +283,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		err = jobrun.Do(ctx, pool, jobrun.Spec{Job: jobs.RunManifestImport, Params: opts.runParams(), Now: f.Now},
 			func(ctx context.Context, run *jobrun.Run) (any, error) {
 				var err error
-				res.Changes, err = manifest.Record(ctx, pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now(), Owner: opts.UserID.Owner()})
+				res.Changes, err = manifest.Record(shared.WithNotify(ctx, f), pool, cands, manifest.ImportOptions{Actor: opts.By, AutoApproveNarrower: opts.AutoApproveNarrower, Now: f.Now(), Owner: opts.UserID.Owner()})
 				res.count()
 				return map[string]int{"tools": len(cands), "created": res.Created, "unchanged": res.Unchanged}, err
 			})

@@ -21,6 +21,7 @@ import (
 	mcpCmd "github.com/helixhq/helix/internal/cmd/mcp"
 	memoryCmd "github.com/helixhq/helix/internal/cmd/memory"
 	migrateCmd "github.com/helixhq/helix/internal/cmd/migrate"
+	notifyCmd "github.com/helixhq/helix/internal/cmd/notify"
 	patternsCmd "github.com/helixhq/helix/internal/cmd/patterns"
 	profileCmd "github.com/helixhq/helix/internal/cmd/profile"
 	scheduleCmd "github.com/helixhq/helix/internal/cmd/schedule"
@@ -127,6 +128,7 @@ beats the file, which beats defaults. Per-invocation arguments (--user-id, --at,
 		importCmd.NewCmdImport(f),
 		doctorCmd.NewCmdDoctor(f, nil),
 		auditCmd.NewCmdAudit(f),
+		notifyCmd.NewCmdNotify(f),
 		configCmd.NewCmdConfig(f),
 		versionCmd.NewCmdVersion(f),
 	} {

@@ -25,6 +25,7 @@ type AddOptions struct {
 	Jitter      time.Duration
 	CatchUp     string
 	MaxFailures int
+	Notify      string
 	Job         []string // the job's command line
 	JobPath     string   // the job's command ("decay run"), once resolved
 	OnceAt      string   // RFC 3339: fire once, then completed
@@ -62,6 +63,11 @@ runs the latest of them once, late (systemd's Persistent=).
 disables the schedule after N failed fires in a row (0: never); list and
 show say why, and resume enables it again.
 
+--notify POLICY tells the webhooks of notify.webhook-url (README,
+Notifications) of this schedule's fires: on-failure (default: a failed fire,
+one schedule_disabled event when it disables the schedule), always (every
+finished fire too) or never.
+
 --once-at INSTANT (RFC 3339, instead of --cron) fires once at that instant
 (late, once, if no worker ran then: its catch-up is once unless --catch-up
 none), then the schedule is completed (list and show say so).
@@ -76,6 +82,7 @@ EXAMPLES
   helix schedule add nightly-synthesis --cron "0 2 * * *" --timezone Europe/Berlin --catch-up once -- synthesize --all-users
   helix schedule add hourly-decay --cron @hourly --jitter 30s -- decay run --forget-below 0.05
   helix schedule add catalog-verify --cron "15 6 * * 1" --max-failures 0 -- catalog verify
+  helix schedule add nightly-embed --cron "0 3 * * *" --notify always -- embed --all-users
   helix schedule add sync-reconcile --cron "@every 1m" -- sync reconcile
   helix schedule add my-summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b --cron "0 7 * * *" -- skill exec summary --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
   helix schedule add friday-reminder --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b --once-at 2026-12-24T09:00:00+01:00 -- skill exec remind --user-id 6f1c2a5e-8d4b-4e1f-9a7c-3b2d1e0f4a5b
@@ -122,6 +129,7 @@ EXAMPLES
 	fl.DurationVar(&opts.Jitter, "jitter", 0, "delay each fire by a random time up to this")
 	fl.StringVar(&opts.CatchUp, "catch-up", schedule.CatchUpNone, "ticks missed while no worker ran: none (skip) or once (run the latest once)")
 	fl.IntVar(&opts.MaxFailures, "max-failures", 5, "disable the schedule after this many failed fires in a row (0: never)")
+	fl.StringVar(&opts.Notify, "notify", "on-failure", "tell notify.webhook-url of this schedule's fires: always, on-failure (failed fires and the schedule disabling itself) or never")
 	fl.StringVar(&opts.OnceAt, "once-at", "", "fire once at this RFC 3339 instant, then the schedule is completed (instead of --cron)")
 	cmd.MarkFlagsMutuallyExclusive("cron", "once-at")
 	cmdutil.UserIDVar(fl, &opts.UserID, "store the schedule as this user's own (UUID); its job must act for this user only")
@@ -130,7 +138,7 @@ EXAMPLES
 
 func (o *AddOptions) spec() schedule.Spec {
 	return schedule.Spec{Name: o.Name, Cron: o.Cron, Timezone: o.Timezone, Jitter: o.Jitter, CatchUp: o.CatchUp,
-		MaxFailures: o.MaxFailures, Argv: o.Job}
+		MaxFailures: o.MaxFailures, Argv: o.Job, Notify: o.Notify}
 }
 
 func addRun(ctx context.Context, opts *AddOptions) error {

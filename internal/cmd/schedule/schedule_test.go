@@ -39,8 +39,15 @@ func TestAddParsesIntoOptions(t *testing.T) {
 		t.Fatalf("options %+v", o)
 	}
 	o, err = cmdtest.Parse(newCmd, "hourly --cron @hourly -- decay run")
-	if err != nil || o.Timezone != "UTC" || o.CatchUp != "none" || o.MaxFailures != 5 || o.Jitter != 0 || o.JobPath != "decay run" {
+	if err != nil || o.Timezone != "UTC" || o.CatchUp != "none" || o.MaxFailures != 5 || o.Jitter != 0 || o.JobPath != "decay run" || o.Notify != "on-failure" {
 		t.Fatalf("defaults: %+v %v", o, err)
+	}
+	if o, err = cmdtest.Parse(newCmd, "quiet --cron @hourly --notify never -- decay run"); err != nil || o.Notify != "never" {
+		t.Fatalf("--notify never: %+v %v", o, err)
+	}
+	var fe *cmdutil.FlagError
+	if _, err = cmdtest.Parse(newCmd, "loud --cron @hourly --notify sometimes -- decay run"); !errors.As(err, &fe) || !strings.Contains(err.Error(), "notify") {
+		t.Fatalf("--notify sometimes: %v, want a usage error naming notify", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helixhq/helix/internal/cmd/shared"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/iostreams"
 	"github.com/helixhq/helix/internal/manifest"
@@ -415,7 +416,7 @@ func revokeRun(ctx context.Context, opts *Options) error {
 	if err := cmdutil.CheckOwner(ctx, pool, opts.UserID.Owner()); err != nil {
 		return err
 	}
-	changes, err := manifest.RevokeFor(ctx, pool, opts.Name, opts.Version, opts.UserID.Owner(), opts.By, opts.Reason, opts.F.Now())
+	changes, err := manifest.RevokeFor(shared.WithNotify(ctx, opts.F), pool, opts.Name, opts.Version, opts.UserID.Owner(), opts.By, opts.Reason, opts.F.Now())
 	if err != nil {
 		return err
 	}

@@ -24,9 +24,11 @@ import (
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/embed"
 	"github.com/helixhq/helix/internal/jobrun"
+	"github.com/helixhq/helix/internal/jobs"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/manifest"
 	"github.com/helixhq/helix/internal/netguard"
+	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/queue"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/syncer"
@@ -70,8 +72,11 @@ batch of users), synthesize_llm
 (llm: one user), embed (embed: one user), decay (decay: one id range),
 voice_transcribe (voice: one recording), sync_reconcile (sync: one
 partition of the entities), catalog_fetch (catalog: one source),
-manifest_import (manifest: one URL). Providers, keys and limits are this
-worker's settings (config file, HELIX_* environment), never the job's.
+manifest_import (manifest: one URL), notify_deliver (notify: one event for
+one webhook of notify.webhook-url). Providers, keys and limits are this
+worker's settings (config file, HELIX_* environment), never the job's; a
+bad notify.* setting is exit 2 at startup. A job discarded after its
+retries is told to the webhooks (README, Notifications).
 
 helix schedule: every worker of queue schedule_tick enqueues a tick pass
 every second (one is queued at a time, whoever inserts it) that turns due
@@ -204,8 +209,13 @@ func workerRun(ctx context.Context, opts *Options) error {
 		}
 		defer obs.close()
 	}
-	ws := workers(f, pool)
-	if err := addSchedules(ws, opts, pool, log, obs); err != nil {
+	ns, err := notifySettings(f)
+	if err != nil {
+		return err
+	}
+	outbox := notify.OutboxOf(ns, log.With("component", "notify"))
+	ws := workers(f, pool, ns)
+	if err := addSchedules(ws, opts, pool, log, obs, outbox); err != nil {
 		return err
 	}
 	// Through a transaction pooler LISTEN is lost with the transaction that
@@ -244,6 +254,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if obs != nil {
 		cfg.Middleware = append(cfg.Middleware, obs.m.Middleware())
 	}
+	cfg.Middleware = append(cfg.Middleware, outbox.Middleware(pool, f.Now))
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -316,6 +327,8 @@ func ConnsNeeded(queues []string, concurrency int) int {
 		switch q {
 		case queue.QueueScheduleTick: // one small tick pass at a time
 			n++
+		case jobs.QueueNotify: // a delivery is one POST: it holds no connection
+
 		case queue.QueueSynthesize:
 			n += 2 * concurrency
 		default:
@@ -327,10 +340,11 @@ func ConnsNeeded(queues []string, concurrency int) int {
 
 // workers registers every job kind; providers and limits come from this
 // process's settings (config file, HELIX_* environment), never from jobs.
-func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
+func workers(f *cmdutil.Factory, pool *pgxpool.Pool, ns notify.Settings) *river.Workers {
 	log := f.Logger()
 	return queue.Workers(&queue.Deps{
 		Pool: pool, Now: f.Now, Log: log, UserAgent: "helix/" + f.AppVersion,
+		Notify:   func() (notify.Settings, error) { return ns, nil },
 		HTTP:     netguard.Client,
 		ExitCode: func(err error) int { return int(cmdutil.Code(err)) },
 		Embedder: func(model string) (embed.Embedder, error) {
@@ -376,6 +390,19 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool) *river.Workers {
 			return shared.ManifestMaxima(cfg)
 		},
 	})
+}
+
+// notifySettings are the worker's notify.* settings; a bad one is exit 2.
+func notifySettings(f *cmdutil.Factory) (notify.Settings, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return notify.Settings{}, cmdutil.InputError(err)
+	}
+	ns, err := shared.NotifySettings(cfg)
+	if err != nil {
+		return ns, cmdutil.InputError(err)
+	}
+	return ns, nil
 }
 
 func settings(f *cmdutil.Factory) (*config.Config, *http.Client, error) {
@@ -473,7 +500,7 @@ const maintainTimeout = 5 * MaintainEvery
 // job's command line with this binary and environment. A --once worker
 // drains the queues and does not tick (schedule.Ticker): its tick passes
 // would never let them empty.
-func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer) error {
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer, outbox *notify.Outbox) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
@@ -483,7 +510,7 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
 	sc := schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
-		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second,
+		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second, Outbox: outbox,
 		CheckJob: func(argv []string) error {
 			if opts.F.JobTree == nil {
 				return errors.New("no command tree to check the job line against")
