@@ -3,8 +3,6 @@ package db
 import (
 	"fmt"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // ParseOptions reads libpq's options parameter (?options=… or PGOPTIONS):
@@ -65,15 +63,6 @@ func ParseOptions(s string) (map[string]string, error) {
 		out[strings.ReplaceAll(name, "-", "_")] = value
 	}
 	return out, nil
-}
-
-// execModes are the values of pgx's default_query_exec_mode URL parameter.
-var execModes = map[string]pgx.QueryExecMode{
-	"cache_statement": pgx.QueryExecModeCacheStatement,
-	"cache_describe":  pgx.QueryExecModeCacheDescribe,
-	"describe_exec":   pgx.QueryExecModeDescribeExec,
-	"exec":            pgx.QueryExecModeExec,
-	"simple_protocol": pgx.QueryExecModeSimpleProtocol,
 }
 
 // checkExecMode judges the URL's default_query_exec_mode ("" when it sets

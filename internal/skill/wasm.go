@@ -161,7 +161,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 	}
 	defer mod.Close(context.WithoutCancel(ctx))
 	stackOver, stackPeak, stopWatch := watchStack(lim.MemoryBytes, cancel)
-	callErr, cpu, cpuOver := callMeasured(ctx, mod.ExportedFunction("_start"), lim.CPU, cancel)
+	cpu, cpuOver, callErr := callMeasured(ctx, mod.ExportedFunction("_start"), lim.CPU, cancel)
 	stopWatch()
 	out := runOutcome{stdout: stdout.Bytes(), stderr: stderr.String(), cpuMS: float64(cpu.Microseconds()) / 1000}
 	// The instance's memory: its linear memory (which only grows, so its
@@ -186,7 +186,7 @@ func (e *Executor) runWasm(ctx context.Context, s *Skill, sha string, o ExecOpti
 // callMeasured calls fn on a goroutine locked to its thread, measuring the
 // thread's CPU time (the guest runs on the calling goroutine) and cancelling
 // the call past limit (0: no cap); cpuOver says it was cancelled for that.
-func callMeasured(ctx context.Context, fn api.Function, limit time.Duration, cancel func()) (callErr error, cpu time.Duration, cpuOver bool) {
+func callMeasured(ctx context.Context, fn api.Function, limit time.Duration, cancel func()) (cpu time.Duration, cpuOver bool, callErr error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	clock := threadCPUClock()
@@ -214,7 +214,7 @@ func callMeasured(ctx context.Context, fn api.Function, limit time.Duration, can
 	_, callErr = fn.Call(ctx)
 	cpu = clock() - start
 	close(done)
-	return callErr, cpu, over.Load() || limit > 0 && cpu >= limit && callErr != nil
+	return cpu, over.Load() || limit > 0 && cpu >= limit && callErr != nil, callErr
 }
 
 // watchStack bounds the guest's call stack by the memory limit. wazero keeps

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -109,7 +110,7 @@ func mix(args []string) error {
 // segsnr prints the segmental SNR of each file against the first.
 func segsnr(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: segsnr CLEAN.wav FILE.wav...")
+		return errors.New("usage: segsnr CLEAN.wav FILE.wav…")
 	}
 	clean, err := voicetest.ReadWAV(args[0])
 	if err != nil {
