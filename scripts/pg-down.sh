@@ -8,7 +8,14 @@ bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 runas=()
 [ "$(id -u)" = 0 ] && runas=(runuser -u postgres --)
 stopped=0
-for data in ${HELIX_PG_DATA:+"$HELIX_PG_DATA"} "$PWD/.helix/pg" "/tmp/helix-pg-$(echo "$PWD" | cksum | cut -d' ' -f1)"; do
+# HELIX_PG_DATA names the one cluster to stop (as it named the one pg-up
+# started); without it, the checkout's own.
+if [ -n "${HELIX_PG_DATA:-}" ]; then
+  dirs=("$HELIX_PG_DATA")
+else
+  dirs=("$PWD/.helix/pg" "/tmp/helix-pg-$(echo "$PWD" | cksum | cut -d' ' -f1)")
+fi
+for data in "${dirs[@]}"; do
   [ -f "$data/PG_VERSION" ] || continue
   if [ -n "$bin" ] && "${runas[@]}" "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     "${runas[@]}" "$bin/pg_ctl" -D "$data" -m fast -w stop >&2

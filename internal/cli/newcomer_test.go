@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/testbin"
 )
@@ -87,6 +89,13 @@ func TestPgUpSaysWhichServerAndNeverTakes5432(t *testing.T) {
 	t.Cleanup(func() {
 		if r := pgUp(t, "pg-down.sh", "HELIX_PG_DATA="+data); r.err != nil {
 			t.Errorf("pg-down: %v\n%s", r.err, r.stderr)
+		}
+		// HELIX_PG_DATA names the one cluster pg-down stops: the suite's own
+		// (make test's, under .helix/pg) still answers
+		if c, err := pgx.Connect(context.Background(), pgtest.ServerURL()); err != nil {
+			t.Errorf("pg-down HELIX_PG_DATA=%s stopped the test server too: %v", data, err)
+		} else {
+			c.Close(context.Background())
 		}
 		_ = os.RemoveAll(parent)
 	})
