@@ -64,6 +64,7 @@ func TestHelpExitStatusIsPerCommand(t *testing.T) {
 		"patterns list": db, "patterns show": db,
 		"profile show": db, "profile update": partial,
 		"skill disable": db, "skill enable": db, "skill remove": db,
+		"notify test": "0 1 2 3",
 	}
 	seen := map[string]bool{}
 	var walk func(c *cobra.Command)

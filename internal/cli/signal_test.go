@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,6 +61,14 @@ func TestSignalFromTheFirstMillisecond(t *testing.T) {
 	floorDied := strings.Contains(string(fout), `"signal_killed":"SIG`)
 	if floorDied {
 		t.Logf("machine too loaded for the points under 50 ms (load %s): a minimal Go program died of the signal too:\n%s", loadavg(), fout)
+	}
+	// helix's 60 MB binary takes longer than the minimal program to reach
+	// its first package's init (mapping it, the runtime's start): with more
+	// runnable processes than cores (make test runs packages side by side),
+	// the points under 50 ms are reported too, not asserted.
+	if l := load1(); l > float64(runtime.NumCPU()) {
+		t.Logf("load %.1f on %d cores: the points under 50 ms are reported, not asserted", l, runtime.NumCPU())
+		floorDied = true
 	}
 	cmd := exec.Command(node, harness, testbin.Helix(t), "SIGTERM,SIGINT", "1,5,20,50,100,200,400",
 		"--", "synthesize", "--all-users", "--full", "-o", "json")
@@ -168,6 +177,16 @@ func main() {
 		t.Fatalf("build the minimal program: %v\n%s", err, out)
 	}
 	return bin
+}
+
+func load1() float64 {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 func loadavg() string {
