@@ -180,7 +180,7 @@ func TestProfileUpdateFollowsChange(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	if len(srv.Calls()) != 2 || !strings.Contains(errOut, "1 of 2 users changed, 1 profiles updated (1 full_synthesis reused), 1 unchanged, 0 calls") {
+	if len(srv.Calls()) != 2 || !strings.Contains(errOut, "1 of 2 users changed, 1 profile updated (1 full_synthesis reused), 1 unchanged, 0 calls") {
 		t.Fatalf("after a status change: %d calls; %s", len(srv.Calls()), errOut)
 	}
 	if n := scalar[int](t, pool, `SELECT jsonb_array_length(profile->'recommendations') FROM helix_profiles WHERE user_id = $1`, ana); n != 0 {

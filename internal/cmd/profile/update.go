@@ -222,8 +222,8 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 		case fatal != nil:
 			runErr, status = fatal, db.RunFailed
 		case budget != nil:
-			msg := fmt.Sprintf("stopped by --max-cost $%.6f after %d of %d changed users (%d not started), spent $%.6f: %v",
-				opts.MaxCost, counts["updated"], len(changed), counts["not_started"], rep.SpentUSD, budget)
+			msg := fmt.Sprintf("stopped by --max-cost %s after %d of %s (%d not started), spent %s: %v",
+				cmdutil.Money(opts.MaxCost), counts["updated"], cmdutil.Count(len(changed), "changed user", ""), counts["not_started"], cmdutil.Money(rep.SpentUSD), budget)
 			if len(failed) > 0 {
 				msg += "; failed: " + strings.Join(failed, "; ")
 			}
@@ -269,7 +269,8 @@ func writeUpdate(opts *UpdateOptions, rep *UpdateReport) error {
 		}
 	}
 	c := rep.Counts
-	cmdutil.Fprintf(opts.IO.ErrOut, "%s: %d of %d users changed, %d profiles updated (%d full_synthesis reused), %d unchanged, %d calls, spent $%.6f\n",
-		rep.Model, c["changed"], c["users"], c["updated"], c["reused"], c["unchanged"], c["calls"], rep.SpentUSD)
+	cmdutil.Fprintf(opts.IO.ErrOut, "%s: %d of %s changed, %s updated (%d full_synthesis reused), %d unchanged, %s, spent %s\n",
+		rep.Model, c["changed"], cmdutil.Count(c["users"], "user", ""), cmdutil.Count(c["updated"], "profile", ""), c["reused"], c["unchanged"],
+		cmdutil.Count(c["calls"], "call", ""), cmdutil.Money(rep.SpentUSD))
 	return nil
 }
