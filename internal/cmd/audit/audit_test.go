@@ -17,9 +17,11 @@ import (
 	"github.com/helixhq/helix/internal/skill/skilltest"
 )
 
+// TestMain serves the JavaScript skills' child processes (this binary with
+// "skill __run-js"), with no helix setting from the environment.
 func TestMain(m *testing.M) {
 	cmdtest.UnsetHelixEnv()
-	os.Exit(m.Run())
+	skilltest.Main(m)
 }
 
 type result struct {
