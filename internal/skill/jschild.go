@@ -49,6 +49,12 @@ type childRequest struct {
 	Clock       bool              `json:"clock"`
 	Random      bool              `json:"random"`
 	Env         map[string]string `json:"env"`
+
+	// net is the network channel helix passed the child process (fds 3
+	// and 4), opened by RunChild alone: a script run in-process (tests) has
+	// none, and must never wrap whatever that process's fds 3 and 4 are
+	// (their finalizer would close another file's descriptor).
+	net *netChannel
 }
 
 // childResponse is the one JSON line the child writes on stdout.
@@ -102,6 +108,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 		return 2
 	}
 	deadline := fr.first.Add(time.Duration(req.TimeoutMS) * time.Millisecond)
+	req.net = openNetChannel()
 	var mu sync.Mutex // one response only, from the script or a watchdog
 	respond := func(r childResponse) {
 		mu.Lock()
@@ -384,7 +391,7 @@ func sandbox(vm *goja.Runtime, req *childRequest, log *cappedBuffer) error {
 		_ = env.Set(k, v)
 	}
 	_ = g.Set("env", env)
-	if err := installFetch(vm, openNetChannel()); err != nil {
+	if err := installFetch(vm, req.net); err != nil {
 		return err
 	}
 	if !req.Clock {
