@@ -300,29 +300,6 @@ func downKeepsPlatform(t *testing.T, fixture string) {
 	}
 }
 
-// asUser runs fn in a transaction as Supabase's authenticated role with the
-// JWT subject set to user (or as anon when user is ""), then rolls back.
-func asUser(t *testing.T, pool *pgxpool.Pool, user string, fn func(tx pgx.Tx)) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	role := "anon"
-	if user != "" {
-		role = "authenticated"
-		if _, err := tx.Exec(ctx, `SELECT set_config('request.jwt.claim.sub', $1, true)`, user); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
-		t.Fatal(err)
-	}
-	fn(tx)
-}
-
 // TestRowLevelSecurity: on the Supabase-shaped database, authenticated user A
 // sees only A's rows of every per-user helix table and cannot write B's;
 // helix-internal tables and anon get nothing.
@@ -365,14 +342,14 @@ func TestRowLevelSecurity(t *testing.T) {
 	}
 	for _, tb := range tables {
 		ident := pgx.Identifier{tb.name}.Sanitize()
-		asUser(t, pool, "", func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, "", func(tx pgx.Tx) {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+ident).Scan(&n); !denied(err) {
 				t.Errorf("anon reading %s: want permission denied, got %d rows, err %v", tb.name, n, err)
 			}
 		})
 		if tb.owner == "" {
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 				var n int
 				if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+ident).Scan(&n); !denied(err) {
 					t.Errorf("authenticated reading helix-internal %s: want permission denied, got %d rows, err %v", tb.name, n, err)
@@ -384,7 +361,7 @@ func TestRowLevelSecurity(t *testing.T) {
 		if err := pool.QueryRow(ctx, fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s = $1) FROM %s", pgx.Identifier{tb.owner}.Sanitize(), ident), a).Scan(&total, &mine); err != nil {
 			t.Fatal(err)
 		}
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 			var seen, others int
 			if err := tx.QueryRow(ctx, fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE %s <> $1) FROM %s", pgx.Identifier{tb.owner}.Sanitize(), ident), a).Scan(&seen, &others); err != nil {
 				t.Errorf("user A reading %s: %v", tb.name, err)
@@ -400,7 +377,7 @@ func TestRowLevelSecurity(t *testing.T) {
 		})
 	}
 	// A's share of the rows seeded above, and a write into B's name refused.
-	asUser(t, pool, a, func(tx pgx.Tx) {
+	pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM sync_changes`).Scan(&n); err != nil || n != 1 {
 			t.Errorf("user A sees %d sync_changes, want 1 (%v)", n, err)
@@ -461,13 +438,13 @@ func TestAuditAppendOnly(t *testing.T) {
 			}
 		}
 		ident := pgx.Identifier{tbl}.Sanitize()
-		asUser(t, pool, "", func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, "", func(tx pgx.Tx) {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+ident).Scan(&n); !denied(err) {
 				t.Errorf("anon reading %s: want permission denied, got %d rows, err %v", tbl, n, err)
 			}
 		})
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 			var mine, others int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FILTER (WHERE user_id = $1), count(*) FILTER (WHERE user_id <> $1) FROM "+ident, a).Scan(&mine, &others); err != nil || mine != 1 || others != 0 {
 				t.Errorf("user A reading %s: %d own rows, %d of others (%v); want 1 and 0", tbl, mine, others, err)
@@ -478,7 +455,7 @@ func TestAuditAppendOnly(t *testing.T) {
 			"DELETE": "DELETE FROM " + ident + " WHERE user_id = $1",
 			"INSERT": insert[tbl],
 		} {
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 				if tag, err := tx.Exec(ctx, q, a); !denied(err) {
 					t.Errorf("user A: %s of own %s rows: want permission denied, got %d rows, err %v", verb, tbl, tag.RowsAffected(), err)
 				}

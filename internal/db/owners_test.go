@@ -142,31 +142,6 @@ func TestOwnersMigrationKeepsSharedItems(t *testing.T) {
 	}
 }
 
-// asClaims runs fn in a transaction as Supabase's authenticated role with the
-// JWT claims PostgREST sets (request.jwt.claims, the psql way: set role
-// authenticated; set request.jwt.claims = '{"sub": ...}'), or as anon for
-// sub "", then rolls back.
-func asClaims(t *testing.T, pool *pgxpool.Pool, sub string, fn func(tx pgx.Tx)) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	role := "anon"
-	if sub != "" {
-		role = "authenticated"
-		if _, err := tx.Exec(ctx, `SELECT set_config('request.jwt.claims', json_build_object('sub', $1::text, 'role', 'authenticated')::text, true)`, sub); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
-		t.Fatal(err)
-	}
-	fn(tx)
-}
-
 // TestOwnedRowLevelSecurity: as authenticated with A's JWT claims, each
 // registry shows A's rows and the shared ones, never B's; updating a shared
 // row or B's changes nothing; A may add, change and delete its own rows and
@@ -188,13 +163,13 @@ func TestOwnedRowLevelSecurity(t *testing.T) {
 			}
 		}
 		ident := pgx.Identifier{tbl}.Sanitize()
-		asClaims(t, pool, "", func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, "", func(tx pgx.Tx) {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+ident).Scan(&n); !denied(err) {
 				t.Errorf("anon reading %s: want permission denied, got %d rows, err %v", tbl, n, err)
 			}
 		})
-		asClaims(t, pool, a, func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 			var owners []string
 			if err := tx.QueryRow(ctx, "SELECT array_agg(coalesce(user_id::text, 'shared') ORDER BY user_id NULLS FIRST) FROM "+ident).Scan(&owners); err != nil {
 				t.Fatalf("A reading %s: %v", tbl, err)
@@ -255,7 +230,7 @@ func TestOwnedRowLevelSecurity(t *testing.T) {
 		})
 	}
 	// a skill made in the app cannot grant itself the server's files
-	asClaims(t, pool, a, func(tx pgx.Tx) {
+	pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 		_, err := tx.Exec(ctx, `INSERT INTO helix_skills (user_id, name, version, engine, code, sha256, capabilities)
 			VALUES ($1, 'reader', '1', 'wasm', '\x00', 'abc', '{fs:read=/etc}')`, a)
 		if !denied(err) {
@@ -264,7 +239,7 @@ func TestOwnedRowLevelSecurity(t *testing.T) {
 	})
 	// the child tables of tools and schedules stay helix's own
 	for _, tbl := range []string{"tool_permissions", "tool_audit", "helix_schedule_fires"} {
-		asClaims(t, pool, a, func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, a, func(tx pgx.Tx) {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+tbl).Scan(&n); !denied(err) {
 				t.Errorf("A reading %s: want permission denied, got %d rows, %v", tbl, n, err)

@@ -8,34 +8,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/pgtest"
 )
-
-// asUser runs fn in a transaction as Supabase's authenticated role with the
-// JWT claims of user ("": anon), rolled back after.
-func asUser(t *testing.T, pool *pgxpool.Pool, user string, fn func(tx pgx.Tx)) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	role := "anon"
-	if user != "" {
-		role = "authenticated"
-		if _, err := tx.Exec(ctx, `SELECT set_config('request.jwt.claims', json_build_object('sub', $1::text, 'role', 'authenticated')::text, true)`, user); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
-		t.Fatal(err)
-	}
-	fn(tx)
-}
 
 // TestRecommendationStatusRLS: on the Supabase-shaped database, a signed-in
 // user reads their own recommendations and sets their status (open, done,
@@ -67,7 +43,7 @@ func TestRecommendationStatusRLS(t *testing.T) {
 		var pe *pgconn.PgError
 		return errors.As(err, &pe) && pe.Code == "42501"
 	}
-	asUser(t, pool, a.String(), func(tx pgx.Tx) {
+	pgtest.AsUser(t, pool, a.String(), func(tx pgx.Tx) {
 		own, err := Recommendations(ctx, tx, a, "")
 		if err != nil || len(own) != 1 || own[0].ID != recs[a] {
 			t.Fatalf("A reads own: %v %v", own, err)
@@ -95,20 +71,20 @@ func TestRecommendationStatusRLS(t *testing.T) {
 		"delete":         `DELETE FROM helix_recommendations WHERE id = $1`,
 		"insert":         `INSERT INTO helix_recommendations (user_id, pattern_type, lineage_id, text, created_at) SELECT user_id, pattern_type, lineage_id, 'x', now() FROM helix_recommendations WHERE id = $1`,
 	} {
-		asUser(t, pool, a.String(), func(tx pgx.Tx) {
+		pgtest.AsUser(t, pool, a.String(), func(tx pgx.Tx) {
 			if _, err := tx.Exec(ctx, q, recs[a]); !denied(err) {
 				t.Errorf("A, %s of own row: want permission denied, got %v", what, err)
 			}
 		})
 	}
-	asUser(t, pool, a.String(), func(tx pgx.Tx) {
+	pgtest.AsUser(t, pool, a.String(), func(tx pgx.Tx) {
 		_, err := tx.Exec(ctx, `UPDATE helix_recommendations SET status = 'finished' WHERE id = $1`, recs[a])
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "23514" {
 			t.Errorf("A sets status 'finished': want a check violation, got %v", err)
 		}
 	})
-	asUser(t, pool, "", func(tx pgx.Tx) {
+	pgtest.AsUser(t, pool, "", func(tx pgx.Tx) {
 		if _, err := tx.Exec(ctx, `UPDATE helix_recommendations SET status = 'done' WHERE id = $1`, recs[a]); !denied(err) {
 			t.Errorf("anon sets a status: want permission denied, got %v", err)
 		}
