@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -24,15 +23,7 @@ import (
 func TestLayerWithoutIDIsSkippedAndNamed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Open(t, pgtest.Platform(t))
-	m, err := db.NewMigrator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if _, err := m.Up(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pool := pgtest.MigratedPlatform(t)
 	const user = "a0000000-0000-4000-8000-000000000001" // rows.sql's user A
 	if _, err := pool.Exec(ctx, `INSERT INTO psychology_layers (id, user_id, layer_number, layer_name, data, decay_rate, last_updated)
 		VALUES (NULL, $1, 3, 'beliefs (copy)', '{}', 0.1, '2026-10-01 00:00Z'),

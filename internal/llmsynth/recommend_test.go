@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -20,15 +19,7 @@ import (
 func TestRecommendationStatusRLS(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Open(t, pgtest.Platform(t))
-	m, err := db.NewMigrator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Up(ctx); err != nil {
-		t.Fatal(err)
-	}
-	m.Close()
+	pool := pgtest.MigratedPlatform(t)
 	a, b := uuid.MustParse("a0000000-0000-4000-8000-000000000001"), uuid.MustParse("b0000000-0000-4000-8000-000000000002")
 	recs := map[uuid.UUID]uuid.UUID{}
 	for _, u := range []uuid.UUID{a, b} {

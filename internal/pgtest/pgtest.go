@@ -104,6 +104,17 @@ func Platform(t testing.TB) string {
 	return PlatformAs(t, "literal")
 }
 
+// MigratedPlatform is Platform with helix installed on it (migrate up), open:
+// the platform's literal tables and rows as helix's jobs find them.
+func MigratedPlatform(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	u := Platform(t)
+	if err := migrate(context.Background(), u); err != nil {
+		t.Fatalf("pgtest: migrate the platform database: %v", err)
+	}
+	return Open(t, u)
+}
+
 // PlatformAs creates a fresh database shaped like the platform's Supabase
 // project before helix is installed, not migrated, and returns its URL:
 // Supabase's roles, auth schema and default privileges

@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -124,17 +122,9 @@ func (o *VerifyOptions) complete() error {
 // readAnchor is the file's last non-empty line: an anchor, or the newest of
 // the anchors appended to a log.
 func readAnchor(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+	b, err := shared.ReadCapped(path, maxAnchor)
 	if err != nil {
 		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, maxAnchor+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxAnchor {
-		return nil, fmt.Errorf("%s: over %d bytes: not an anchor file", path, maxAnchor)
 	}
 	b = bytes.TrimRight(b, "\r\n\t ")
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {

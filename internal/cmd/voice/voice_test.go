@@ -347,7 +347,9 @@ func TestTranscribeAllRefused(t *testing.T) {
 		t.Errorf("every file refused: %v after %d requests, want exit 2 after 2", err, requests.Load())
 	}
 	var n int
-	pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM memories) + (SELECT count(*) FROM voice_recordings)`).Scan(&n)
+	if err := pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM memories) + (SELECT count(*) FROM voice_recordings)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 0 {
 		t.Errorf("%d rows written for refused requests", n)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/pgtest"
 	"github.com/helixhq/helix/internal/synthesis"
 )
@@ -18,15 +17,7 @@ import (
 func TestMemoryWithoutCreatedAtIsLeftOut(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Open(t, pgtest.Platform(t))
-	m, err := db.NewMigrator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if _, err := m.Up(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pool := pgtest.MigratedPlatform(t)
 	user := uuid.MustParse("a0000000-0000-4000-8000-000000000001") // rows.sql's user A, 60 memories
 	if _, err := pool.Exec(ctx, `INSERT INTO memories (id, user_id, type, content, created_at)
 		VALUES (gen_random_uuid(), $1, 'semantic', 'an app forgot the time', NULL)`, user); err != nil {
