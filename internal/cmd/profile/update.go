@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -215,22 +214,9 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 		counts["failed"] = int64(len(failed))
 		counts["not_started"] = int64(len(rep.NotStarted))
 		rep.Counts, rep.SpentUSD = counts, s.Budget.Spent()
-		status = db.RunOK
-		switch {
-		case ctx.Err() != nil:
-			runErr, status = ctx.Err(), db.RunInterrupted
-		case fatal != nil:
-			runErr, status = fatal, db.RunFailed
-		case budget != nil:
-			msg := fmt.Sprintf("stopped by --max-cost %s after %d of %s (%d not started), spent %s: %v",
-				cmdutil.Money(opts.MaxCost), counts["updated"], cmdutil.Count(len(changed), "changed user", ""), counts["not_started"], cmdutil.Money(rep.SpentUSD), budget)
-			if len(failed) > 0 {
-				msg += "; failed: " + strings.Join(failed, "; ")
-			}
-			runErr, status = &cmdutil.ExitError{Code: cmdutil.ExitPartial, Kind: "partial", Err: errors.New(msg)}, db.RunPartial
-		case len(failed) > 0:
-			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(changed), Errs: failedErrs}, db.RunPartial
-		}
+		status, runErr = shared.LLMOutcome{Fatal: fatal, Budget: budget, MaxCost: opts.MaxCost, Spent: rep.SpentUSD,
+			Done: int(counts["updated"]), Total: len(changed), Unit: "changed user", Failed: failed, FailedErrs: failedErrs,
+			NotStarted: len(rep.NotStarted)}.Result(ctx)
 		jobCounts := map[string]any{"cost_usd": rep.SpentUSD}
 		for k, v := range counts {
 			jobCounts[k] = v

@@ -13,6 +13,7 @@ import (
 	"github.com/helixhq/helix/internal/catalog"
 	"github.com/helixhq/helix/internal/cmdutil"
 	"github.com/helixhq/helix/internal/config"
+	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/llmsynth"
 	"github.com/helixhq/helix/internal/synthesis"
 	"github.com/helixhq/helix/internal/synthesis/synthstore"
@@ -97,4 +98,42 @@ func pinnedCatalog(ctx context.Context, pool *pgxpool.Pool, provider string, war
 		return nil, fmt.Errorf("read the pinned catalog: %w", err)
 	}
 	return catalog.Load(ctx, pool, snap.ID, provider)
+}
+
+// LLMOutcome is how a run of LLM work over users ended, for synthesize --llm
+// and profile update alike: the error the run returns and the status its
+// job_runs row records.
+type LLMOutcome struct {
+	Fatal  error // a rejected key, a provider gone: every user would fail alike
+	Budget error // --max-cost stopped the run
+	// MaxCost and Spent in USD; Done of Total units (Unit names one: "user").
+	MaxCost, Spent float64
+	Done, Total    int
+	Unit           string
+	Failed         []string // "<user>: <error>"
+	FailedErrs     []error
+	NotStarted     int
+}
+
+// Result is the run's status (db.RunOK, RunInterrupted, RunFailed or
+// RunPartial) and error (nil when every unit was done).
+func (o LLMOutcome) Result(ctx context.Context) (string, error) {
+	switch {
+	case ctx.Err() != nil:
+		return db.RunInterrupted, ctx.Err()
+	case o.Fatal != nil:
+		return db.RunFailed, o.Fatal
+	case o.Budget != nil:
+		// the same counts as the progress lines and the report: units a
+		// stop left out are not started, not failed
+		msg := fmt.Sprintf("stopped by --max-cost %s after %d of %s (%d failed, %d not started), spent %s: %v",
+			cmdutil.Money(o.MaxCost), o.Done, cmdutil.Count(o.Total, o.Unit, ""), len(o.Failed), o.NotStarted, cmdutil.Money(o.Spent), o.Budget)
+		if len(o.Failed) > 0 {
+			msg += "; failed: " + strings.Join(o.Failed, "; ")
+		}
+		return db.RunPartial, &cmdutil.ExitError{Code: cmdutil.ExitPartial, Kind: "partial", Err: errors.New(msg)}
+	case len(o.Failed) > 0:
+		return db.RunPartial, &cmdutil.PartialError{Failed: o.Failed, Total: o.Total, Errs: o.FailedErrs}
+	}
+	return db.RunOK, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -147,24 +146,9 @@ func llmRun(ctx context.Context, opts *Options) error {
 		rep.SpentUSD = s.Budget.Spent()
 		rep.BudgetExhausted = budgetErr != nil
 
-		status = db.RunOK
-		switch {
-		case ctx.Err() != nil:
-			runErr, status = ctx.Err(), db.RunInterrupted
-		case fatal != nil:
-			runErr, status = fatal, db.RunFailed
-		case budgetErr != nil:
-			// the same counts as the progress lines and the report: users a
-			// stop left out are not started, not failed
-			msg := fmt.Sprintf("stopped by --max-cost %s after %d of %s (%d failed, %d not started), spent %s: %v",
-				cmdutil.Money(opts.MaxCost), counts["done"], cmdutil.Count(len(users), "user", ""), counts["failed"], counts["not_started"], cmdutil.Money(rep.SpentUSD), budgetErr)
-			if len(failed) > 0 {
-				msg += "; failed: " + strings.Join(failed, "; ")
-			}
-			runErr, status = &cmdutil.ExitError{Code: cmdutil.ExitPartial, Kind: "partial", Err: errors.New(msg)}, db.RunPartial
-		case len(failed) > 0:
-			runErr, status = &cmdutil.PartialError{Failed: failed, Total: len(users), Errs: failedErrs}, db.RunPartial
-		}
+		status, runErr = shared.LLMOutcome{Fatal: fatal, Budget: budgetErr, MaxCost: opts.MaxCost, Spent: rep.SpentUSD,
+			Done: int(counts["done"]), Total: len(users), Unit: "user", Failed: failed, FailedErrs: failedErrs,
+			NotStarted: len(rep.NotStarted)}.Result(ctx)
 		jobCounts := map[string]any{"spent_usd": rep.SpentUSD}
 		for k, v := range counts {
 			jobCounts[k] = v
