@@ -286,11 +286,20 @@ func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id in
 	}
 	var disabled *string
 	var policy string
+	already := false
 	err := db.InTx(ctx, conn, func(tx pgx.Tx) error {
 		var sched int64
 		if err := tx.QueryRow(ctx, `UPDATE helix_schedule_fires SET status = $2, exit_code = $3, finished_at = clock_timestamp(),
-			duration_ms = $4, counts = $5, error = $6 WHERE id = $1 RETURNING schedule_id`,
+			duration_ms = $4, counts = $5, error = $6
+			WHERE id = $1 AND status IN ('pending', 'running', 'interrupted') RETURNING schedule_id`,
 			id, res.Status, res.ExitCode, dur, res.Counts, errText).Scan(&sched); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				// Recorded already (or removed): a reclaim that read the fire
+				// as running just before its scheduler finished it must not
+				// overwrite that outcome.
+				already = true
+				return nil
+			}
 			return err
 		}
 		err := tx.QueryRow(ctx, `WITH old AS (SELECT id, disabled_reason IS NULL AND $2 = 'failed' AND max_failures > 0
@@ -317,6 +326,10 @@ func (c *Config) finish(ctx context.Context, conn db.Querier, name string, id in
 	})
 	if err != nil {
 		return fmt.Errorf("record schedule fire %d: %w", id, err)
+	}
+	if already {
+		c.Log.Info("schedule fire already recorded: outcome kept", "schedule", name, "fire", id, "not", res.Status)
+		return nil
 	}
 	c.observe(res.Status)
 	if disabled != nil {

@@ -114,7 +114,10 @@ func TestLocalFiresEachTickOnce(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d tick fires in 30 s", n)
+			var runNows string
+			_ = pool.QueryRow(ctx, `SELECT coalesce(string_agg(status || coalesce(': ' || error, ''), '; '), 'none')
+				FROM helix_schedule_fires WHERE kind = 'run_now'`).Scan(&runNows)
+			t.Fatalf("in 30 s: %d ok tick fires (want 4), run-now fires: %s (want 2 ok)", n, runNows)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -220,5 +223,38 @@ func TestLocalReclaimsAndHonoursPause(t *testing.T) {
 	}
 	if deadStatus != StatusInterrupted || liveStatus != StatusRunning || ran != 0 {
 		t.Errorf("dead fire %s, live fire %s, %d runs of a paused schedule", deadStatus, liveStatus, ran)
+	}
+}
+
+// A reclaim reads a fire as running, its scheduler then finishes it and
+// releases its lease, and the reclaim takes the lease: the outcome the
+// scheduler recorded stays (once a run-now fire's ok became interrupted).
+func TestFinishKeepsARecordedOutcome(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	if _, _, err := Put(ctx, pool, Spec{Name: "nightly", Cron: "0 3 * * *", Timezone: "UTC", CatchUp: CatchUpNone,
+		Argv: []string{"decay", "run"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := pool.QueryRow(ctx, `INSERT INTO helix_schedule_fires (schedule_id, tick, kind, status, started_at, attempts)
+		SELECT id, now(), 'run_now', 'running', now(), 1 FROM helix_schedules RETURNING id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	c := &Config{Pool: pool, Log: slog.New(slog.DiscardHandler)}
+	if err := c.finish(ctx, pool, "nightly", id, JobResult(0, map[string]any{"memories": 3}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.finish(ctx, pool, "nightly", id, &Result{Status: StatusInterrupted, Error: "its scheduler stopped before the fire finished"}); err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	var failures int
+	if err := pool.QueryRow(ctx, `SELECT f.status, s.consecutive_failures FROM helix_schedule_fires f JOIN helix_schedules s ON s.id = f.schedule_id
+		WHERE f.id = $1`, id).Scan(&status, &failures); err != nil {
+		t.Fatal(err)
+	}
+	if status != StatusOK || failures != 0 {
+		t.Errorf("fire %s with %d failures in a row after a late reclaim, want ok and 0", status, failures)
 	}
 }
