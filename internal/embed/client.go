@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sync"
 	"strings"
 	"time"
 
@@ -17,14 +18,15 @@ import (
 )
 
 // tooLong matches what OpenAI, vLLM, Ollama, LM Studio and LiteLLM say when an
-// input exceeds the model's context.
-var tooLong = regexp.MustCompile(`(?i)context length|context_length|too long|too many tokens|maximum.{0,40}tokens|exceeds? .{0,30}(length|limit|tokens)|input length`)
+// input exceeds the model's context. Compiled on first use: its bounded
+// repeats make a large program, and package init is paid by every command.
+var tooLong = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)context length|context_length|too long|too many tokens|maximum.{0,40}tokens|exceeds? .{0,30}(length|limit|tokens)|input length`) })
 
 // TooLong reports whether the server rejected the request because an input is
 // longer than the model takes.
 func TooLong(e *httpretry.APIError) bool {
 	return (e.Status == http.StatusBadRequest || e.Status == http.StatusRequestEntityTooLarge) &&
-		(e.Status == http.StatusRequestEntityTooLarge || tooLong.MatchString(e.Message) || e.Code == "context_length_exceeded")
+		(e.Status == http.StatusRequestEntityTooLarge || tooLong().MatchString(e.Message) || e.Code == "context_length_exceeded")
 }
 
 // Client calls one embeddings server.

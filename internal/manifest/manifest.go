@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/dlclark/regexp2/v2"
 	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/third_party/jsonschema"
@@ -466,7 +465,7 @@ func ValueAt(tree any, path []string) any {
 // Check validates what the JSON Schema cannot: semver, host syntax, limits
 // within max. It returns the pointer of the culprit.
 func (m *Manifest) Check(max Maxima) (string, error) {
-	if _, err := semver.StrictNewVersion(m.Version); err != nil {
+	if err := StrictVersion(m.Version); err != nil {
 		return "/version", fmt.Errorf("version %q is not a semantic version such as 1.2.0 (%v)", m.Version, err)
 	}
 	for i, h := range m.Permissions.Network {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helixhq/helix/internal/exitcode"
@@ -47,8 +46,8 @@ func fromMCP(ctx context.Context, cs *mcp.ClientSession, o MCPOptions) ([]Candid
 	}
 	var warns []Warning
 	version := "0.0.0"
-	if v, err := semver.NewVersion(raw); err == nil {
-		version = v.String()
+	if v, ok := LooseVersion(raw); ok {
+		version = v
 	} else {
 		warns = append(warns, Warning{Pointer: "/serverInfo/version", Message: fmt.Sprintf("version %q is not semver: tools get 0.0.0", raw)})
 	}

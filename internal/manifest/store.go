@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -444,19 +443,6 @@ func latestApproved(es []existing) *existing {
 	return best
 }
 
-// newer reports whether version a sorts after b.
-func newer(a, b string) bool {
-	va, errA := semver.NewVersion(a)
-	vb, errB := semver.NewVersion(b)
-	if errA != nil || errB != nil {
-		return a > b
-	}
-	if va.Equal(vb) {
-		// Semver ignores build metadata; a FormatVersion is the newer rebuild.
-		return formatOf(a) > formatOf(b)
-	}
-	return va.GreaterThan(vb)
-}
 
 // supersedeOlder marks approved versions of name below version as superseded.
 func supersedeOlder(ctx context.Context, tx pgx.Tx, name, version string, o owner.Owner, actor string, now time.Time) error {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 
 	"github.com/helixhq/helix/internal/manifest"
 )
@@ -138,12 +137,12 @@ func (b *builder) tools(res *Result) ([]Tool, error) {
 func (b *builder) version(res *Result) string {
 	info, _ := b.root["info"].(map[string]any)
 	raw := str(info["version"])
-	if v, err := semver.StrictNewVersion(raw); err == nil {
-		return v.String()
+	if manifest.StrictVersion(raw) == nil {
+		return raw
 	}
-	if v, err := semver.NewVersion(raw); err == nil {
+	if v, ok := manifest.LooseVersion(raw); ok {
 		res.Warnings = append(res.Warnings, manifest.Warning{Pointer: "/info/version", Message: fmt.Sprintf("version %q read as %s", raw, v)})
-		return v.String()
+		return v
 	}
 	res.Warnings = append(res.Warnings, manifest.Warning{Pointer: "/info/version", Message: fmt.Sprintf("version %q is not semver: tools get 0.0.0", raw)})
 	return "0.0.0"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/netip"
 	"regexp"
+	"sync"
 )
 
 // FormatValidator is an interface for custom format validators.
@@ -72,12 +73,12 @@ func DefineIPv6Format() {
 }
 
 type stringRegexpFormatValidator struct {
-	re *regexp.Regexp
+	re func() *regexp.Regexp
 }
 
 func (s stringRegexpFormatValidator) Validate(value string) error {
-	if !s.re.MatchString(value) {
-		return fmt.Errorf(`string doesn't match pattern "%s"`, s.re.String())
+	if re := s.re(); !re.MatchString(value) {
+		return fmt.Errorf(`string doesn't match pattern "%s"`, re.String())
 	}
 	return nil
 }
@@ -121,12 +122,14 @@ func validateIntegerFormat(validator IntegerFormatValidator, value float64) erro
 
 // NewRegexpFormatValidator creates a new FormatValidator that uses a regular expression to validate the value.
 func NewRegexpFormatValidator(pattern string) StringFormatValidator {
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		err := fmt.Errorf("string regexp format has invalid pattern %q: %w", pattern, err)
-		panic(err)
-	}
-	return stringRegexpFormatValidator{re: re}
+	// helix: compiled on first use, not in init (see README.md).
+	return stringRegexpFormatValidator{re: sync.OnceValue(func() *regexp.Regexp {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			panic(fmt.Errorf("string regexp format has invalid pattern %q: %w", pattern, err))
+		}
+		return re
+	})}
 }
 
 // NewCallbackValidator creates a new FormatValidator that uses a callback function to validate the value.

@@ -16,6 +16,7 @@ package huffman
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/bits"
 )
@@ -356,7 +357,9 @@ const (
 	lutNode = 1 << 30
 )
 
-func init() {
+// buildLUT fills lut, once, on the first Decode (not in init: package
+// initialisation is paid by every helix command).
+var buildLUT = sync.OnceFunc(func() {
 	for t := range huffmanMain {
 		treelen := huffmanMain[t].treelen
 		if treelen == 0 {
@@ -393,7 +396,11 @@ func init() {
 			lut[t][p] = e
 		}
 	}
-}
+})
+
+// Prepare builds the decoding tables; a decoder calls it before its first
+// frame.
+func Prepare() { buildLUT() }
 
 func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 	point := 0

@@ -28,6 +28,7 @@ import (
 
 func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinfo.SideInfo, mainData *MainData, part_2_start, gr, ch int) error {
 	p43 := Pow43()
+	huffman.Prepare()
 	// Check that there is any data to decode. If not, zero the array.
 	if sideInfo.Part2_3Length[gr][ch] == 0 {
 		for i := 0; i < consts.SamplesPerGr; i++ {
