@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/helixhq/helix/internal/httpretry"
@@ -20,7 +20,9 @@ import (
 // tooLong matches what OpenAI, vLLM, Ollama, LM Studio and LiteLLM say when an
 // input exceeds the model's context. Compiled on first use: its bounded
 // repeats make a large program, and package init is paid by every command.
-var tooLong = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)context length|context_length|too long|too many tokens|maximum.{0,40}tokens|exceeds? .{0,30}(length|limit|tokens)|input length`) })
+var tooLong = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)context length|context_length|too long|too many tokens|maximum.{0,40}tokens|exceeds? .{0,30}(length|limit|tokens)|input length`)
+})
 
 // TooLong reports whether the server rejected the request because an input is
 // longer than the model takes.

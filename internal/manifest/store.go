@@ -443,7 +443,6 @@ func latestApproved(es []existing) *existing {
 	return best
 }
 
-
 // supersedeOlder marks approved versions of name below version as superseded.
 func supersedeOlder(ctx context.Context, tx pgx.Tx, name, version string, o owner.Owner, actor string, now time.Time) error {
 	rows, err := tx.Query(ctx, `SELECT id, version FROM tool_manifests WHERE name = $1 AND state = 'approved' AND version <> $2 AND `+owner.Owned("user_id", 3), name, version, o.Arg())

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/helixhq/helix/internal/manifest"
 )
 
