@@ -19,7 +19,10 @@
 --   2. reads the previous link from the table's newest chained row (the
 --      chain_seq index), in a snapshot taken after the lock (READ COMMITTED:
 --      each statement of a volatile function takes one), so it sees the
---      append that held the lock before it;
+--      append that held the lock before it. The function plans without
+--      sequential scans: a session keeps the plan, and one made while the
+--      table was small (a seq scan and a sort) would make every later append
+--      read the whole table;
 --   3. writes chain_seq and chain_hash into the row.
 -- chain_seq order is commit order, and a rolled-back write rolls back its
 -- link. chain_seq is UNIQUE: a fork can only be an error (under REPEATABLE
@@ -96,6 +99,7 @@ BEGIN
 CREATE FUNCTION %1$I() RETURNS trigger
 LANGUAGE plpgsql
 SET TimeZone = 'UTC' SET extra_float_digits = 1 SET bytea_output = 'hex' SET IntervalStyle = 'postgres'
+SET enable_seqscan = off
 AS $body$
 DECLARE
     last_seq  bigint;
