@@ -102,6 +102,7 @@ SET TimeZone = 'UTC' SET extra_float_digits = 1 SET bytea_output = 'hex' SET Int
 SET enable_seqscan = off
 AS $body$
 DECLARE
+    locked    text;
     last_seq  bigint;
     last_hash bytea;
 BEGIN
@@ -110,7 +111,8 @@ BEGIN
         RETURN NEW;
     END IF;
     %2$s
-    PERFORM pg_advisory_xact_lock(1751477368, %3$s);
+    -- an assignment, not PERFORM: PL/pgSQL evaluates it without starting an executor
+    locked := pg_advisory_xact_lock(1751477368, %3$s);
     SELECT t.chain_seq, t.chain_hash INTO last_seq, last_hash
     FROM %4$I t WHERE t.chain_seq IS NOT NULL ORDER BY t.chain_seq DESC LIMIT 1;
     NEW.chain_seq := coalesce(last_seq, 0) + 1;
