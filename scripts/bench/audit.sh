@@ -21,6 +21,11 @@
 # (HELIX_TEST_DATABASE_URL, default the test server); say the load (printed)
 # with the figures.
 # Usage: scripts/bench/audit.sh [RUNS] [ROUNDS] [ROWS] [WARM]   (default 100 3 1000000 2000)
+#        HELIX_BIN=path: use that helix (built from this tree) instead of building one
+#        AUDIT_BENCH_POOLER=postgres://USER@HOST:PORT: run the executions (part 1)
+#        through that PgBouncer (in front of the same server, any database), as
+#        through Supabase's poolers: a run gets a server connection an earlier
+#        run warmed
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -33,13 +38,21 @@ DBNAME=helix_bench_audit_$$
 WORK=$(mktemp -d)
 trap 'psql -q "$SERVER" -c "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
 
-echo "building helix..." >&2
-CGO_ENABLED=0 go build -o "$WORK/helix" ./cmd/helix
+H=${HELIX_BIN:-$WORK/helix} # HELIX_BIN: a helix already built from this tree
+if [ -z "${HELIX_BIN:-}" ]; then
+	echo "building helix..." >&2
+	CGO_ENABLED=0 go build -o "$H" ./cmd/helix
+fi
 psql -q "$SERVER" -c "CREATE DATABASE $DBNAME" >/dev/null
 DB=${SERVER%/*}/$DBNAME
 [[ $SERVER == *\?* ]] && DB=$DB?${SERVER#*\?}
 export HELIX_DATABASE_URL=$DB HELIX_SKILL_CACHE_DIR="$WORK/cache"
-H="$WORK/helix"
+EXEC_URL=$DB FLUSH=1 # a session's statistics are written as it ends
+if [ -n "${AUDIT_BENCH_POOLER:-}" ]; then
+	EXEC_URL=$AUDIT_BENCH_POOLER/$DBNAME
+	[[ $SERVER == *\?* ]] && EXEC_URL=$EXEC_URL?${SERVER#*\?}
+	FLUSH=11 # a pooled server connection stays: an idle backend writes its statistics within 10 s
+fi
 "$H" migrate up >/dev/null
 "$H" skill add testdata/skills/echo.wasm --name echo >/dev/null
 "$H" skill exec echo --input '{}' >/dev/null # warm the compilation cache
@@ -48,8 +61,8 @@ active() { psql -Atq "$DB" -c "SELECT active_time FROM pg_stat_database WHERE da
 execs() { # RUNS executions; prints their database time in ms
 	local before after
 	before=$(active)
-	for _ in $(seq "$RUNS"); do "$H" skill exec echo --input '{"a":1}' >/dev/null; done
-	sleep 1 # the last session's statistics are written as it ends
+	for _ in $(seq "$RUNS"); do HELIX_DATABASE_URL=$EXEC_URL "$H" skill exec echo --input '{"a":1}' >/dev/null; done
+	sleep "$FLUSH"
 	after=$(active)
 	echo "$after - $before" | bc -l
 }
@@ -84,7 +97,11 @@ warm() { # WARM executions on one connection; prints their database time in ms
 
 echo "server: $(psql -Atq "$DB" -c "SELECT version()" | cut -d' ' -f1-2); shared_preload_libraries: '$(psql -Atq "$DB" -c "SHOW shared_preload_libraries")'"
 echo "load: $(uptime | sed 's/.*load average: //')"
-echo "cold: one helix skill exec = one new session"
+if [ -n "${AUDIT_BENCH_POOLER:-}" ]; then
+	echo "pooled: one helix skill exec through $AUDIT_BENCH_POOLER (server connections kept warm)"
+else
+	echo "cold: one helix skill exec = one new session"
+fi
 printf '%-6s %14s %14s %8s\n' round "db ms chain" "db ms none" share
 on_sum=0 off_sum=0
 for r in $(seq "$ROUNDS"); do
@@ -96,7 +113,7 @@ for r in $(seq "$ROUNDS"); do
 	printf '%-6s %14.1f %14.1f %7.1f%%\n' "$r" "$on" "$off" "$(echo "($on - $off) * 100 / $off" | bc -l)"
 	on_sum=$(echo "$on_sum + $on" | bc -l) off_sum=$(echo "$off_sum + $off" | bc -l)
 done
-printf 'append, cold: %d executions a round; database time per execution %.3f ms chained, %.3f ms not: the chain adds %.1f %%\n' "$RUNS" \
+printf 'append, CLI: %d executions a round; database time per execution %.3f ms chained, %.3f ms not: the chain adds %.1f %%\n' "$RUNS" \
 	"$(echo "$on_sum / ($RUNS * $ROUNDS)" | bc -l)" "$(echo "$off_sum / ($RUNS * $ROUNDS)" | bc -l)" \
 	"$(echo "($on_sum - $off_sum) * 100 / $off_sum" | bc -l)"
 echo "load: $(uptime | sed 's/.*load average: //')"
