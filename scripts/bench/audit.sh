@@ -47,24 +47,41 @@ psql -q "$SERVER" -c "CREATE DATABASE $DBNAME" >/dev/null
 DB=${SERVER%/*}/$DBNAME
 [[ $SERVER == *\?* ]] && DB=$DB?${SERVER#*\?}
 export HELIX_DATABASE_URL=$DB HELIX_SKILL_CACHE_DIR="$WORK/cache"
-EXEC_URL=$DB FLUSH=1 # a session's statistics are written as it ends
+EXEC_URL=$DB
 if [ -n "${AUDIT_BENCH_POOLER:-}" ]; then
 	EXEC_URL=$AUDIT_BENCH_POOLER/$DBNAME
 	[[ $SERVER == *\?* ]] && EXEC_URL=$EXEC_URL?${SERVER#*\?}
-	FLUSH=11 # a pooled server connection stays: an idle backend writes its statistics within 10 s
 fi
 "$H" migrate up >/dev/null
 "$H" skill add testdata/skills/echo.wasm --name echo >/dev/null
 "$H" skill exec echo --input '{}' >/dev/null # warm the compilation cache
 
 active() { psql -Atq "$DB" -c "SELECT active_time FROM pg_stat_database WHERE datname = current_database()"; }
-execs() { # RUNS executions; prints their database time in ms
-	local before after
-	before=$(active)
+# The server's CPU time: when the server runs on this machine and its
+# postmaster is readable, the CPU time of the backends it reaped (cutime +
+# cstime of /proc/PID/stat, in clock ticks). Unlike active_time (wall time
+# while executing) it hardly grows when other processes load the machine;
+# it counts every backend that ends, so use a server of your own (with
+# autovacuum off, whose workers would count too).
+PM=$(head -1 "$(psql -Atq "$DB" -c "SHOW data_directory")/postmaster.pid" 2>/dev/null || true)
+[ -n "$PM" ] && [ -r "/proc/$PM/stat" ] || PM=
+TICK=$(getconf CLK_TCK)
+cpu() { if [ -n "$PM" ]; then awk -v t="$TICK" '{print ($16 + $17) * 1000 / t}' "/proc/$PM/stat"; else echo 0; fi; }
+# end the bench database's other sessions (a pooler's server connections):
+# their statistics are written and their CPU time reaped
+ends() {
+	psql -Atq "$DB" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
+	sleep 1
+}
+measure() { # runs "$@"; prints the database time and the server CPU time it took, in ms
+	local a c
+	a=$(active) c=$(cpu)
+	"$@"
+	ends
+	echo "$(echo "$(active) - $a" | bc -l) $(echo "$(cpu) - $c" | bc -l)"
+}
+execs() { # RUNS executions, each a helix process
 	for _ in $(seq "$RUNS"); do HELIX_DATABASE_URL=$EXEC_URL "$H" skill exec echo --input '{"a":1}' >/dev/null; done
-	sleep "$FLUSH"
-	after=$(active)
-	echo "$after - $before" | bc -l
 }
 trigger() { psql -q "$DB" -c "ALTER TABLE skill_executions $1 TRIGGER helix_audit_chain"; }
 # what one execution sends (internal/skill), on one warm connection, WARM times
@@ -86,58 +103,51 @@ WITH e AS (
 )
 SELECT id FROM e;
 SQL
-warm() { # WARM executions on one connection; prints their database time in ms
-	local before after
-	before=$(active)
+warm() { # WARM executions on one connection
 	pgbench -n -M prepared -c 1 -t "$WARM" -f "$WORK/warm.sql" "$DB" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log" >&2; exit 1; }
-	sleep 1
-	after=$(active)
-	echo "$after - $before" | bc -l
 }
+# ROUNDS rounds of "$1" with the chain on and off; prints a line a round and
+# the totals, per execution of $2 executions a round
+compare() {
+	local r on off a_on=0 a_off=0 c_on=0 c_off=0
+	printf '%-6s %12s %12s %8s %12s %12s %8s\n' round "db ms chain" "db ms none" share "cpu ms chain" "cpu ms none" share
+	for r in $(seq "$ROUNDS"); do
+		trigger ENABLE
+		read -r -a on <<<"$(measure "$1")"
+		trigger DISABLE
+		read -r -a off <<<"$(measure "$1")"
+		trigger ENABLE
+		printf '%-6s %12.1f %12.1f %7.1f%% %12.0f %12.0f %7.1f%%\n' "$r" "${on[0]}" "${off[0]}" "$(pct "${on[0]}" "${off[0]}")" \
+			"${on[1]}" "${off[1]}" "$(pct "${on[1]}" "${off[1]}")"
+		a_on=$(echo "$a_on + ${on[0]}" | bc -l) a_off=$(echo "$a_off + ${off[0]}" | bc -l)
+		c_on=$(echo "$c_on + ${on[1]}" | bc -l) c_off=$(echo "$c_off + ${off[1]}" | bc -l)
+	done
+	local n=$(($2 * ROUNDS))
+	printf '  database time per execution %.4f ms chained, %.4f ms not: the chain adds %.4f ms, %.1f %%\n' \
+		"$(echo "$a_on / $n" | bc -l)" "$(echo "$a_off / $n" | bc -l)" "$(echo "($a_on - $a_off) / $n" | bc -l)" "$(pct "$a_on" "$a_off")"
+	if [ -n "$PM" ]; then
+		printf '  server CPU per execution %.4f ms chained, %.4f ms not: the chain adds %.4f ms, %.1f %%\n' \
+			"$(echo "$c_on / $n" | bc -l)" "$(echo "$c_off / $n" | bc -l)" "$(echo "($c_on - $c_off) / $n" | bc -l)" "$(pct "$c_on" "$c_off")"
+	fi
+	echo "  load: $(uptime | sed 's/.*load average: //')"
+}
+pct() { if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then echo "($1 - $2) * 100 / $2" | bc -l; else echo 0; fi; }
 
-echo "server: $(psql -Atq "$DB" -c "SELECT version()" | cut -d' ' -f1-2); shared_preload_libraries: '$(psql -Atq "$DB" -c "SHOW shared_preload_libraries")'"
+echo "server: $(psql -Atq "$DB" -c "SELECT version()" | cut -d' ' -f1-2); shared_preload_libraries: '$(psql -Atq "$DB" -c "SHOW shared_preload_libraries")'; autovacuum $(psql -Atq "$DB" -c "SHOW autovacuum"); server CPU $([ -n "$PM" ] && echo "measured (postmaster $PM)" || echo "not measured (not a local server)")"
 echo "load: $(uptime | sed 's/.*load average: //')"
 if [ -n "${AUDIT_BENCH_POOLER:-}" ]; then
-	echo "pooled: one helix skill exec through $AUDIT_BENCH_POOLER (server connections kept warm)"
+	echo "append, CLI through $AUDIT_BENCH_POOLER: $RUNS helix skill exec a round (server connections kept warm)"
 else
-	echo "cold: one helix skill exec = one new session"
+	echo "append, CLI: $RUNS helix skill exec a round, each a new session"
 fi
-printf '%-6s %14s %14s %8s\n' round "db ms chain" "db ms none" share
-on_sum=0 off_sum=0
-for r in $(seq "$ROUNDS"); do
-	trigger ENABLE
-	on=$(execs)
-	trigger DISABLE
-	off=$(execs)
-	trigger ENABLE
-	printf '%-6s %14.1f %14.1f %7.1f%%\n' "$r" "$on" "$off" "$(echo "($on - $off) * 100 / $off" | bc -l)"
-	on_sum=$(echo "$on_sum + $on" | bc -l) off_sum=$(echo "$off_sum + $off" | bc -l)
-done
-printf 'append, CLI: %d executions a round; database time per execution %.3f ms chained, %.3f ms not: the chain adds %.1f %%\n' "$RUNS" \
-	"$(echo "$on_sum / ($RUNS * $ROUNDS)" | bc -l)" "$(echo "$off_sum / ($RUNS * $ROUNDS)" | bc -l)" \
-	"$(echo "($on_sum - $off_sum) * 100 / $off_sum" | bc -l)"
-echo "load: $(uptime | sed 's/.*load average: //')"
-echo "warm: $WARM executions' statements on one connection (pgbench -M prepared)"
-printf '%-6s %14s %14s %8s\n' round "db ms chain" "db ms none" share
-on_sum=0 off_sum=0
-for r in $(seq "$ROUNDS"); do
-	trigger ENABLE
-	on=$(warm)
-	trigger DISABLE
-	off=$(warm)
-	trigger ENABLE
-	printf '%-6s %14.1f %14.1f %7.1f%%\n' "$r" "$on" "$off" "$(echo "($on - $off) * 100 / $off" | bc -l)"
-	on_sum=$(echo "$on_sum + $on" | bc -l) off_sum=$(echo "$off_sum + $off" | bc -l)
-done
-printf 'append, warm: database time per execution %.4f ms chained, %.4f ms not: the chain adds %.4f ms, %.1f %%\n' \
-	"$(echo "$on_sum / ($WARM * $ROUNDS)" | bc -l)" "$(echo "$off_sum / ($WARM * $ROUNDS)" | bc -l)" \
-	"$(echo "($on_sum - $off_sum) / ($WARM * $ROUNDS)" | bc -l)" "$(echo "($on_sum - $off_sum) * 100 / $off_sum" | bc -l)"
-echo "load: $(uptime | sed 's/.*load average: //')"
+compare execs "$RUNS"
+echo "append, warm: $WARM executions' statements a round on one connection (pgbench -M prepared)"
+compare warm "$WARM"
 # the unchained rows written with the trigger off are out of the chain: start the verify part afresh
 psql -q "$DB" -c "DELETE FROM skill_executions WHERE chain_seq IS NULL"
 
 echo "appending $ROWS chained rows..." >&2
-start=$(date +%s.%N)
+start=$(date +%s.%N) c=$(cpu)
 left=$ROWS
 while [ "$left" -gt 0 ]; do
 	n=$(( left < 10000 ? left : 10000 ))
@@ -147,10 +157,12 @@ while [ "$left" -gt 0 ]; do
 	left=$(( left - n ))
 done
 append=$(echo "$(date +%s.%N) - $start" | bc -l)
+sleep 0.5
+appendcpu=$(echo "$(cpu) - $c" | bc -l)
 rows=$(psql -Atq "$DB" -c "SELECT count(*) FROM skill_executions")
 start=$(date +%s.%N)
 "$H" audit verify --table skill_executions >/dev/null
 verify=$(echo "$(date +%s.%N) - $start" | bc -l)
-printf 'bulk append: %d rows in %.1f s (%.0f rows/s)\n' "$ROWS" "$append" "$(echo "$ROWS / $append" | bc -l)"
+printf 'bulk append: %d rows in %.1f s (%.0f rows/s); server CPU %.4f ms a row\n' "$ROWS" "$append" "$(echo "$ROWS / $append" | bc -l)" "$(echo "$appendcpu / $ROWS" | bc -l)"
 printf 'verify: %d rows in %.1f s (%.0f rows/s)\n' "$rows" "$verify" "$(echo "$rows / $verify" | bc -l)"
 echo "load: $(uptime | sed 's/.*load average: //')"
