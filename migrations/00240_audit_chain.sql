@@ -42,6 +42,10 @@
 -- functions and helix_audit_digest (what verify recomputes) carry the same
 -- SET clauses and the same expression.
 --
+-- The trigger functions carry each chain's settings (volatile columns,
+-- pending state) as constants: a later migration that changes a row of
+-- helix_audit_chains regenerates that table's function.
+--
 -- What the append costs is mostly a new session's first use of it (parsing
 -- and planning the trigger's statements, loading PL/pgSQL unless the server
 -- preloads it, as Supabase does); chain_hash has no statistics, because
