@@ -20,10 +20,11 @@ import (
 	"github.com/helixhq/helix/internal/db"
 )
 
-// Chain is one audit table's chain as helix_audit_chains records it.
+// Chain is one audit table's chain: its settings in helix_audit_chains and
+// its head, the newest chained row.
 type Chain struct {
 	Table         string
-	Seq           int64 // rows in the chain
+	Seq           int64 // rows in the chain: the newest row's chain_seq
 	Head          []byte
 	TimeColumn    string
 	Volatile      []string
@@ -45,19 +46,34 @@ func Link(prev, digest []byte) []byte {
 	return h.Sum(nil)
 }
 
-// Chains lists the chained tables, ordered by name.
+// Chains lists the chained tables, ordered by name, each with its head.
 func Chains(ctx context.Context, q db.Querier) ([]Chain, error) {
 	rows, err := q.Query(ctx, `
-SELECT tbl, seq, head, time_column, volatile, coalesce(pending_column, ''), coalesce(pending_value, '')
+SELECT tbl, time_column, volatile, coalesce(pending_column, ''), coalesce(pending_value, '')
 FROM helix_audit_chains ORDER BY tbl`)
 	if err != nil {
 		return nil, fmt.Errorf("read audit chains: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Chain, error) {
+	chains, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Chain, error) {
 		var c Chain
-		err := r.Scan(&c.Table, &c.Seq, &c.Head, &c.TimeColumn, &c.Volatile, &c.PendingColumn, &c.PendingValue)
+		err := r.Scan(&c.Table, &c.TimeColumn, &c.Volatile, &c.PendingColumn, &c.PendingValue)
 		return c, err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("read audit chains: %w", err)
+	}
+	for i := range chains {
+		c := &chains[i]
+		err := q.QueryRow(ctx, fmt.Sprintf(`SELECT chain_seq, chain_hash FROM %s WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1`,
+			pgx.Identifier{c.Table}.Sanitize())).Scan(&c.Seq, &c.Head)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			c.Seq, c.Head = 0, Genesis(c.Table)
+		case err != nil:
+			return nil, fmt.Errorf("read the head of %s: %w", c.Table, err)
+		}
+	}
+	return chains, nil
 }
 
 // Problem is the first thing found wrong in a chain.
@@ -65,7 +81,7 @@ type Problem struct {
 	// Kind: changed (a row no longer matches its chain hash: edited, or
 	// forged with a made-up hash), deleted (a gap in the chain), unchained
 	// (a finished row written past the chain), truncated (the newest rows
-	// are gone: the head, or an anchor, names rows that are not there).
+	// are gone: an anchor names rows that are not there).
 	Kind    string `json:"kind"`
 	ID      *int64 `json:"id,omitempty"`
 	Seq     int64  `json:"seq,omitempty"`
@@ -150,13 +166,6 @@ ORDER BY chain_seq DESC LIMIT 1`, tbl, pgx.Identifier{c.TimeColumn}.Sanitize()),
 		return res, err
 	}
 	if res.Problem == nil {
-		p, err := checkEnd(ctx, q, tbl, c)
-		if err != nil {
-			return res, err
-		}
-		res.Problem = p
-	}
-	if res.Problem == nil {
 		p, err := checkUnchained(ctx, q, tbl, c)
 		if err != nil {
 			return res, err
@@ -212,28 +221,6 @@ func rowsWord(n, from, to int64) string {
 	return fmt.Sprintf("%d rows at chain seq %d–%d", n, from, to)
 }
 
-// checkEnd compares the chain's last row with the head helix_audit_chains keeps.
-func checkEnd(ctx context.Context, q db.Querier, tbl string, c Chain) (*Problem, error) {
-	var last int64
-	var hash []byte
-	err := q.QueryRow(ctx, fmt.Sprintf(`SELECT chain_seq, chain_hash FROM %s WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1`, tbl)).Scan(&last, &hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		last, hash, err = 0, Genesis(c.Table), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case last < c.Seq:
-		return &Problem{Kind: "truncated", Seq: last + 1, Message: fmt.Sprintf("%s: the newest %s deleted: the chain's head is at seq %d, its last row at %d",
-			c.Table, plural(c.Seq-last, "row"), c.Seq, last)}, nil
-	case last > c.Seq || !bytes.Equal(hash, c.Head):
-		return &Problem{Kind: "changed", Seq: c.Seq, Message: fmt.Sprintf("%s: the chain's head (seq %d) does not match its last row (seq %d): helix_audit_chains was changed",
-			c.Table, c.Seq, last)}, nil
-	}
-	return nil, nil
-}
-
 // checkUnchained finds a finished row with no place in the chain.
 func checkUnchained(ctx context.Context, q db.Querier, tbl string, c Chain) (*Problem, error) {
 	cond := "true"
@@ -276,13 +263,6 @@ func checkAnchor(ctx context.Context, q db.Querier, tbl string, c Chain, a *Anch
 }
 
 func cmdTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
 
 // Anchor is every chain's head at one instant, to keep outside the database.
 type Anchor struct {

@@ -121,39 +121,47 @@ func TestTamperingFound(t *testing.T) {
 	for _, c := range []struct {
 		name, table, kind string
 		id                int64 // the row named, 0 for none
+		anchor            bool  // verify with an anchor taken before the tampering
 		tamper            []string
 	}{
-		{"update", "tool_executions", "changed", 3,
+		{"update", "tool_executions", "changed", 3, false,
 			[]string{`UPDATE tool_executions SET status = 'ok', http_status = 200 WHERE id = 3`}},
-		{"update jsonb", "composite_skill_executions", "changed", 2,
+		{"update jsonb", "composite_skill_executions", "changed", 2, false,
 			[]string{`UPDATE composite_skill_executions SET output = '{"y": "e"}' WHERE id = 2`}},
-		{"update the hash too", "skill_executions", "changed", 2,
+		{"update the hash too", "skill_executions", "changed", 2, false,
 			[]string{`UPDATE skill_executions SET status = 'error', chain_hash = sha256('x') WHERE id = 2`}},
-		{"delete", "skill_executions", "deleted", 4,
+		{"delete", "skill_executions", "deleted", 4, false,
 			[]string{`DELETE FROM skill_executions WHERE id = 3`}},
-		{"delete newest", "helix_llm_usage", "truncated", 0,
+		{"delete newest, anchored", "helix_llm_usage", "truncated", 0, true,
 			[]string{`DELETE FROM helix_llm_usage WHERE id >= 4`}},
-		{"forged insert past the trigger", "tool_audit", "unchained", 6, []string{
+		{"forged insert past the trigger", "tool_audit", "unchained", 6, false, []string{
 			`ALTER TABLE tool_audit DISABLE TRIGGER helix_audit_chain`,
 			`INSERT INTO tool_audit (tool_id, actor, at, from_state, to_state) SELECT tool_id, 'op', now(), 'revoked', 'approved' FROM tool_audit LIMIT 1`,
 			`ALTER TABLE tool_audit ENABLE TRIGGER helix_audit_chain`}},
-		{"forged insert in the middle", "helix_memory_search_calls", "changed", 6, []string{
+		{"forged insert in the middle", "helix_memory_search_calls", "changed", 6, false, []string{
 			`ALTER TABLE helix_memory_search_calls DISABLE TRIGGER helix_audit_chain`,
 			`UPDATE helix_memory_search_calls SET chain_seq = -chain_seq - 1 WHERE chain_seq >= 3`,
 			`UPDATE helix_memory_search_calls SET chain_seq = -chain_seq WHERE chain_seq < 0`,
 			`INSERT INTO helix_memory_search_calls (user_id, client, query_sha256, mode, result_limit, status, started_at, duration_ms, chain_seq, chain_hash)
 			 SELECT user_id, client, query_sha256, mode, result_limit, status, started_at, duration_ms, 3, chain_hash FROM helix_memory_search_calls WHERE chain_seq = 2`,
-			`UPDATE helix_audit_chains SET seq = seq + 1 WHERE tbl = 'helix_memory_search_calls'`,
 			`ALTER TABLE helix_memory_search_calls ENABLE TRIGGER helix_audit_chain`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			pool := pgtest.New(t)
 			seed(t, pool, 5)
+			var o audit.Options
+			if c.anchor {
+				a, err := audit.TakeAnchor(context.Background(), pool, time.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Anchor = &a
+			}
 			for _, s := range c.tamper {
 				exec(t, pool, s)
 			}
-			res := verify(t, pool, audit.Options{})
+			res := verify(t, pool, o)
 			for name, r := range res {
 				if name == c.table {
 					continue
@@ -173,9 +181,9 @@ func TestTamperingFound(t *testing.T) {
 	}
 }
 
-// An anchor taken before the newest rows were deleted, with the head put
-// back to match, still finds the truncation; without the anchor the chain
-// looks whole.
+// An anchor taken before the newest rows were deleted finds the truncation;
+// without the anchor the shorter chain looks whole (the newest row is the
+// head: nothing else in the database records how long the chain was).
 func TestAnchorFindsRewrittenEnd(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
@@ -194,7 +202,6 @@ func TestAnchorFindsRewrittenEnd(t *testing.T) {
 		t.Fatalf("intact chain with its own anchor: %+v", r["tool_executions"].Problem)
 	}
 	exec(t, pool, `DELETE FROM tool_executions WHERE chain_seq >= 4`)
-	exec(t, pool, `UPDATE helix_audit_chains SET seq = 3, head = (SELECT chain_hash FROM tool_executions WHERE chain_seq = 3) WHERE tbl = 'tool_executions'`)
 	if r := verify(t, pool, audit.Options{})["tool_executions"]; !r.Intact {
 		t.Fatalf("without the anchor a consistent shorter chain verifies; got %+v", r.Problem)
 	}
@@ -257,6 +264,53 @@ func TestConcurrentAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r := verify(t, pool, audit.Options{Table: "skill_executions"})["skill_executions"]; !r.Intact || r.Seq != 800 || r.Rows != 800 {
+		t.Errorf("%+v %+v", r, r.Problem)
+	}
+}
+
+// A rolled-back write leaves no link; a transaction that cannot see the
+// newest link (REPEATABLE READ, its snapshot taken before another append
+// committed) fails on chain_seq's unique index instead of forking the chain.
+func TestRollbackAndStaleSnapshot(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	const insert = `INSERT INTO skill_executions (skill_name, skill_sha256, engine, input_sha256, status, started_at, duration_ms)
+		VALUES ($1, 'a', 'js', 'b', 'ok', now(), 1)`
+	exec(t, pool, insert, "first")
+	exec(t, pool, `BEGIN; INSERT INTO skill_executions (skill_name, skill_sha256, engine, input_sha256, status, started_at, duration_ms)
+		VALUES ('rolled back', 'a', 'js', 'b', 'ok', now(), 1); ROLLBACK`)
+	exec(t, pool, insert, "second")
+
+	stale, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stale.Rollback(ctx)
+	if _, err := stale.Exec(ctx, `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stale.Exec(ctx, `SELECT count(*) FROM skill_executions`); err != nil { // takes the snapshot
+		t.Fatal(err)
+	}
+	exec(t, pool, insert, "third")
+	_, err = stale.Exec(ctx, insert, "stale")
+	if err == nil || !strings.Contains(err.Error(), "skill_executions_chain_idx") {
+		t.Fatalf("append from a stale snapshot: %v, want a unique violation on skill_executions_chain_idx", err)
+	}
+	stale.Rollback(ctx)
+
+	var names []string
+	rows, _ := pool.Query(ctx, `SELECT skill_name FROM skill_executions ORDER BY chain_seq`)
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	if rows.Err() != nil || strings.Join(names, ",") != "first,second,third" {
+		t.Errorf("chain order %v %v, want first,second,third", names, rows.Err())
+	}
+	if r := verify(t, pool, audit.Options{Table: "skill_executions"})["skill_executions"]; !r.Intact || r.Seq != 3 {
 		t.Errorf("%+v %+v", r, r.Problem)
 	}
 }

@@ -57,20 +57,19 @@ func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Co
 		Long: `Recompute each audit table's hash chain from its rows and compare. A row
 edited after it was written no longer matches its hash (changed); a deleted
 row leaves a gap (deleted); a finished row written around the audit trigger
-has no place in the chain (unchained); the newest rows deleted leave the
-chain shorter than its recorded head (truncated). Exit 0 when every chain is
-intact, 1 naming the table and the first row found wrong.
+has no place in the chain (unchained). Exit 0 when every chain is intact,
+1 naming the table and the first row found wrong.
 
 --since checks only the rows from that time on, trusting the link before
 them. --anchor FILE also checks that every head in FILE (what helix audit
 anchor printed earlier) is still in its chain, which proves that nothing up
-to the anchor was deleted or rewritten, even together with the recorded
-heads.
+to the anchor was deleted or rewritten: the newest rows deleted leave a
+shorter chain that is consistent, found only this way (truncated).
 
 The chain holds against edits, deletions and rows written past helix; a
 database owner who appends a row through the trigger makes a valid link,
-and one who rewrites a whole chain and its head is found only by an anchor
-kept elsewhere.
+and one who deletes the newest rows or rewrites a whole chain is found only
+by an anchor kept elsewhere.
 
 EXAMPLES
   helix audit verify
