@@ -30,6 +30,7 @@ import (
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/retention"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/syncer"
 	"github.com/helixhq/helix/internal/synthesis/synthstore"
@@ -213,6 +214,10 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	keep, err := retentionPolicy(f)
+	if err != nil {
+		return err
+	}
 	outbox := notify.OutboxOf(ns, log.With("component", "notify"))
 	ws := workers(f, pool, ns)
 	if err := addSchedules(ws, opts, pool, log, obs, outbox); err != nil {
@@ -250,6 +255,10 @@ func workerRun(ctx context.Context, opts *Options) error {
 		FetchPollInterval:    opts.PollInterval,
 		FetchCooldown:        opts.FetchCooldown,
 		Logger:               log.With("component", "river"),
+		// River's job cleaner (on the leader) deletes its finished jobs.
+		CompletedJobRetentionPeriod: retention.River(keep.CompletedJobs),
+		CancelledJobRetentionPeriod: retention.River(keep.CancelledJobs),
+		DiscardedJobRetentionPeriod: retention.River(keep.DiscardedJobs),
 	}
 	if obs != nil {
 		cfg.Middleware = append(cfg.Middleware, obs.m.Middleware())
@@ -274,7 +283,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 		obs.started(client.Stopped())
 	}
 	log.Info("worker started", "queues", strings.Join(opts.Queues, ","), "concurrency", opts.Concurrency)
-	go maintain(runCtx, client.Stopped(), pool, log)
+	go maintain(runCtx, client.Stopped(), pool, log, keep)
 	if !opts.Once && slices.Contains(opts.Queues, queue.QueueScheduleTick) {
 		go schedule.Ticker(ctx, client, log.With("component", "schedule"))
 	}
@@ -450,7 +459,7 @@ const MaintainEvery = queue.MaintainEvery
 
 // maintain runs the worker's housekeeping every MaintainEvery while it
 // runs: workers are where processes get killed, and every live one looks.
-func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger) {
+func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger, keep retention.Policy) {
 	// Each pass is bounded, and ends when the client stops: a housekeeping
 	// query blocked (river_job locked by someone, say) must not keep one of
 	// the pool's connections from the jobs and from the shutdown.
@@ -465,6 +474,7 @@ func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, 
 	}()
 	t := time.NewTicker(MaintainEvery)
 	defer t.Stop()
+	go prune(ctx, pool, log, keep)
 	for {
 		pass, done := context.WithTimeout(ctx, maintainTimeout)
 		if orphans, err := queue.RescueOrphans(pass, pool); err != nil && ctx.Err() == nil {
@@ -491,6 +501,49 @@ func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, 
 		case <-t.C:
 		}
 	}
+}
+
+// PruneEvery is how often a worker deletes the job_runs rows and schedule
+// fires older than retention.job-runs and retention.schedule-fires.
+const PruneEvery = 5 * time.Minute
+
+// prune deletes the run and fire history keep no longer keeps, every
+// PruneEvery until ctx ends (River's job cleaner prunes River's jobs). It
+// has its own goroutine: after a million-user night its batches may take
+// longer than a housekeeping pass may.
+func prune(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, keep retention.Policy) {
+	keep.CompletedJobs, keep.CancelledJobs, keep.DiscardedJobs = 0, 0, 0
+	t := time.NewTicker(PruneEvery)
+	defer t.Stop()
+	for {
+		pass, done := context.WithTimeout(ctx, PruneEvery)
+		res, err := retention.Prune(pass, pool, keep, time.Now(), false)
+		done()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("prune job_runs and schedule fires", "err", err)
+		case res.Total() > 0:
+			log.Info("pruned finished job history", "job_runs", res.JobRuns, "schedule_fires", res.ScheduleFires)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// retentionPolicy is the worker's retention.* settings; a bad one is exit 2.
+func retentionPolicy(f *cmdutil.Factory) (retention.Policy, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return retention.Policy{}, cmdutil.InputError(err)
+	}
+	p, err := shared.Retention(cfg)
+	if err != nil {
+		return p, cmdutil.InputError(err)
+	}
+	return p, nil
 }
 
 // maintainTimeout bounds one housekeeping pass.
