@@ -139,8 +139,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 		return nil
 	}
+	how := "db.pool-mode " + string(mode)
 	if mode == PathUnknown && cfg.ConnConfig.Port == SupabaseTransactionPort {
 		mode = PathTransaction // Supabase's transaction pooler: no need to probe
+		how = fmt.Sprintf("port %d, Supabase's transaction pooler (db.pool-mode auto)", SupabaseTransactionPort)
 	}
 	if err := badMode(mode); err != nil {
 		return nil, err
@@ -204,17 +206,12 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 		return nil, err
 	}
-	if mode == PathUnknown && cfg.MaxConns < 2 {
-		// The probe needs two connections; one alone cannot tell.
-		mode, p.mode = PathDirect, PathDirect
-		p.known.Store(true)
-	}
 	if mode == PathUnknown {
-		m, err := probe(ctx, pool)
+		m, found, err := probe(ctx, pool, cfg.ConnConfig)
 		if err != nil {
 			return fail(err)
 		}
-		p.mode = m
+		p.mode, how = m, found
 		if err := badMode(m); err != nil {
 			pool.Close()
 			return nil, err
@@ -237,7 +234,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if err := pool.Ping(ctx); err != nil {
 		return fail(err)
 	}
-	pools.Store(pool, poolInfo{path: p.mode, ttl: ttl})
+	pools.Store(pool, poolInfo{path: p.mode, how: how, ttl: ttl})
 	return pool, nil
 }
 

@@ -4,7 +4,7 @@ package retention
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"time"
 
 	"github.com/helixhq/helix/internal/db"
