@@ -178,8 +178,11 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}
-	if mode == PathTransaction {
+	switch mode {
+	case PathTransaction:
 		useTransactionPooler(cfg)
+	case PathSession:
+		useSessionPooler(cfg)
 	}
 	p := &path{mode: mode}
 	if mode != PathUnknown {
@@ -220,11 +223,16 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			pool.Close()
 			return nil, untransportable()
 		}
-		if m == PathTransaction {
+		if m == PathTransaction || m == PathSession {
 			// The probe's connections were made for a session; the
-			// statement cache of named statements must go.
+			// statement cache of named statements must go (transaction), or
+			// idle connections be given back (session).
 			pool.Close()
-			useTransactionPooler(cfg)
+			if m == PathTransaction {
+				useTransactionPooler(cfg)
+			} else {
+				useSessionPooler(cfg)
+			}
 			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 				return nil, err
 			}
@@ -295,6 +303,19 @@ func useTransactionPooler(cfg *pgxpool.Config) {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	cfg.ConnConfig.StatementCacheCapacity = 0
+}
+
+// SessionIdleRelease is how long a connection stays idle in a pool through
+// a session pooler before it is closed.
+const SessionIdleRelease = 5 * time.Second
+
+// useSessionPooler makes cfg share a session pooler: an idle connection in
+// helix's pool still holds one of the pooler's few server connections (15
+// on Supabase's smallest), which the other processes (a worker's schedule
+// fires among them) wait for; it is closed after SessionIdleRelease.
+func useSessionPooler(cfg *pgxpool.Config) {
+	cfg.MaxConnIdleTime = SessionIdleRelease
+	cfg.HealthCheckPeriod = time.Second
 }
 
 // refusal is the *ConfigError for a connection the server or a pooler

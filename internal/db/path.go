@@ -209,3 +209,81 @@ func (p Path) Meaning() string {
 	}
 	return ""
 }
+
+// Lendable is how many server connections, up to want, the pooler in
+// front of pool lends at once right now: want connections are made apart
+// from the pool, each given wait to be answered, and all closed again. It
+// is a session pooler's free pool size as a client can see it (PgBouncer
+// tells clients nothing else); on other paths it counts what the server
+// accepts.
+func Lendable(ctx context.Context, pool *pgxpool.Pool, want int, wait time.Duration) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	cc := pool.Config().ConnConfig
+	results := make(chan error, want)
+	// Every connection answered keeps its server connection until all are
+	// counted (else the next would be lent the same one): done releases them.
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < want; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := pgx.ConnectConfig(ctx, cc.Copy())
+			if err == nil {
+				defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+				_, err = c.Exec(ctx, `SELECT 1`, pgx.QueryExecModeSimpleProtocol)
+			}
+			results <- err
+			<-done
+		}()
+	}
+	got := 0
+	var first error
+	for i := 0; i < want; i++ {
+		switch err := <-results; {
+		case err == nil:
+			got++
+		case first == nil && ctx.Err() == nil:
+			first = err
+		}
+	}
+	close(done)
+	wg.Wait()
+	if got == 0 && first != nil {
+		return 0, first
+	}
+	return got, nil
+}
+
+// Resize is a new pool like pool (same URL, settings, path) of at most
+// max connections. pool stays open: its caller closes it.
+func Resize(ctx context.Context, pool *pgxpool.Pool, max int32) (*pgxpool.Pool, error) {
+	cfg := pool.Config()
+	cfg.MaxConns = max
+	if cfg.MinConns > max {
+		cfg.MinConns = max
+	}
+	np, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pools.Store(np, info(pool))
+	return np, nil
+}
+
+// Measured is Lendable serialized between processes that start together
+// (two workers), so that they do not split the pooler between their
+// counting connections: it counts in a transaction holding an advisory
+// lock, whose connection is one of the pooler's too, counted in n.
+func Measured(ctx context.Context, pool *pgxpool.Pool, want int, wait time.Duration) (n int, err error) {
+	err = InTx(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, LockKey("helix-measure-pooler")); err != nil {
+			return err
+		}
+		n, err = Lendable(ctx, pool, want, wait)
+		n++
+		return err
+	})
+	return n, err
+}

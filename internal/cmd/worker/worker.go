@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmd/shared"
@@ -109,7 +110,9 @@ defaults: connections are opened as jobs run, not up front), and the
 worker says at startup how many it needs and has.
 Through a session pooler each of these is one of the pooler's server
 connections: the pooler's pool size must cover db.max-conns of every worker
-plus whatever else uses it. Through a transaction pooler River polls
+plus whatever else uses it. With db.max-conns unset, a worker whose session
+pooler cannot lend it that many takes half of what it lends, running fewer
+jobs at once, or refuses to start (exit 4) naming what it was lent. Through a transaction pooler River polls
 (--poll-interval) instead of LISTEN.
 
 EXAMPLES
@@ -199,6 +202,28 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	var (
+		slots    chan struct{} // jobs at once across queues, when the pool is smaller than need
+		childEnv []string      // settings of the schedule fires' processes
+	)
+	if sized && db.PathOf(pool) == db.PathSession {
+		b, err := sessionBudget(ctx, pool, opts.Queues, need, log)
+		if err != nil {
+			return err
+		}
+		// The fires' processes need not probe: this worker knows the path.
+		childEnv = append(childEnv, "HELIX_DB_POOL_MODE=session")
+		if b.maxConns < need {
+			small, err := db.Resize(ctx, pool, int32(b.maxConns))
+			if err != nil {
+				return err
+			}
+			defer small.Close()
+			pool = small
+			slots = make(chan struct{}, b.jobs)
+			childEnv = append(childEnv, fmt.Sprintf("HELIX_DB_MAX_CONNS=%d", fireConns))
+		}
+	}
 	queues := map[string]river.QueueConfig{}
 	for _, q := range opts.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
@@ -220,7 +245,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	outbox := notify.OutboxOf(ns, log.With("component", "notify"))
 	ws := workers(f, pool, ns)
-	if err := addSchedules(ws, opts, pool, log, obs, outbox); err != nil {
+	if err := addSchedules(ws, opts, pool, log, obs, outbox, childEnv); err != nil {
 		return err
 	}
 	// Through a transaction pooler LISTEN is lost with the transaction that
@@ -229,7 +254,9 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if pollOnly {
 		log.Info("transaction pooler: River polls for jobs every --poll-interval instead of LISTEN/NOTIFY", "poll_interval", opts.PollInterval.String())
 	}
-	if max := pool.Config().MaxConns; int(max) < need {
+	if max := pool.Config().MaxConns; slots != nil {
+		// sessionBudget said why, and what to change
+	} else if int(max) < need {
 		log.Warn("worker connection budget: db.max-conns is below what this worker needs, jobs will wait for connections",
 			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d, or lower --concurrency or --queues (and leave the session pooler's pool_size room for it)", need))
 	} else {
@@ -264,6 +291,9 @@ func workerRun(ctx context.Context, opts *Options) error {
 		cfg.Middleware = append(cfg.Middleware, obs.m.Middleware())
 	}
 	cfg.Middleware = append(cfg.Middleware, outbox.Middleware(pool, f.Now))
+	if slots != nil {
+		cfg.Middleware = append(cfg.Middleware, &jobSlots{slots: slots})
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -320,6 +350,80 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	log.Info("worker stopped")
 	return nil
+}
+
+// budget is what a worker takes of a session pooler.
+type budget struct {
+	maxConns int // its pool
+	jobs     int // jobs at once across its queues (schedule_tick's passes aside)
+}
+
+// sessionBudget is what a worker whose db.max-conns is unset takes through
+// a session pooler, where every connection helix holds, idle or not, is one
+// of the pooler's few server connections: what its queues need when the
+// pooler lends that many at its start, or else half of what it lends (the
+// other half is left to another worker and the platform's other clients),
+// its own pool and its schedule fires' processes (fireConns each) together. Less than one job's
+// worth is a refusal naming the pooler, what it lends and the settings to
+// change: the worker would otherwise start and stall, River's fetches
+// timing out while the pooler's clients wait for each other.
+func sessionBudget(ctx context.Context, pool *pgxpool.Pool, queues []string, need int, log *slog.Logger) (budget, error) {
+	lent, err := db.Measured(ctx, pool, need, lendWait)
+	if err != nil {
+		return budget{}, err
+	}
+	if lent >= need {
+		return budget{maxConns: need}, nil
+	}
+	overhead, perJob := riverConns, 1
+	if slices.Contains(queues, queue.QueueScheduleTick) {
+		overhead++ // one tick pass at a time
+	}
+	if slices.Contains(queues, queue.QueueSchedule) {
+		perJob += fireConns // a job may be a fire, whose process connects too
+	}
+	jobs := (lent/2 - overhead) / perJob
+	if jobs < 1 {
+		return budget{}, cmdutil.UnavailableError(fmt.Errorf("worker: the session pooler lends %d server connections now (its pool size less what others hold); this worker takes at most half and needs %d for one job at a time (River's %d, %d a job with its schedule fire's process): raise the pooler's pool size (PgBouncer default_pool_size; Supabase: Database settings, pool size), set db.max-conns (HELIX_DB_MAX_CONNS) to take more, or use the transaction pooler (Supabase: port 6543)",
+			lent, overhead+perJob, overhead, perJob))
+	}
+	b := budget{maxConns: overhead + jobs, jobs: jobs}
+	if b.maxConns >= need {
+		return budget{maxConns: need}, nil
+	}
+	log.Warn("worker connection budget: the session pooler lends fewer connections than this worker's queues need; it takes half and runs fewer jobs at once",
+		"lent", lent, "needs", need, "max_conns", b.maxConns, "jobs_at_once", b.jobs, "fire_max_conns", fireConns,
+		"hint", fmt.Sprintf("raise the pooler's pool size, or set db.max-conns (HELIX_DB_MAX_CONNS=%d) with a pool to fit", need))
+	return b, nil
+}
+
+// fireConns is db.max-conns of a schedule fire's process when its worker
+// runs on a share of a session pooler.
+const fireConns = 2
+
+// lendWait is how long sessionBudget waits for the pooler to lend each
+// connection it asks for.
+const lendWait = 2 * time.Second
+
+// jobSlots caps the jobs a worker runs at once across its queues when its
+// pool is smaller than its queues' need: a job waits here, not for a
+// connection River's own fetches and completions need.
+type jobSlots struct {
+	river.MiddlewareDefaults
+	slots chan struct{}
+}
+
+func (j *jobSlots) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	if job.Queue == queue.QueueScheduleTick {
+		return doInner(ctx) // counted apart: one at a time, and fires wait for it
+	}
+	select {
+	case j.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-j.slots }()
+	return doInner(ctx)
 }
 
 // riverConns are the connections River's own services hold at once at most
@@ -553,7 +657,7 @@ const maintainTimeout = 5 * MaintainEvery
 // job's command line with this binary and environment. A --once worker
 // drains the queues and does not tick (schedule.Ticker): its tick passes
 // would never let them empty.
-func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer, outbox *notify.Outbox) error {
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer, outbox *notify.Outbox, childEnv []string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
@@ -562,6 +666,7 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 	if opts.F.Global.ConfigFile != "" {
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
+	env = append(env, childEnv...)
 	sc := schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
 		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second, Outbox: outbox,
 		CheckJob: func(argv []string) error {
