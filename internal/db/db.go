@@ -278,6 +278,11 @@ func applySettings(ctx context.Context, c *pgx.Conn, settings, origin map[string
 	}
 	if _, err := c.Exec(ctx, "SELECT "+strings.Join(sel, ", "), args...); err != nil {
 		var pe *pgconn.PgError
+		if errors.As(err, &pe) && (pe.Code == "42P05" || pe.Code == "26000") {
+			// Not the setting: a named statement met another client's on a
+			// server connection shared per transaction.
+			return &ConfigError{Err: fmt.Errorf("%s (SQLSTATE %s): the database URL goes through a transaction pooler, which db.pool-mode = %s does not allow for: set db.pool-mode to transaction (or auto)", pe.Message, pe.Code, mode)}
+		}
 		if errors.As(err, &pe) {
 			from := "check db.* settings and the URL's parameters"
 			for _, k := range names {

@@ -124,6 +124,29 @@ func TestOneConnectionFindsThePath(t *testing.T) {
 	}
 }
 
+// TestWrongPoolModeNamed (issue 48): db.pool-mode=session set behind a
+// transaction pooler: the second client's named statement meets the
+// first's on the pooler's one server connection (42P05), and the error
+// says to set db.pool-mode, not that the server refused a session setting.
+func TestWrongPoolModeNamed(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	one := pgtest.BouncerWith(t, pgtest.TransactionMode, pgtest.URL(t), "default_pool_size = 1")
+	o := db.Options{PoolMode: "session", AppName: "helix-test", ConnectTimeout: 20 * time.Second}
+	openPath(t, one, o) // its settings' named statement stays on the one server connection
+	pool, err := db.Open(ctx, one, o)
+	if err == nil {
+		pool.Close()
+		t.Fatal("a second session-mode pool opened through the transaction pooler")
+	}
+	var ce *db.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "42P05") || !strings.Contains(err.Error(), "set db.pool-mode to transaction") ||
+		strings.Contains(err.Error(), "refused a session setting") {
+		t.Errorf("err %v, want a ConfigError naming 42P05 and db.pool-mode", err)
+	}
+}
+
 // TestProbeOnAFullSessionPool (issue 48): through a session pooler whose
 // one server connection the probe's first connection holds, the second
 // gets none; the probe says session within a few seconds instead of
