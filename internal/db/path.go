@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -133,7 +134,7 @@ func probe(ctx context.Context, pool *pgxpool.Pool, cc *pgx.ConnConfig) (Path, s
 	}
 	bctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	b, err := pgx.ConnectConfig(bctx, cc.Copy())
+	b, err := connectAlone(bctx, cc)
 	if err == nil {
 		defer func() { _ = b.Close(context.WithoutCancel(ctx)) }()
 	}
@@ -180,6 +181,32 @@ func probe(ctx context.Context, pool *pgxpool.Pool, cc *pgx.ConnConfig) (Path, s
 	}
 	return PathDirect, "found by probing (db.pool-mode auto): each connection kept its own backend", nil
 }
+
+// connectAlone makes a connection apart from any pool, for counting what a
+// pooler lends, that never sends a cancel request. pgconn closes a
+// connection whose statement outlived its context by sending one on a new
+// connection; PgBouncer 1.18, sent dozens at once for clients still
+// waiting for a server connection, aborted (FATAL in disconnect_client(),
+// every client cut off). Dialling again once connected is refused, so
+// cancelling one of these only closes its socket, which ends its wait.
+func connectAlone(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
+	c := cc.Copy()
+	dial := c.DialFunc
+	var connected atomic.Bool
+	c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if connected.Load() {
+			return nil, errNoCancel
+		}
+		return dial(ctx, network, addr)
+	}
+	conn, err := pgx.ConnectConfig(ctx, c)
+	if err == nil {
+		connected.Store(true)
+	}
+	return conn, err
+}
+
+var errNoCancel = errors.New("a counting connection sends no cancel request")
 
 // PoolerHint says what to do about err when it is a pooler (or the
 // server) out of connections, "" otherwise. It reads the message: the
@@ -229,7 +256,7 @@ func Lendable(ctx context.Context, pool *pgxpool.Pool, want int, wait time.Durat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := pgx.ConnectConfig(ctx, cc.Copy())
+			c, err := connectAlone(ctx, cc)
 			if err == nil {
 				defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
 				_, err = c.Exec(ctx, `SELECT 1`, pgx.QueryExecModeSimpleProtocol)
