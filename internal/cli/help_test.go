@@ -60,7 +60,7 @@ func TestHelpExitStatusIsPerCommand(t *testing.T) {
 		"voice transcribe": partial, "voice convert": "0 1 2 130",
 		"worker":       "0 1 2 4 130",
 		"audit verify": db, "audit anchor": db,
-		"jobs pause": db, "jobs resume": db, "jobs wait": "0 1 2 3 4 5 6 130",
+		"jobs pause": db, "jobs resume": db, "jobs prune": db, "jobs wait": "0 1 2 3 4 5 6 130",
 		"patterns list": db, "patterns show": db,
 		"profile show": db, "profile update": partial,
 		"skill disable": db, "skill enable": db, "skill remove": db,

@@ -59,6 +59,7 @@ var argumentFlags = set(
 	// issue 43: this transcription's memory and instant; --vad/--denoise
 	// switch this run (the settings are voice.vad and voice.denoise)
 	"no-memory", "recorded-at", "vad", "denoise",
+	"older-than", // issue 48: jobs prune --older-than, this one-off's cutoff (the settings are retention.*)
 )
 
 // settingFlags are settings wherever they appear.

@@ -110,6 +110,11 @@ var Keys = []Key{
 	{Name: "notify.webhook-url", Help: "webhooks told of failures (a list; comma-separated in the environment): a http(s) URL, prefixed slack+ or discord+ for their formats (plain JSON otherwise); see README, Notifications"},
 	{Name: "notify.allow-private", Default: "false", Help: "true: webhooks on private or loopback addresses are allowed (refused otherwise)", Kind: "bool"},
 	{Name: "notify.retry-base", Default: "5s", Help: "first retry delay of a failed webhook delivery, doubled each attempt up to 30m", Kind: "duration"},
+	{Name: "retention.job-runs", Default: "720h", Help: "how long job_runs rows of finished runs are kept (helix worker prunes them; 0: forever)", Kind: "duration"},
+	{Name: "retention.schedule-fires", Default: "720h", Help: "how long finished schedule fires (schedule history) are kept (helix worker prunes them; 0: forever)", Kind: "duration"},
+	{Name: "retention.completed-jobs", Default: "24h", Help: "how long River keeps completed jobs (River's job cleaner in helix worker; 0: forever)", Kind: "duration"},
+	{Name: "retention.cancelled-jobs", Default: "24h", Help: "how long River keeps cancelled jobs (0: forever)", Kind: "duration"},
+	{Name: "retention.discarded-jobs", Default: "168h", Help: "how long River keeps discarded jobs, failed after their retries (0: forever)", Kind: "duration"},
 	{Name: "schedule.max-per-user", Default: 20, Help: "most schedules one user may own (schedule add --user-id); beyond it, exit 2", Kind: "count"},
 	{Name: "schedule.min-interval", Default: "5m", Help: "shortest gap between two fires of a user's schedule (schedule add --user-id); under it, exit 2", Kind: "duration"},
 }

@@ -139,8 +139,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 		return nil
 	}
+	how := "db.pool-mode " + string(mode)
 	if mode == PathUnknown && cfg.ConnConfig.Port == SupabaseTransactionPort {
 		mode = PathTransaction // Supabase's transaction pooler: no need to probe
+		how = fmt.Sprintf("port %d, Supabase's transaction pooler (db.pool-mode auto)", SupabaseTransactionPort)
 	}
 	if err := badMode(mode); err != nil {
 		return nil, err
@@ -176,8 +178,11 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}
-	if mode == PathTransaction {
+	switch mode {
+	case PathTransaction:
 		useTransactionPooler(cfg)
+	case PathSession:
+		useSessionPooler(cfg)
 	}
 	p := &path{mode: mode}
 	if mode != PathUnknown {
@@ -204,17 +209,12 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 		return nil, err
 	}
-	if mode == PathUnknown && cfg.MaxConns < 2 {
-		// The probe needs two connections; one alone cannot tell.
-		mode, p.mode = PathDirect, PathDirect
-		p.known.Store(true)
-	}
 	if mode == PathUnknown {
-		m, err := probe(ctx, pool)
+		m, found, err := probe(ctx, pool, cfg.ConnConfig)
 		if err != nil {
 			return fail(err)
 		}
-		p.mode = m
+		p.mode, how = m, found
 		if err := badMode(m); err != nil {
 			pool.Close()
 			return nil, err
@@ -223,11 +223,16 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			pool.Close()
 			return nil, untransportable()
 		}
-		if m == PathTransaction {
+		if m == PathTransaction || m == PathSession {
 			// The probe's connections were made for a session; the
-			// statement cache of named statements must go.
+			// statement cache of named statements must go (transaction), or
+			// idle connections be given back (session).
 			pool.Close()
-			useTransactionPooler(cfg)
+			if m == PathTransaction {
+				useTransactionPooler(cfg)
+			} else {
+				useSessionPooler(cfg)
+			}
 			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 				return nil, err
 			}
@@ -237,7 +242,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if err := pool.Ping(ctx); err != nil {
 		return fail(err)
 	}
-	pools.Store(pool, poolInfo{path: p.mode, ttl: ttl})
+	pools.Store(pool, poolInfo{path: p.mode, how: how, ttl: ttl})
 	return pool, nil
 }
 
@@ -273,6 +278,11 @@ func applySettings(ctx context.Context, c *pgx.Conn, settings, origin map[string
 	}
 	if _, err := c.Exec(ctx, "SELECT "+strings.Join(sel, ", "), args...); err != nil {
 		var pe *pgconn.PgError
+		if errors.As(err, &pe) && (pe.Code == "42P05" || pe.Code == "26000") {
+			// Not the setting: a named statement met another client's on a
+			// server connection shared per transaction.
+			return &ConfigError{Err: fmt.Errorf("%s (SQLSTATE %s): the database URL goes through a transaction pooler, which db.pool-mode = %s does not allow for: set db.pool-mode to transaction (or auto)", pe.Message, pe.Code, mode)}
+		}
 		if errors.As(err, &pe) {
 			from := "check db.* settings and the URL's parameters"
 			for _, k := range names {
@@ -298,6 +308,19 @@ func useTransactionPooler(cfg *pgxpool.Config) {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	cfg.ConnConfig.StatementCacheCapacity = 0
+}
+
+// SessionIdleRelease is how long a connection stays idle in a pool through
+// a session pooler before it is closed.
+const SessionIdleRelease = 5 * time.Second
+
+// useSessionPooler makes cfg share a session pooler: an idle connection in
+// helix's pool still holds one of the pooler's few server connections (15
+// on Supabase's smallest), which the other processes (a worker's schedule
+// fires among them) wait for; it is closed after SessionIdleRelease.
+func useSessionPooler(cfg *pgxpool.Config) {
+	cfg.MaxConnIdleTime = SessionIdleRelease
+	cfg.HealthCheckPeriod = time.Second
 }
 
 // refusal is the *ConfigError for a connection the server or a pooler

@@ -67,6 +67,9 @@ func TestOpenThroughEveryPath(t *testing.T) {
 			if got := db.PathOf(pool); got != p {
 				t.Errorf("probe found %s, want %s", got, p)
 			}
+			if how := db.HowFound(pool); !strings.HasPrefix(how, "found by probing (db.pool-mode auto): ") {
+				t.Errorf("HowFound %q, want what the probe saw", how)
+			}
 			for i := 0; i < 5; i++ { // several transactions: whichever server connection
 				var app, tz, st string
 				if err := pool.QueryRow(ctx, `SELECT current_setting('application_name'), current_setting('TimeZone'), current_setting('statement_timeout')`).Scan(&app, &tz, &st); err != nil {
@@ -84,7 +87,83 @@ func TestOpenThroughEveryPath(t *testing.T) {
 			if got := db.PathOf(forced); got != p {
 				t.Errorf("db.pool-mode=%s: PathOf %s", p, got)
 			}
+			if how := db.HowFound(forced); how != "db.pool-mode "+string(p) {
+				t.Errorf("db.pool-mode=%s: HowFound %q", p, how)
+			}
 		})
+	}
+}
+
+// TestOneConnectionFindsThePath (issue 48): with db.max-conns=1 the probe
+// still tells every path apart (its second connection is its own, made
+// apart from the pool), so a pool of one behind a transaction pooler on
+// any port uses no named statement: two such pools, taking turns on the
+// pooler's one server connection, run the same parameterized statements
+// with no 42P05 (prepared statement already exists).
+func TestOneConnectionFindsThePath(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	urls := paths(t)
+	for _, p := range allPaths {
+		t.Run(string(p), func(t *testing.T) {
+			pool := openPath(t, urls[p], db.Options{MaxConns: 1})
+			if got := db.PathOf(pool); got != p {
+				t.Errorf("db.max-conns=1: probe found %s, want %s (%s)", got, p, db.HowFound(pool))
+			}
+		})
+	}
+	one := pgtest.BouncerWith(t, pgtest.TransactionMode, pgtest.URL(t), "default_pool_size = 1")
+	a, b := openPath(t, one, db.Options{MaxConns: 1}), openPath(t, one, db.Options{MaxConns: 1})
+	for i := 0; i < 20; i++ {
+		for _, pool := range []*pgxpool.Pool{a, b} {
+			var n int
+			if err := pool.QueryRow(ctx, `SELECT cardinality($1::uuid[])`, []uuid.UUID{uuid.New()}).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("query %d: %d, %v", i, n, err)
+			}
+		}
+	}
+}
+
+// TestWrongPoolModeNamed (issue 48): db.pool-mode=session set behind a
+// transaction pooler: the second client's named statement meets the
+// first's on the pooler's one server connection (42P05), and the error
+// says to set db.pool-mode, not that the server refused a session setting.
+func TestWrongPoolModeNamed(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	one := pgtest.BouncerWith(t, pgtest.TransactionMode, pgtest.URL(t), "default_pool_size = 1")
+	o := db.Options{PoolMode: "session", AppName: "helix-test", ConnectTimeout: 20 * time.Second}
+	openPath(t, one, o) // its settings' named statement stays on the one server connection
+	pool, err := db.Open(ctx, one, o)
+	if err == nil {
+		pool.Close()
+		t.Fatal("a second session-mode pool opened through the transaction pooler")
+	}
+	var ce *db.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "42P05") || !strings.Contains(err.Error(), "set db.pool-mode to transaction") ||
+		strings.Contains(err.Error(), "refused a session setting") {
+		t.Errorf("err %v, want a ConfigError naming 42P05 and db.pool-mode", err)
+	}
+}
+
+// TestProbeOnAFullSessionPool (issue 48): through a session pooler whose
+// one server connection the probe's first connection holds, the second
+// gets none; the probe says session within a few seconds instead of
+// waiting out the pooler's query_wait_timeout (two minutes), and the pool
+// works on its one connection.
+func TestProbeOnAFullSessionPool(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := pgtest.BouncerWith(t, pgtest.SessionMode, pgtest.URL(t), "default_pool_size = 1")
+	pool := openPath(t, b, db.Options{}) // within openPath's minute: the pooler's wait is two
+
+	if got, how := db.PathOf(pool), db.HowFound(pool); got != db.PathSession || !strings.Contains(how, "pool full") {
+		t.Errorf("probe found %s (%s), want a full session pooler", got, how)
+	}
+	var one int
+	if err := pool.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
+		t.Fatal(err)
 	}
 }
 

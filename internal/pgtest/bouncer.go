@@ -123,6 +123,13 @@ pidfile = %s
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
+		if t.Failed() { // what the pooler saw, for the failure's story
+			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
+			if len(log) > 8000 {
+				log = log[len(log)-8000:]
+			}
+			t.Logf("pgbouncer.log (end):\n%s", log)
+		}
 		_ = cmd.Process.Signal(syscall.SIGINT) // immediate shutdown
 		select {
 		case <-done:

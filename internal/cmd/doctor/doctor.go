@@ -101,11 +101,7 @@ func doctorRun(ctx context.Context, opts *Options) error {
 			_ = pool.QueryRow(ctx, "SHOW server_version").Scan(&version)
 			add("database", "ok", fmt.Sprintf("PostgreSQL %s at %s", version, config.Redact("database-url", url)))
 			path := db.PathOf(pool)
-			how := "found by probing (db.pool-mode auto)"
-			if m, _ := db.ParsePoolMode(cfg.String("db.pool-mode")); m != db.PathUnknown {
-				how = "db.pool-mode " + string(m)
-			}
-			add("connection path", "ok", fmt.Sprintf("%s, %s: %s", path, how, path.Meaning()))
+			add("connection path", "ok", fmt.Sprintf("%s, %s; %s", path, db.HowFound(pool), path.Meaning()))
 			if held, err := db.HeldLocks(ctx, pool); err == nil && len(held) > 0 {
 				add("locks", "ok", strings.Join(held, "; "))
 			}

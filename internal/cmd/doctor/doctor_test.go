@@ -67,7 +67,7 @@ func TestHealthyDatabase(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"database":           "OK    database",
-		"connection path":    "direct connection, found by probing (db.pool-mode auto): every job works",
+		"connection path":    "direct connection, found by probing (db.pool-mode auto): the server sees this connection's own port; every job works",
 		"migrations":         "none pending",
 		"row-level security": "every helix table has row-level security",
 		"platform tables":    "none that helix uses is open",
@@ -170,9 +170,9 @@ func TestThroughPgBouncer(t *testing.T) {
 	t.Parallel()
 	url := pgtest.URL(t)
 	for _, c := range []struct{ mode, setting, want string }{
-		{pgtest.SessionMode, "", "session pooler, found by probing (db.pool-mode auto): every job works"},
-		{pgtest.TransactionMode, "", "transaction pooler, found by probing (db.pool-mode auto): every job works: statements are described"},
-		{pgtest.TransactionMode, "db:\n  pool-mode: transaction\n", "transaction pooler, db.pool-mode transaction: every job works"},
+		{pgtest.SessionMode, "", "session pooler, found by probing (db.pool-mode auto): each connection kept its own backend, which sees a pooler's port, not this connection's (a session pooler); every job works"},
+		{pgtest.TransactionMode, "", "transaction pooler, found by probing (db.pool-mode auto): two connections' statements shared server backends (a transaction pooler); every job works: statements are described"},
+		{pgtest.TransactionMode, "db:\n  pool-mode: transaction\n", "transaction pooler, db.pool-mode transaction; every job works"},
 	} {
 		t.Run(c.mode+"/"+strings.TrimSpace(c.setting), func(t *testing.T) {
 			out, _, err := doctor(t, "database-url: "+pgtest.Bouncer(t, c.mode, url)+"\n"+c.setting)

@@ -24,12 +24,12 @@ import (
 func NewCmdJobs(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jobs",
-		Short: "List, show, wait for, retry, cancel and count queued jobs; pause and resume queues",
+		Short: "List, show, wait for, retry, cancel, count and prune queued jobs; pause and resume queues",
 		Long: `Inspect and steer the River jobs helix worker works (river_job in helix's
 database). River's web UI, riverui, works on the same database too.`,
 	}
 	cmd.AddCommand(NewCmdList(f, nil), newCmdShow(f), newCmdAct(f, "retry"), newCmdAct(f, "cancel"), NewCmdStats(f, nil), NewCmdWait(f, nil),
-		newCmdQueueAct(f, "pause"), newCmdQueueAct(f, "resume"))
+		newCmdQueueAct(f, "pause"), newCmdQueueAct(f, "resume"), NewCmdPrune(f, nil))
 	return cmd
 }
 

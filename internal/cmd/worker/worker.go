@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/spf13/cobra"
 
 	"github.com/helixhq/helix/internal/cmd/shared"
@@ -30,6 +31,7 @@ import (
 	"github.com/helixhq/helix/internal/netguard"
 	"github.com/helixhq/helix/internal/notify"
 	"github.com/helixhq/helix/internal/queue"
+	"github.com/helixhq/helix/internal/retention"
 	"github.com/helixhq/helix/internal/schedule"
 	"github.com/helixhq/helix/internal/syncer"
 	"github.com/helixhq/helix/internal/synthesis/synthstore"
@@ -108,7 +110,9 @@ defaults: connections are opened as jobs run, not up front), and the
 worker says at startup how many it needs and has.
 Through a session pooler each of these is one of the pooler's server
 connections: the pooler's pool size must cover db.max-conns of every worker
-plus whatever else uses it. Through a transaction pooler River polls
+plus whatever else uses it. With db.max-conns unset, a worker whose session
+pooler cannot lend it that many takes half of what it lends, running fewer
+jobs at once, or refuses to start (exit 4) naming what it was lent. Through a transaction pooler River polls
 (--poll-interval) instead of LISTEN.
 
 EXAMPLES
@@ -198,6 +202,28 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	var (
+		slots    chan struct{} // jobs at once across queues, when the pool is smaller than need
+		childEnv []string      // settings of the schedule fires' processes
+	)
+	if sized && db.PathOf(pool) == db.PathSession {
+		b, err := sessionBudget(ctx, pool, opts.Queues, need, log)
+		if err != nil {
+			return err
+		}
+		// The fires' processes need not probe: this worker knows the path.
+		childEnv = append(childEnv, "HELIX_DB_POOL_MODE=session")
+		if b.maxConns < need {
+			small, err := db.Resize(ctx, pool, int32(b.maxConns))
+			if err != nil {
+				return err
+			}
+			defer small.Close()
+			pool = small
+			slots = make(chan struct{}, b.jobs)
+			childEnv = append(childEnv, fmt.Sprintf("HELIX_DB_MAX_CONNS=%d", fireConns))
+		}
+	}
 	queues := map[string]river.QueueConfig{}
 	for _, q := range opts.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: opts.Concurrency}
@@ -213,9 +239,13 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	keep, err := retentionPolicy(f)
+	if err != nil {
+		return err
+	}
 	outbox := notify.OutboxOf(ns, log.With("component", "notify"))
 	ws := workers(f, pool, ns)
-	if err := addSchedules(ws, opts, pool, log, obs, outbox); err != nil {
+	if err := addSchedules(ws, opts, pool, log, obs, outbox, childEnv); err != nil {
 		return err
 	}
 	// Through a transaction pooler LISTEN is lost with the transaction that
@@ -224,7 +254,9 @@ func workerRun(ctx context.Context, opts *Options) error {
 	if pollOnly {
 		log.Info("transaction pooler: River polls for jobs every --poll-interval instead of LISTEN/NOTIFY", "poll_interval", opts.PollInterval.String())
 	}
-	if max := pool.Config().MaxConns; int(max) < need {
+	if max := pool.Config().MaxConns; slots != nil {
+		// sessionBudget said why, and what to change
+	} else if int(max) < need {
 		log.Warn("worker connection budget: db.max-conns is below what this worker needs, jobs will wait for connections",
 			"needs", need, "max_conns", max, "hint", fmt.Sprintf("set HELIX_DB_MAX_CONNS=%d, or lower --concurrency or --queues (and leave the session pooler's pool_size room for it)", need))
 	} else {
@@ -250,11 +282,18 @@ func workerRun(ctx context.Context, opts *Options) error {
 		FetchPollInterval:    opts.PollInterval,
 		FetchCooldown:        opts.FetchCooldown,
 		Logger:               log.With("component", "river"),
+		// River's job cleaner (on the leader) deletes its finished jobs.
+		CompletedJobRetentionPeriod: retention.River(keep.CompletedJobs),
+		CancelledJobRetentionPeriod: retention.River(keep.CancelledJobs),
+		DiscardedJobRetentionPeriod: retention.River(keep.DiscardedJobs),
 	}
 	if obs != nil {
 		cfg.Middleware = append(cfg.Middleware, obs.m.Middleware())
 	}
 	cfg.Middleware = append(cfg.Middleware, outbox.Middleware(pool, f.Now))
+	if slots != nil {
+		cfg.Middleware = append(cfg.Middleware, &jobSlots{slots: slots})
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -274,7 +313,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 		obs.started(client.Stopped())
 	}
 	log.Info("worker started", "queues", strings.Join(opts.Queues, ","), "concurrency", opts.Concurrency)
-	go maintain(runCtx, client.Stopped(), pool, log)
+	go maintain(runCtx, client.Stopped(), pool, log, keep)
 	if !opts.Once && slices.Contains(opts.Queues, queue.QueueScheduleTick) {
 		go schedule.Ticker(ctx, client, log.With("component", "schedule"))
 	}
@@ -311,6 +350,80 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	log.Info("worker stopped")
 	return nil
+}
+
+// budget is what a worker takes of a session pooler.
+type budget struct {
+	maxConns int // its pool
+	jobs     int // jobs at once across its queues (schedule_tick's passes aside)
+}
+
+// sessionBudget is what a worker whose db.max-conns is unset takes through
+// a session pooler, where every connection helix holds, idle or not, is one
+// of the pooler's few server connections: what its queues need when the
+// pooler lends that many at its start, or else half of what it lends (the
+// other half is left to another worker and the platform's other clients),
+// its own pool and its schedule fires' processes (fireConns each) together. Less than one job's
+// worth is a refusal naming the pooler, what it lends and the settings to
+// change: the worker would otherwise start and stall, River's fetches
+// timing out while the pooler's clients wait for each other.
+func sessionBudget(ctx context.Context, pool *pgxpool.Pool, queues []string, need int, log *slog.Logger) (budget, error) {
+	lent, err := db.Measured(ctx, pool, need, lendWait)
+	if err != nil {
+		return budget{}, err
+	}
+	if lent >= need {
+		return budget{maxConns: need}, nil
+	}
+	overhead, perJob := riverConns, 1
+	if slices.Contains(queues, queue.QueueScheduleTick) {
+		overhead++ // one tick pass at a time
+	}
+	if slices.Contains(queues, queue.QueueSchedule) {
+		perJob += fireConns // a job may be a fire, whose process connects too
+	}
+	jobs := (lent/2 - overhead) / perJob
+	if jobs < 1 {
+		return budget{}, cmdutil.UnavailableError(fmt.Errorf("worker: the session pooler lends %d server connections now (its pool size less what others hold); this worker takes at most half and needs %d for one job at a time (River's %d, %d a job with its schedule fire's process): raise the pooler's pool size (PgBouncer default_pool_size; Supabase: Database settings, pool size), set db.max-conns (HELIX_DB_MAX_CONNS) to take more, or use the transaction pooler (Supabase: port 6543)",
+			lent, overhead+perJob, overhead, perJob))
+	}
+	b := budget{maxConns: overhead + jobs, jobs: jobs}
+	if b.maxConns >= need {
+		return budget{maxConns: need}, nil
+	}
+	log.Warn("worker connection budget: the session pooler lends fewer connections than this worker's queues need; it takes half and runs fewer jobs at once",
+		"lent", lent, "needs", need, "max_conns", b.maxConns, "jobs_at_once", b.jobs, "fire_max_conns", fireConns,
+		"hint", fmt.Sprintf("raise the pooler's pool size, or set db.max-conns (HELIX_DB_MAX_CONNS=%d) with a pool to fit", need))
+	return b, nil
+}
+
+// fireConns is db.max-conns of a schedule fire's process when its worker
+// runs on a share of a session pooler.
+const fireConns = 2
+
+// lendWait is how long sessionBudget waits for the pooler to lend each
+// connection it asks for.
+const lendWait = 2 * time.Second
+
+// jobSlots caps the jobs a worker runs at once across its queues when its
+// pool is smaller than its queues' need: a job waits here, not for a
+// connection River's own fetches and completions need.
+type jobSlots struct {
+	river.MiddlewareDefaults
+	slots chan struct{}
+}
+
+func (j *jobSlots) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	if job.Queue == queue.QueueScheduleTick {
+		return doInner(ctx) // counted apart: one at a time, and fires wait for it
+	}
+	select {
+	case j.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-j.slots }()
+	return doInner(ctx)
 }
 
 // riverConns are the connections River's own services hold at once at most
@@ -450,7 +563,7 @@ const MaintainEvery = queue.MaintainEvery
 
 // maintain runs the worker's housekeeping every MaintainEvery while it
 // runs: workers are where processes get killed, and every live one looks.
-func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger) {
+func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, log *slog.Logger, keep retention.Policy) {
 	// Each pass is bounded, and ends when the client stops: a housekeeping
 	// query blocked (river_job locked by someone, say) must not keep one of
 	// the pool's connections from the jobs and from the shutdown.
@@ -465,6 +578,7 @@ func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, 
 	}()
 	t := time.NewTicker(MaintainEvery)
 	defer t.Stop()
+	go prune(ctx, pool, log, keep)
 	for {
 		pass, done := context.WithTimeout(ctx, maintainTimeout)
 		if orphans, err := queue.RescueOrphans(pass, pool); err != nil && ctx.Err() == nil {
@@ -493,6 +607,49 @@ func maintain(ctx context.Context, stopped <-chan struct{}, pool *pgxpool.Pool, 
 	}
 }
 
+// PruneEvery is how often a worker deletes the job_runs rows and schedule
+// fires older than retention.job-runs and retention.schedule-fires.
+const PruneEvery = 5 * time.Minute
+
+// prune deletes the run and fire history keep no longer keeps, every
+// PruneEvery until ctx ends (River's job cleaner prunes River's jobs). It
+// has its own goroutine: after a million-user night its batches may take
+// longer than a housekeeping pass may.
+func prune(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, keep retention.Policy) {
+	keep.CompletedJobs, keep.CancelledJobs, keep.DiscardedJobs = 0, 0, 0
+	t := time.NewTicker(PruneEvery)
+	defer t.Stop()
+	for {
+		pass, done := context.WithTimeout(ctx, PruneEvery)
+		res, err := retention.Prune(pass, pool, keep, time.Now(), false)
+		done()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("prune job_runs and schedule fires", "err", err)
+		case res.Total() > 0:
+			log.Info("pruned finished job history", "job_runs", res.JobRuns, "schedule_fires", res.ScheduleFires)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// retentionPolicy is the worker's retention.* settings; a bad one is exit 2.
+func retentionPolicy(f *cmdutil.Factory) (retention.Policy, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return retention.Policy{}, cmdutil.InputError(err)
+	}
+	p, err := shared.Retention(cfg)
+	if err != nil {
+		return p, cmdutil.InputError(err)
+	}
+	return p, nil
+}
+
 // maintainTimeout bounds one housekeeping pass.
 const maintainTimeout = 5 * MaintainEvery
 
@@ -500,7 +657,7 @@ const maintainTimeout = 5 * MaintainEvery
 // job's command line with this binary and environment. A --once worker
 // drains the queues and does not tick (schedule.Ticker): its tick passes
 // would never let them empty.
-func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer, outbox *notify.Outbox) error {
+func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slog.Logger, obs *observer, outbox *notify.Outbox, childEnv []string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("worker: find the helix binary for scheduled jobs: %w", err)
@@ -509,6 +666,7 @@ func addSchedules(ws *river.Workers, opts *Options, pool *pgxpool.Pool, log *slo
 	if opts.F.Global.ConfigFile != "" {
 		env = append(env, "HELIX_CONFIG="+opts.F.Global.ConfigFile)
 	}
+	env = append(env, childEnv...)
 	sc := schedule.Config{Pool: pool, Now: opts.F.Now, Log: log.With("component", "schedule"),
 		Grace: opts.ScheduleGrace, Timeout: opts.ScheduleTimeout, Exe: exe, Env: env, KillAfter: 25 * time.Second, Outbox: outbox,
 		CheckJob: func(argv []string) error {
