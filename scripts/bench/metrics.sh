@@ -73,7 +73,7 @@ SQL
     db+=("$(awk '/^helix_queue_stats_read_seconds /{printf "%.1f", $2 * 1000}' "$dir/m")")
     cached+=("$(ms curl -sf "127.0.0.1:$port/metrics")")
   done
-  grep -q 'helix_queue_jobs{kind="synthesize",state="available"}' "$dir/m" || { echo "no backlog figure in /metrics" >&2; cat "$dir/err" >&2; exit 1; }
+  grep -q 'helix_queue_jobs{kind="synthesize",queue="synthesize",state="available"}' "$dir/m" || { echo "no backlog figure in /metrics" >&2; cat "$dir/err" >&2; exit 1; }
   kill "$wpid"; wait "$wpid" || true; wpid=
   # River's query, timed by psql in one session (no process start counted).
   q=(); for _ in 1 2 3 4 5; do q+=(-c "SELECT state, count(*) FROM river_job GROUP BY state"); done
