@@ -28,6 +28,10 @@ var finalized = map[string]bool{"completed": true, "cancelled": true, "discarded
 // this many.
 const DefaultCap = 20_000
 
+// firstLiveCap is how many jobs of a live group are counted before its
+// estimate decides whether to count on up to the cap.
+const firstLiveCap = 5_000
+
 // FinishedCap is how many jobs of one (state, queue, kind) of a finalized
 // state are counted exactly (a few hundred jobs of a rare kind are exact);
 // a larger group is estimated.
@@ -141,12 +145,22 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		if !haveIndex {
 			return fmt.Errorf("index %s is missing: run helix migrate up", Index)
 		}
-		groups, err := readGroups(ctx, tx, limit, finCap)
+		// Live groups are counted up to firstCap, estimated beyond, then
+		// counted on up to limit where the estimate says they may be that
+		// small: a queue of 350,000 jobs written together is not counted
+		// 20,000 entries deep to learn that it is large.
+		firstCap := min(limit, firstLiveCap)
+		groups, err := readGroups(ctx, tx, firstCap, finCap)
 		if err != nil {
 			return err
 		}
 		if f.Probes, err = estimate(ctx, tx, groups); err != nil {
 			return err
+		}
+		if limit > firstCap {
+			if err := countOn(ctx, tx, groups, firstCap, limit); err != nil {
+				return err
+			}
 		}
 		for _, g := range groups {
 			f.Counts = append(f.Counts, g.Count)
@@ -221,6 +235,43 @@ func readGroups(ctx context.Context, tx pgx.Tx, live, fin int) ([]*group, error)
 		return nil
 	})
 	return out, err
+}
+
+// countOn counts on the live groups estimated at most 2×limit (a
+// backlog's estimate can miss a run of jobs written together), from the end
+// of their counted prefix of first jobs up to limit in all: exact where
+// they hold at most limit, else never reported below limit+1.
+func countOn(ctx context.Context, tx pgx.Tx, groups []*group, first, limit int) error {
+	var todo []*group
+	b := batch{}
+	for _, g := range groups {
+		if g.capped && !finalized[g.State] && g.Jobs <= 2*int64(limit) {
+			todo = append(todo, g)
+			b.add(g, g.last, g.max+1)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `SELECT p.i, c.n FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+		WITH ORDINALITY AS p(s, q, k, lo, hi, i),
+		LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM river_job r
+			WHERE r.state = p.s::river_job_state AND r.queue = p.q AND r.kind = p.k AND r.id >= p.lo AND r.id < p.hi
+			ORDER BY r.id LIMIT $6) x) c`, b.s, b.q, b.k, b.lo, b.hi, limit-first+1)
+	if err != nil {
+		return err
+	}
+	var i, n int64
+	_, err = pgx.ForEachRow(rows, []any{&i, &n}, func() error {
+		g := todo[i-1]
+		if total := int64(first) + n; total <= int64(limit) {
+			g.Jobs, g.Estimated = total, false
+		} else {
+			g.Jobs = max(g.Jobs, int64(limit)+1)
+		}
+		return nil
+	})
+	return err
 }
 
 // interval is an id range [lo, hi) of a group being estimated, probed by
