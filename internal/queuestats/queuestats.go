@@ -237,7 +237,7 @@ func readGroups(ctx context.Context, tx pgx.Tx, live, fin int) ([]*group, error)
 	return out, err
 }
 
-// countOn counts on the live groups estimated at most 2×limit (a
+// countOn counts on the live groups estimated at most 1.5×limit (a
 // backlog's estimate can miss a run of jobs written together), from the end
 // of their counted prefix of first jobs up to limit in all: exact where
 // they hold at most limit, else never reported below limit+1.
@@ -245,7 +245,7 @@ func countOn(ctx context.Context, tx pgx.Tx, groups []*group, first, limit int) 
 	var todo []*group
 	b := batch{}
 	for _, g := range groups {
-		if g.capped && !finalized[g.State] && g.Jobs <= 2*int64(limit) {
+		if g.capped && !finalized[g.State] && g.Jobs <= int64(limit)*3/2 {
 			todo = append(todo, g)
 			b.add(g, g.last, g.max+1)
 		}
