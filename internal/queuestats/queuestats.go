@@ -113,8 +113,10 @@ const Index = "helix_river_job_counts"
 // index probe each). A group of a live state with at most limit jobs (0:
 // DefaultCap), or of a finalized state with at most min(limit,
 // FinishedCap) (limit when a caller asks for more than DefaultCap), is
-// counted exactly by an index-only scan. A larger group is estimated: its
-// prefix is counted, then its remaining id range is probed (see strata).
+// counted exactly by index-only scans (a live group first 5,000 deep, then
+// on to limit only if its estimate is at most 1.5×limit). A larger group
+// is estimated: its prefix is counted, then its remaining id range is
+// probed (see strata).
 // Every queue with available jobs, and those named in queues, get the age
 // of their oldest available job: four index probes each, one per priority.
 func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures, error) {
