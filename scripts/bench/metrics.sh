@@ -90,7 +90,7 @@ SQL
     /^helix_queue_jobs\{/ {
       match($0, /state="[a-z]+"/); st = substr($0, RSTART+7, RLENGTH-8)
       match($0, /kind="[a-z_]*"/); k = substr($0, RSTART+6, RLENGTH-7)
-      hs[st] += $2; hk[st" "k] = $2
+      hs[st] += $2; hk[st" "k] += $2
     }
     END {
       for (key in ex) { split(key, p, " "); if (ex[key] < 1000) continue; e = (hk[key] - ex[key]) / ex[key] * 100; if (e < 0) e = -e; if (e > worst[p[1]]) worst[p[1]] = e }
