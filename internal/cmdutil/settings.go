@@ -78,6 +78,7 @@ var settingFlags = set(
 	"users-per-job", // issue 15: synthesize --enqueue's batch of users per job
 	"listen",        // issue 36: worker --listen (health, readiness, metrics); issue 35: mcp serve --listen
 	"exact-up-to",   // issue 36: jobs stats counts exactly up to this many jobs a state
+	"metrics-kinds", // issue 48: worker's helix_queue_jobs shows this many kinds, the rest as "other"
 )
 
 // argumentKeys are flags (by configuration key) that are arguments although

@@ -187,14 +187,24 @@ func (m *Migrator) Up(ctx context.Context) (_ []int64, err error) {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, l.Release(ctx)) }()
-	res, err := m.p.Up(ctx)
+	// helix's migrations from afterRiver on touch River's tables: River's
+	// are applied between them.
+	res, err := m.p.UpTo(ctx, afterRiver-1)
 	v := versions(res)
 	if err != nil {
 		return v, err
 	}
 	rv, err := m.riverUp(ctx)
-	return append(v, rv...), err
+	if v = append(v, rv...); err != nil {
+		return v, err
+	}
+	res, err = m.p.Up(ctx)
+	return append(v, versions(res)...), err
 }
+
+// afterRiver is the first helix migration applied after River's: 00280
+// indexes river_job.
+const afterRiver = 280
 
 // IsRiver reports whether a version returned by Up, Down or Status is one of
 // River's, and River's own number for it.

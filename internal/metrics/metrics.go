@@ -3,9 +3,12 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -225,17 +228,22 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // WatchQueues exports the queue figures the cache holds, read at most once
-// per its TTL however often Prometheus scrapes.
-// Queues are reported with an age of 0 when they have no available job.
-func (m *Metrics) WatchQueues(c *queuestats.Cache, queues []string) {
-	m.Registry.MustRegister(&queueCollector{m: m, c: c, queues: queues})
+// per its TTL however often Prometheus scrapes. The kinds beyond the kinds
+// most numerous are summed into kind="other", so the series stay bounded
+// whatever jobs the table holds. Queues are reported with an age of 0 when
+// they have no available job.
+func (m *Metrics) WatchQueues(c *queuestats.Cache, queues []string, kinds int) {
+	m.Registry.MustRegister(&queueCollector{m: m, c: c, queues: queues, kinds: kinds})
 }
 
+// OtherKind is the kind label of the kinds folded together.
+const OtherKind = "other"
+
 var (
-	queueJobs      = prometheus.NewDesc("helix_queue_jobs", "Jobs in river_job by state and kind (all workers'); see helix_queue_jobs_estimated.", []string{"state", "kind"}, nil)
-	queueEstimated = prometheus.NewDesc("helix_queue_jobs_estimated", "1 where a state's counts are estimates (more jobs than helix counts exactly), else 0.", []string{"state"}, nil)
-	queueOldest    = prometheus.NewDesc("helix_queue_oldest_available_age_seconds", "Age of the oldest available job, by queue (0: none available).", []string{"queue"}, nil)
-	queueRows      = prometheus.NewDesc("helix_queue_table_rows", "Live rows of river_job (planner statistics).", nil, nil)
+	queueJobs      = prometheus.NewDesc("helix_queue_jobs", "Jobs in river_job by state, queue and kind (all workers'); see helix_queue_jobs_estimated.", []string{"state", "queue", "kind"}, nil)
+	queueEstimated = prometheus.NewDesc("helix_queue_jobs_estimated", "1 where some of a state's counts are estimates (a group of more jobs than helix counts exactly), else 0.", []string{"state"}, nil)
+	queueOldest    = prometheus.NewDesc("helix_queue_oldest_available_age_seconds", "Age of the oldest available job, by queue: every queue with available jobs, served or not (0: none available).", []string{"queue"}, nil)
+	queueRows      = prometheus.NewDesc("helix_queue_table_rows", "Live rows of river_job (statistics collector).", nil, nil)
 	queueDBTime    = prometheus.NewDesc("helix_queue_stats_read_seconds", "Database time of the last read of the queue figures.", nil, nil)
 	queueAge       = prometheus.NewDesc("helix_queue_stats_age_seconds", "How old the queue figures are (they are cached between scrapes).", nil, nil)
 )
@@ -244,6 +252,7 @@ type queueCollector struct {
 	m      *Metrics
 	c      *queuestats.Cache
 	queues []string
+	kinds  int
 }
 
 func (q *queueCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -270,8 +279,8 @@ func (q *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(queueEstimated, prometheus.GaugeValue, v, s)
 	}
-	for _, c := range f.Counts {
-		ch <- prometheus.MustNewConstMetric(queueJobs, prometheus.GaugeValue, float64(c.Jobs), c.State, c.Kind)
+	for _, c := range FoldKinds(f.Counts, q.kinds) {
+		ch <- prometheus.MustNewConstMetric(queueJobs, prometheus.GaugeValue, float64(c.Jobs), c.State, c.Queue, c.Kind)
 	}
 	seen := map[string]bool{}
 	for _, o := range f.Oldest {
@@ -286,4 +295,49 @@ func (q *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(queueRows, prometheus.GaugeValue, float64(f.TableRows))
 	ch <- prometheus.MustNewConstMetric(queueDBTime, prometheus.GaugeValue, f.DBTime.Seconds())
 	ch <- prometheus.MustNewConstMetric(queueAge, prometheus.GaugeValue, time.Since(f.Taken).Seconds())
+}
+
+// FoldKinds keeps the counts of the limit kinds with the most jobs (all
+// states and queues together; ties by name) and sums the others into kind
+// OtherKind by state and queue. limit <= 0 keeps every kind.
+func FoldKinds(counts []queuestats.Count, limit int) []queuestats.Count {
+	total := map[string]int64{}
+	for _, c := range counts {
+		total[c.Kind] += c.Jobs
+	}
+	if limit <= 0 || len(total) <= limit {
+		return counts
+	}
+	kinds := make([]string, 0, len(total))
+	for k := range total {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := cmp.Compare(total[b], total[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	keep := map[string]bool{}
+	for _, k := range kinds[:limit] {
+		keep[k] = true
+	}
+	var out []queuestats.Count
+	other := map[[2]string]int{} // (state, queue) → index in out
+	for _, c := range counts {
+		if keep[c.Kind] {
+			out = append(out, c)
+			continue
+		}
+		k := [2]string{c.State, c.Queue}
+		if i, ok := other[k]; ok {
+			out[i].Jobs += c.Jobs
+			out[i].Estimated = out[i].Estimated || c.Estimated
+			continue
+		}
+		other[k] = len(out)
+		c.Kind = OtherKind
+		out = append(out, c)
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/helixhq/helix/internal/httpretry"
+	"github.com/helixhq/helix/internal/queuestats"
 )
 
 // TestProviderRequests: a call that gets a 503, then a 200, from a local
@@ -105,5 +106,40 @@ func TestWatch(t *testing.T) {
 	}
 	if provider(&url.URL{}) != "unknown" {
 		t.Error("a URL without a host is not unknown")
+	}
+}
+
+// TestQueueKindsFolded: beyond --metrics-kinds, the kinds with fewest jobs
+// are summed into kind="other" by state and queue; every queue with
+// available jobs has its oldest age, a served queue without any has 0.
+func TestQueueKindsFolded(t *testing.T) {
+	t.Parallel()
+	m := New(prometheus.NewRegistry())
+	fig := &queuestats.Figures{Taken: time.Now(), Counts: []queuestats.Count{
+		{State: "available", Queue: "synthesize", Kind: "synthesize", Jobs: 500},
+		{State: "available", Queue: "imports", Kind: "import_a", Jobs: 3},
+		{State: "available", Queue: "imports", Kind: "import_b", Jobs: 4, Estimated: true},
+		{State: "completed", Queue: "embed", Kind: "embed", Jobs: 300},
+		{State: "completed", Queue: "imports", Kind: "import_a", Jobs: 10},
+	}, Oldest: []queuestats.Oldest{{Queue: "imports", AgeSeconds: 4740}}}
+	m.WatchQueues(&queuestats.Cache{TTL: time.Hour, Read: func(context.Context) (*queuestats.Figures, error) { return fig, nil }},
+		[]string{"synthesize"}, 2)
+	want := `
+# HELP helix_queue_jobs Jobs in river_job by state, queue and kind (all workers'); see helix_queue_jobs_estimated.
+# TYPE helix_queue_jobs gauge
+helix_queue_jobs{kind="embed",queue="embed",state="completed"} 300
+helix_queue_jobs{kind="other",queue="imports",state="available"} 7
+helix_queue_jobs{kind="other",queue="imports",state="completed"} 10
+helix_queue_jobs{kind="synthesize",queue="synthesize",state="available"} 500
+# HELP helix_queue_oldest_available_age_seconds Age of the oldest available job, by queue: every queue with available jobs, served or not (0: none available).
+# TYPE helix_queue_oldest_available_age_seconds gauge
+helix_queue_oldest_available_age_seconds{queue="imports"} 4740
+helix_queue_oldest_available_age_seconds{queue="synthesize"} 0
+`
+	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(want), "helix_queue_jobs", "helix_queue_oldest_available_age_seconds"); err != nil {
+		t.Error(err)
+	}
+	if got := FoldKinds(fig.Counts, 0); len(got) != len(fig.Counts) {
+		t.Errorf("no limit folded %d counts into %d", len(fig.Counts), len(got))
 	}
 }

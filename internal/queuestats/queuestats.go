@@ -5,7 +5,9 @@ package queuestats
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,17 +17,45 @@ import (
 // States are River's job states, the order figures are reported in.
 var States = []string{"available", "pending", "scheduled", "retryable", "running", "completed", "cancelled", "discarded"}
 
-// DefaultCap is how many jobs of one state are counted exactly; a state
-// holding more is estimated.
-const DefaultCap = 10_000
+// finalized states change slowly and hold most of the table: a group of
+// theirs is counted exactly up to FinishedCap, estimated beyond.
+var finalized = map[string]bool{"completed": true, "cancelled": true, "discarded": true}
 
-// sampleRows is about how many rows the sample of an estimate reads: its
-// cost is about 170 pages and 10,000 rows whatever the table's size.
-const sampleRows = 10_000
+// DefaultCap is how many jobs of one (state, queue, kind) of a live state
+// (available, pending, scheduled, retryable, running) are counted exactly;
+// a larger group is estimated. A backlog written at once is a dense run of
+// ids that probes see well; a backlog mixed into other jobs is counted up to
+// this many.
+const DefaultCap = 20_000
 
-// Count is how many jobs of a kind are in a state.
+// firstLiveCap is how many jobs of a live group are counted before its
+// estimate decides whether to count on up to the cap.
+const firstLiveCap = 5_000
+
+// FinishedCap is how many jobs of one (state, queue, kind) of a finalized
+// state are counted exactly (a few hundred jobs of a rare kind are exact);
+// a larger group is estimated.
+const FinishedCap = 500
+
+// Estimation of a group above its cap: its ids past the counted prefix are
+// cut into strata intervals, each probed at its start by a window of about
+// probeRows entries (their count over the window's width is the local
+// density). The rest of an interval is estimated at the mean of the
+// densities at its two ends; where that could be off by more than
+// splitTol of the group (half their difference times the rest: the most an
+// edge between the two densities can cost), the interval is halved and
+// probed again, up to maxProbes a group.
+const (
+	strata    = 32
+	probeRows = 16
+	splitTol  = 0.01
+	maxProbes = 64
+)
+
+// Count is how many jobs of a kind in a queue are in a state.
 type Count struct {
 	State     string `json:"state"`
+	Queue     string `json:"queue"`
 	Kind      string `json:"kind"`
 	Jobs      int64  `json:"jobs"`
 	Estimated bool   `json:"estimated"`
@@ -47,14 +77,17 @@ type Beginner interface {
 type Figures struct {
 	At     time.Time `json:"at"`
 	Counts []Count   `json:"counts"`
-	// Oldest holds the queues that have available jobs.
+	// Oldest holds every queue that has available jobs, served or not.
 	Oldest []Oldest `json:"oldest_available"`
-	// TableRows is the planner's live-row count of river_job (an estimate).
+	// TableRows is the statistics collector's live-row count of river_job
+	// (an estimate, shown for scale).
 	TableRows int64 `json:"table_rows"`
 	// DBTime is how long the queries took, round trips included.
 	DBTime time.Duration `json:"-"`
 	// Taken is when they were read, by this host's clock.
 	Taken time.Time `json:"-"`
+	// Probes is how many index probes the estimates took.
+	Probes int `json:"-"`
 }
 
 // ByState sums the counts of each state; estimated reports whether any of
@@ -68,85 +101,71 @@ func (f *Figures) ByState() (jobs map[string]int64, estimated map[string]bool) {
 	return jobs, estimated
 }
 
-// Read takes the figures in one read-only transaction, using only indexes
-// River creates and planner statistics; it takes no lock beyond the
-// ACCESS SHARE every SELECT takes.
+// Index is the index Read counts through (migration 00280).
+const Index = "helix_river_job_counts"
+
+// Read takes the figures in one read-only transaction, through the index
+// helix_river_job_counts (state, queue, kind, id) and River's
+// river_job_prioritized_fetching_index; it takes no lock beyond the ACCESS
+// SHARE every SELECT takes and never reads the table through.
 //
-// A state with at most limit jobs is counted exactly, by kind, through
-// river_job_prioritized_fetching_index (state, queue, priority,
-// scheduled_at, id): an index-only scan of at most limit+1 entries, then
-// at most limit+1 rows for their kinds. A state with more (in practice
-// completed, cancelled and discarded, or a backlog of millions) is
-// estimated: the live-row count of river_job from the statistics collector (n_live_tup),
-// split by state and kind as a TABLESAMPLE SYSTEM sample of about 10,000
-// rows splits, never below limit+1; the totals of completed, cancelled and
-// discarded (which change slowly) are the planner's statistics' share of
-// the table when river_job has been analyzed. On a table of more than 10,000 rows
-// the sample comes first, and a state it puts above 2×limit is not
-// counted at all. Queues names the queues whose oldest available job is reported
-// (besides those in river_queue): four index probes each, one per priority.
+// The (state, queue, kind) groups present are found by a skip scan (one
+// index probe each). A group of a live state with at most limit jobs (0:
+// DefaultCap), or of a finalized state with at most min(limit,
+// FinishedCap) (limit when a caller asks for more than DefaultCap), is
+// counted exactly by index-only scans (a live group first 5,000 deep, then
+// on to limit only if its estimate is at most 1.5×limit). A larger group
+// is estimated: its prefix is counted, then its remaining id range is
+// probed (see strata).
+// Every queue with available jobs, and those named in queues, get the age
+// of their oldest available job: four index probes each, one per priority.
 func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures, error) {
 	if limit <= 0 {
 		limit = DefaultCap
 	}
+	finCap := min(limit, FinishedCap)
 	// A scrape's read is bounded; a person asking for exact counts of
 	// millions (jobs stats --exact-up-to) may wait.
 	timeout := "10s"
 	if limit > DefaultCap {
 		timeout = "10min"
+		finCap = limit
 	}
 	start := time.Now()
 	f := &Figures{Counts: []Count{}, Oldest: []Oldest{}}
 	err := pgx.BeginTxFunc(ctx, q, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		// SET LOCAL: per transaction, so safe behind a transaction pooler.
 		// enable_seqscan off keeps a stale plan from reading the table
-		// through: every query below has an index or a sample to use.
+		// through: every query below has an index to use.
+		var haveIndex bool
 		if err := tx.QueryRow(ctx, `SELECT now(), greatest(pg_stat_get_live_tuples(to_regclass('river_job')), 0),
+			to_regclass($2) IS NOT NULL,
 			set_config('statement_timeout', $1, true), set_config('lock_timeout', '1s', true),
-			set_config('enable_seqscan', 'off', true)`, timeout).Scan(&f.At, &f.TableRows, nil, nil, nil); err != nil {
+			set_config('enable_seqscan', 'off', true)`, timeout, Index).Scan(&f.At, &f.TableRows, &haveIndex, nil, nil, nil); err != nil {
 			return err
 		}
-		// A large table is sampled first: a state the sample puts far above
-		// the limit is not counted at all (the counting is what costs).
-		var smp *sampled
-		toCount := States
-		if f.TableRows > sampleRows {
-			var err error
-			if smp, err = sample(ctx, tx, f.TableRows); err != nil {
-				return err
-			}
-			toCount = nil
-			for _, s := range States {
-				if smp.jobs(s) <= 2*int64(limit) {
-					toCount = append(toCount, s)
-				}
-			}
+		if !haveIndex {
+			return fmt.Errorf("index %s is missing: run helix migrate up", Index)
 		}
-		capped, err := cappedCounts(ctx, tx, toCount, limit)
+		// Live groups are counted up to firstCap, estimated beyond, then
+		// counted on up to limit where the estimate says they may be that
+		// small: a queue of 350,000 jobs written together is not counted
+		// 20,000 entries deep to learn that it is large.
+		firstCap := min(limit, firstLiveCap)
+		groups, err := readGroups(ctx, tx, firstCap, finCap)
 		if err != nil {
 			return err
 		}
-		var small, big []string
-		for _, s := range States {
-			if n, ok := capped[s]; ok && n <= int64(limit) {
-				small = append(small, s)
-			} else {
-				big = append(big, s)
-			}
-		}
-		if err := exactCounts(ctx, tx, f, small, limit); err != nil {
+		if f.Probes, err = estimate(ctx, tx, groups); err != nil {
 			return err
 		}
-		if len(big) > 0 {
-			if smp == nil {
-				if smp, err = sample(ctx, tx, f.TableRows); err != nil {
-					return err
-				}
-			}
-			if smp.planned, err = plannerShares(ctx, tx); err != nil {
+		if limit > firstCap {
+			if err := countOn(ctx, tx, groups, firstCap, limit); err != nil {
 				return err
 			}
-			f.Counts = append(f.Counts, smp.estimates(big, limit)...)
+		}
+		for _, g := range groups {
+			f.Counts = append(f.Counts, g.Count)
 		}
 		return oldest(ctx, tx, f, queues)
 	})
@@ -159,184 +178,304 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		if c := slices.Index(States, a.State) - slices.Index(States, b.State); c != 0 {
 			return c
 		}
-		switch {
-		case a.Kind < b.Kind:
-			return -1
-		case a.Kind > b.Kind:
-			return 1
+		if c := strings.Compare(a.Queue, b.Queue); c != 0 {
+			return c
 		}
-		return 0
+		return strings.Compare(a.Kind, b.Kind)
 	})
 	return f, nil
 }
 
-// cappedCounts counts up to limit+1 jobs of each state: an index-only scan
-// of at most limit+1 entries per state, however large the table.
-func cappedCounts(ctx context.Context, tx pgx.Tx, states []string, limit int) (map[string]int64, error) {
-	out := map[string]int64{}
-	if len(states) == 0 {
-		return out, nil
-	}
-	rows, err := tx.Query(ctx, `SELECT s, (SELECT count(*) FROM (SELECT 1 FROM river_job
-		WHERE state = s::river_job_state LIMIT $2) j) FROM unnest($1::text[]) s`, states, limit+1)
+// group is one (state, queue, kind) and what the first reads found: its
+// first id, the counted prefix (Jobs, up to its cap, ending at id last) and,
+// when the cap was reached, its last id.
+type group struct {
+	Count
+	first, last, max int64
+	capped           bool
+	rough            float64 // a first estimate, to weigh splits
+
+}
+
+// readGroups finds the groups by a skip scan of helix_river_job_counts
+// (each step the first entry after the previous group: one probe), counts
+// each up to its cap by an index-only scan, and for a group above its cap
+// probes its last id.
+func readGroups(ctx context.Context, tx pgx.Tx, live, fin int) ([]*group, error) {
+	rows, err := tx.Query(ctx, `WITH RECURSIVE g AS (
+			(SELECT state, queue, kind, id FROM river_job ORDER BY state, queue, kind, id LIMIT 1)
+			UNION ALL
+			SELECT n.* FROM g, LATERAL (SELECT r.state, r.queue, r.kind, r.id FROM river_job r
+				WHERE (r.state, r.queue, r.kind) > (g.state, g.queue, g.kind)
+				ORDER BY r.state, r.queue, r.kind, r.id LIMIT 1) n)
+		SELECT g.state::text, g.queue, g.kind, g.id, c.n, c.last, c.n > c.cap,
+		       CASE WHEN c.n > c.cap THEN (SELECT r.id FROM river_job r
+		           WHERE r.state = g.state AND r.queue = g.queue AND r.kind = g.kind ORDER BY r.id DESC LIMIT 1) END
+		FROM g, LATERAL (SELECT count(*) AS n, max(x.id) AS last, min(x.cap) AS cap FROM (
+			SELECT r.id, CASE WHEN g.state IN ('completed', 'cancelled', 'discarded') THEN $2::int ELSE $1::int END AS cap
+			FROM river_job r WHERE r.state = g.state AND r.queue = g.queue AND r.kind = g.kind ORDER BY r.id
+			LIMIT CASE WHEN g.state IN ('completed', 'cancelled', 'discarded') THEN $2::int ELSE $1::int END + 1) x) c`, live, fin)
 	if err != nil {
 		return nil, err
 	}
+	var out []*group
 	var (
-		s string
-		n int64
+		g   group
+		max *int64
 	)
-	_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { out[s] = n; return nil })
+	_, err = pgx.ForEachRow(rows, []any{&g.State, &g.Queue, &g.Kind, &g.first, &g.Jobs, &g.last, &g.capped, &max}, func() error {
+		c := g
+		if max != nil {
+			c.max = *max
+		}
+		if c.capped {
+			// The cap+1st entry is not part of the prefix: probes start at it.
+			c.Jobs--
+			c.Estimated = true
+		}
+		out = append(out, &c)
+		return nil
+	})
 	return out, err
 }
 
-// exactCounts counts the jobs of the small states by kind. The LIMIT keeps
-// the count bounded if a state grew since cappedCounts looked.
-func exactCounts(ctx context.Context, tx pgx.Tx, f *Figures, states []string, limit int) error {
-	if len(states) == 0 {
+// countOn counts on the live groups estimated at most 1.5×limit (a
+// backlog's estimate can miss a run of jobs written together), from the end
+// of their counted prefix of first jobs up to limit in all: exact where
+// they hold at most limit, else never reported below limit+1.
+func countOn(ctx context.Context, tx pgx.Tx, groups []*group, first, limit int) error {
+	var todo []*group
+	b := batch{}
+	for _, g := range groups {
+		if g.capped && !finalized[g.State] && g.Jobs <= int64(limit)*3/2 {
+			todo = append(todo, g)
+			b.add(g, g.last, g.max+1)
+		}
+	}
+	if len(todo) == 0 {
 		return nil
 	}
-	rows, err := tx.Query(ctx, `SELECT s, j.kind, count(*) FROM unnest($1::text[]) s,
-		LATERAL (SELECT kind FROM river_job WHERE state = s::river_job_state LIMIT $2) j GROUP BY 1, 2`, states, limit+1)
+	rows, err := tx.Query(ctx, `SELECT p.i, c.n FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+		WITH ORDINALITY AS p(s, q, k, lo, hi, i),
+		LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM river_job r
+			WHERE r.state = p.s::river_job_state AND r.queue = p.q AND r.kind = p.k AND r.id >= p.lo AND r.id < p.hi
+			ORDER BY r.id LIMIT $6) x) c`, b.s, b.q, b.k, b.lo, b.hi, limit-first+1)
 	if err != nil {
 		return err
 	}
-	var c Count
-	_, err = pgx.ForEachRow(rows, []any{&c.State, &c.Kind, &c.Jobs}, func() error {
-		f.Counts = append(f.Counts, c)
+	var i, n int64
+	_, err = pgx.ForEachRow(rows, []any{&i, &n}, func() error {
+		g := todo[i-1]
+		if total := int64(first) + n; total <= int64(limit) {
+			g.Jobs, g.Estimated = total, false
+		} else {
+			g.Jobs = max(g.Jobs, int64(limit)+1)
+		}
 		return nil
 	})
 	return err
 }
 
-// sampled is a block sample of river_job, counted by state and kind.
-type sampled struct {
-	n     map[[2]string]int64 // (state, kind) → rows in the sample
-	total int64               // rows in the sample
-	rows  int64               // rows in the table
-	// planned are the finalized states' shares of the table by the
-	// planner's statistics (ANALYZE samples rows from up to 30,000 pages:
-	// far less clustered than our 170); their totals come from these.
-	planned map[string]float64
+// interval is an id range [lo, hi) of a group being estimated, probed by
+// an index-only scan of a window at its start: n entries read, up to
+// probeLimit; the entries up to known (exclusive) are counted, and d is
+// their density (entries per id).
+type interval struct {
+	g        *group
+	lo, hi   int64
+	probed   bool
+	n, known int64
+	d        float64
+	next     *interval // the interval after it in the group; nil: the last
 }
 
-// finalized states change slowly, so the planner's statistics, as old as
-// the last ANALYZE, are good enough for their totals; a backlog is not.
-var finalized = map[string]bool{"completed": true, "cancelled": true, "discarded": true}
+// window is the width of a group's probe windows: about probeRows entries
+// at the density of its counted prefix. A window of fixed width, unlike
+// the span of a fixed number of entries, does not over-weigh runs of the
+// group (a kind's runs in the table) against the gaps between them.
+func (g *group) window() int64 {
+	d := float64(g.Jobs) / float64(max(g.last-g.first, 1))
+	return max(1, int64(probeRows/d))
+}
 
-// plannerShares reads the state column's most common values and their
-// frequencies from pg_stats (none before river_job's first ANALYZE).
-func plannerShares(ctx context.Context, tx pgx.Tx) (map[string]float64, error) {
-	rows, err := tx.Query(ctx, `SELECT v, f FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename
-		JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname,
-		unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS m(v, f)
-		WHERE c.oid = to_regclass('river_job') AND s.attname = 'state'`)
-	if err != nil {
-		return nil, err
+// probeLimit caps the entries one probe reads: a window in a run denser
+// than the prefix stops early, and its density is that of what it read.
+const probeLimit = 4 * probeRows
+
+// estimate completes the groups above their cap. Their remaining ids (from
+// the first one past the counted prefix to the last) are cut into strata
+// intervals, each probed at its start (an index-only scan of a window of
+// about probeRows entries; the whole interval when it is that short). The
+// rest of an interval is estimated at the mean of the densities at its two
+// ends (the next interval's window; at the last, a window ending at the
+// group's last id), or, where those disagree by more than splitRatio — a
+// backlog written at once begins or ends there — halved and probed again,
+// so the estimate follows a run of dense ids to its edges. It returns the
+// probes taken.
+func estimate(ctx context.Context, tx pgx.Tx, groups []*group) (int, error) {
+	var todo, tails []*interval
+	var capped []*group
+	probes := map[*group]int{}
+	for _, g := range groups {
+		if !g.capped {
+			continue
+		}
+		capped = append(capped, g)
+		lo, hi := g.last, g.max+1
+		k := min(strata, hi-lo)
+		var prev *interval
+		for i := range k {
+			iv := &interval{g: g, lo: lo + (hi-lo)*i/k, hi: lo + (hi-lo)*(i+1)/k}
+			if prev != nil {
+				prev.next = iv
+			}
+			prev = iv
+			todo = append(todo, iv)
+		}
+		// The density at the group's end: a window ending at its last id.
+		tails = append(tails, &interval{g: g, lo: max(lo, hi-g.window()), hi: hi})
 	}
-	out := map[string]float64{}
-	var (
-		v string
-		f float64
-	)
-	_, err = pgx.ForEachRow(rows, []any{&v, &f}, func() error {
-		if finalized[v] {
-			out[v] = f
+	if len(capped) == 0 {
+		return 0, nil
+	}
+	tail := map[*group]float64{}
+	todo = append(todo, tails...)
+	total, first := 0, true
+	var open []*interval // probed, not yet decided
+	for len(todo) > 0 || len(open) > 0 {
+		if len(todo) > 0 {
+			if err := probe(ctx, tx, todo); err != nil {
+				return total, err
+			}
+			for _, iv := range todo {
+				probes[iv.g]++
+				total++
+			}
+			open = append(open, todo...)
+			todo = nil
+		}
+		if tails != nil {
+			for _, iv := range tails {
+				tail[iv.g] = iv.d
+			}
+			open, tails = open[:len(open)-len(tails)], nil
+		}
+		var still []*interval
+		ready := open[:0:0]
+		for _, iv := range open {
+			if iv.next != nil && !iv.next.probed {
+				still = append(still, iv)
+			} else {
+				ready = append(ready, iv)
+			}
+		}
+		if first {
+			// A rough size of each group, to weigh what a split can gain.
+			for _, iv := range ready {
+				iv.g.rough += float64(iv.n) + iv.mean(tail)*float64(iv.hi-iv.known)
+			}
+			for _, iv := range still {
+				iv.g.rough += float64(iv.n)
+			}
+			first = false
+		}
+		for _, iv := range ready {
+			g := iv.g
+			g.Jobs += iv.n
+			rest := iv.hi - iv.known
+			if rest <= 0 {
+				continue // read whole
+			}
+			d0, d1 := iv.d, tail[g]
+			if iv.next != nil {
+				d1 = iv.next.d
+			}
+			if math.Abs(d0-d1)/2*float64(rest) <= splitTol*g.rough || probes[g]+2 > maxProbes || rest < 2 {
+				g.Jobs += int64(iv.mean(tail)*float64(rest) + 0.5)
+				continue
+			}
+			mid := iv.known + rest/2
+			r := &interval{g: g, lo: mid, hi: iv.hi, next: iv.next}
+			l := &interval{g: g, lo: iv.known, hi: mid, next: r}
+			todo = append(todo, l, r)
+		}
+		open = still
+		if len(todo) == 0 && len(open) > 0 {
+			return total, fmt.Errorf("queue estimate: %d intervals left undecided", len(open))
+		}
+	}
+	return total, nil
+}
+
+// mean is the density assumed over the interval's rest: the mean of the
+// densities at its two ends.
+func (iv *interval) mean(tail map[*group]float64) float64 {
+	if iv.next != nil {
+		return (iv.d + iv.next.d) / 2
+	}
+	return (iv.d + tail[iv.g]) / 2
+}
+
+// batch is a set of probes as the parallel arrays one query unnests.
+type batch struct {
+	s, q, k []string
+	lo, hi  []int64
+}
+
+func (b *batch) add(g *group, lo, hi int64) {
+	b.s, b.q, b.k = append(b.s, g.State), append(b.q, g.Queue), append(b.k, g.Kind)
+	b.lo, b.hi = append(b.lo, lo), append(b.hi, hi)
+}
+
+// probe reads, for each interval at once, the entries of the window at
+// its start (up to probeLimit): index-only scans of helix_river_job_counts.
+func probe(ctx context.Context, tx pgx.Tx, ivs []*interval) error {
+	b := batch{}
+	for _, iv := range ivs {
+		b.add(iv.g, iv.lo, min(iv.hi, iv.lo+iv.g.window()))
+	}
+	rows, err := tx.Query(ctx, `SELECT p.i, c.n, coalesce(c.last, 0) FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+		WITH ORDINALITY AS p(s, q, k, lo, hi, i),
+		LATERAL (SELECT count(*) AS n, max(x.id) AS last FROM (SELECT r.id FROM river_job r
+			WHERE r.state = p.s::river_job_state AND r.queue = p.q AND r.kind = p.k AND r.id >= p.lo AND r.id < p.hi
+			ORDER BY r.id LIMIT $6) x) c`, b.s, b.q, b.k, b.lo, b.hi, probeLimit)
+	if err != nil {
+		return err
+	}
+	var i, n, last int64
+	_, err = pgx.ForEachRow(rows, []any{&i, &n, &last}, func() error {
+		iv := ivs[i-1]
+		iv.probed, iv.n = true, n
+		if n < probeLimit {
+			iv.known = b.hi[i-1]
+			iv.d = float64(n) / float64(max(iv.known-iv.lo, 1))
+		} else {
+			iv.known = last + 1
+			iv.d = float64(n) / float64(iv.known-iv.lo)
 		}
 		return nil
 	})
-	return out, err
+	return err
 }
 
-// sample reads about sampleRows rows of random pages (TABLESAMPLE SYSTEM):
-// a sample scan, not a sequential one, whose cost does not grow with the
-// table. REPEATABLE picks the same pages each time (pages added later are
-// picked at the same rate): they stay in shared buffers between scrapes,
-// and an estimate does not jump about from one scrape to the next.
-func sample(ctx context.Context, tx pgx.Tx, tableRows int64) (*sampled, error) {
-	pct := 100.0
-	if tableRows > sampleRows {
-		pct = 100 * float64(sampleRows) / float64(tableRows)
-	}
-	rows, err := tx.Query(ctx, `SELECT state::text, kind, n FROM (SELECT state, kind, count(*) AS n
-		FROM river_job TABLESAMPLE SYSTEM ($1) REPEATABLE (0) GROUP BY 1, 2) s`, pct)
-	if err != nil {
-		return nil, err
-	}
-	smp := &sampled{n: map[[2]string]int64{}}
-	var (
-		k [2]string
-		n int64
-	)
-	if _, err := pgx.ForEachRow(rows, []any{&k[0], &k[1], &n}, func() error {
-		smp.n[k] += n
-		smp.total += n
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	smp.rows = max(tableRows, smp.total)
-	return smp, nil
-}
-
-// jobs estimates the jobs of a state.
-func (smp *sampled) jobs(state string) int64 {
-	var n int64
-	for k, c := range smp.n {
-		if k[0] == state {
-			n += c
-		}
-	}
-	return n * smp.rows / max(smp.total, 1)
-}
-
-// estimates splits the table's live rows by state and kind as the sample
-// splits them. A state the sample missed, or under-counts, is reported at
-// limit+1: it is known to hold more than limit jobs.
-func (smp *sampled) estimates(states []string, limit int) []Count {
-	var out []Count
-	for _, s := range states {
-		var kinds []Count
-		var sum int64
-		for k, n := range smp.n {
-			if k[0] == s {
-				est := n * smp.rows / max(smp.total, 1)
-				kinds = append(kinds, Count{State: s, Kind: k[1], Jobs: est, Estimated: true})
-				sum += est
-			}
-		}
-		if share, ok := smp.planned[s]; ok && sum > 0 {
-			// The planner's total, split by kind as the sample splits it.
-			total := int64(share * float64(smp.rows))
-			for i := range kinds {
-				kinds[i].Jobs = kinds[i].Jobs * total / sum
-			}
-			sum = total
-		}
-		floor := int64(limit) + 1
-		switch {
-		case len(kinds) == 0:
-			kinds = []Count{{State: s, Jobs: floor, Estimated: true}}
-		case sum < floor:
-			// Scale up: more than limit jobs are there for sure.
-			for i := range kinds {
-				kinds[i].Jobs = max(1, kinds[i].Jobs*floor/max(sum, 1))
-			}
-		}
-		out = append(out, kinds...)
-	}
-	return out
-}
-
-// oldest finds each queue's oldest available job: River fetches by
-// (state, queue, priority, scheduled_at), so per priority (1 to 4) the
-// oldest is the first index entry.
+// oldest finds the oldest available job of every queue that has available
+// jobs (the skip scan found them, whether a worker serves the queue or
+// not) and of the named ones: River fetches by (state, queue, priority,
+// scheduled_at), so per priority (1 to 4) the oldest is the first entry of
+// river_job_prioritized_fetching_index.
 func oldest(ctx context.Context, tx pgx.Tx, f *Figures, queues []string) error {
-	rows, err := tx.Query(ctx, `WITH q AS (SELECT unnest($1::text[]) AS name UNION SELECT name FROM river_queue)
-		SELECT q.name, min(o.scheduled_at) FROM q, generate_series(1, 4) p,
+	names := slices.Clone(queues)
+	for _, c := range f.Counts {
+		if c.State == "available" {
+			names = append(names, c.Queue)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	rows, err := tx.Query(ctx, `SELECT q.name, min(o.scheduled_at) FROM unnest($1::text[]) AS q(name), generate_series(1, 4) p,
 		LATERAL (SELECT scheduled_at FROM river_job WHERE state = 'available' AND queue = q.name AND priority = p
 		         ORDER BY scheduled_at LIMIT 1) o
-		GROUP BY q.name ORDER BY q.name`, queues)
+		GROUP BY q.name ORDER BY q.name`, names)
 	if err != nil {
 		return err
 	}

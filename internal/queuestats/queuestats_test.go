@@ -2,8 +2,12 @@ package queuestats
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -27,32 +31,32 @@ func TestRead(t *testing.T) {
 	add(1, "synthesize_users", "synthesize", "running", 0)
 	add(40, "synthesize", "synthesize", "completed", 0)
 	add(7, "embed", "embed", "completed", 0)
+	add(1, "import", "nobody_serves", "available", 500)
 
 	f, err := Read(ctx, pool, []string{"synthesize", "embed", "decay"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Count{
-		{State: "available", Kind: "embed", Jobs: 3}, {State: "available", Kind: "synthesize", Jobs: 2},
-		{State: "running", Kind: "synthesize_users", Jobs: 1},
-		{State: "completed", Kind: "embed", Jobs: 7}, {State: "completed", Kind: "synthesize", Jobs: 40},
+		{State: "available", Queue: "embed", Kind: "embed", Jobs: 3},
+		{State: "available", Queue: "nobody_serves", Kind: "import", Jobs: 1},
+		{State: "available", Queue: "synthesize", Kind: "synthesize", Jobs: 2},
+		{State: "running", Queue: "synthesize", Kind: "synthesize_users", Jobs: 1},
+		{State: "completed", Queue: "embed", Kind: "embed", Jobs: 7},
+		{State: "completed", Queue: "synthesize", Kind: "synthesize", Jobs: 40},
 	}
-	if len(f.Counts) != len(want) {
-		t.Fatalf("counts %+v, want %+v", f.Counts, want)
+	if fmt.Sprint(f.Counts) != fmt.Sprint(want) {
+		t.Errorf("counts\n%+v\nwant\n%+v", f.Counts, want)
 	}
-	for i := range want {
-		if f.Counts[i] != want[i] {
-			t.Errorf("count %d: %+v, want %+v", i, f.Counts[i], want[i])
-		}
-	}
-	if len(f.Oldest) != 2 || f.Oldest[0].Queue != "embed" || f.Oldest[1].Queue != "synthesize" {
+	// Every queue with available jobs has its oldest, served or not.
+	if len(f.Oldest) != 3 || f.Oldest[0].Queue != "embed" || f.Oldest[1].Queue != "nobody_serves" || f.Oldest[2].Queue != "synthesize" {
 		t.Fatalf("oldest %+v", f.Oldest)
 	}
-	if a := f.Oldest[0].AgeSeconds; a < 103 || a > 160 {
-		t.Errorf("embed's oldest available job is %.0f s old, want about 103", a)
+	if a := f.Oldest[1].AgeSeconds; a < 501 || a > 560 {
+		t.Errorf("nobody_serves's oldest available job is %.0f s old, want about 501", a)
 	}
 
-	// Above the cap a state is estimated, never below cap+1, split by kind.
+	// Above the cap a group is estimated, its prefix counted.
 	f, err = Read(ctx, pool, nil, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +65,139 @@ func TestRead(t *testing.T) {
 	if !est["completed"] || est["available"] || est["running"] {
 		t.Errorf("estimated states %v, want completed only", est)
 	}
-	if jobs["completed"] < 6 || jobs["available"] != 5 {
-		t.Errorf("by state %v", jobs)
+	if jobs["completed"] < 40 || jobs["completed"] > 52 || jobs["available"] != 6 {
+		t.Errorf("by state %v, want 47 completed (estimated), 6 available", jobs)
+	}
+}
+
+// shapes fills river_job with n rows in the shapes that defeated the
+// block-sampled estimate (issue 48): a background of all states and eight
+// kinds interleaved (id by id, as a busy fleet writes them), a retryable
+// backlog of 15,000 synthesize jobs written together, about 300 completed
+// jobs of a rare kind spread over the table, and 7 % of the table available
+// in a queue no worker serves, written together 79 minutes ago.
+func shapes(t testing.TB, pool *pgxpool.Pool, n int) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), `
+INSERT INTO river_job (kind, queue, state, args, max_attempts, attempt, priority, created_at, scheduled_at, attempted_at, finalized_at)
+SELECT kind, queue, st::river_job_state, '{}', 25, CASE WHEN st IN ('available', 'scheduled') THEN 0 ELSE 1 END, 1 + (i % 4)::int,
+       t, CASE WHEN special = 'unserved' THEN now() - interval '79 minutes' - (i * interval '1 ms')
+               WHEN st IN ('scheduled', 'retryable') THEN now() + interval '1 hour' ELSE t END,
+       CASE WHEN st = 'running' THEN now() WHEN st NOT IN ('available', 'scheduled') THEN t END,
+       CASE WHEN st IN ('completed', 'discarded', 'cancelled') THEN t + interval '1 second' END
+FROM (SELECT i, t, special,
+        CASE special WHEN 'backlog' THEN 'synthesize' WHEN 'unserved' THEN 'import' WHEN 'rare' THEN 'rare_kind'
+             ELSE (ARRAY['synthesize','synthesize_users','synthesize_llm','embed','decay','voice_transcribe','sync_reconcile','schedule_fire'])[1 + i % 8] END AS kind,
+        CASE special WHEN 'backlog' THEN 'synthesize' WHEN 'unserved' THEN 'unserved' WHEN 'rare' THEN 'embed'
+             ELSE (ARRAY['synthesize','synthesize','llm','embed','decay','voice','sync','schedule'])[1 + i % 8] END AS queue,
+        CASE special WHEN 'backlog' THEN 'retryable' WHEN 'unserved' THEN 'available' WHEN 'rare' THEN 'completed' ELSE
+             CASE WHEN i % 1000 < 970 THEN 'completed' WHEN i % 1000 < 980 THEN 'discarded'
+                  WHEN i % 1000 < 985 THEN 'cancelled' WHEN i % 1000 < 990 THEN 'available'
+                  WHEN i % 1000 < 994 THEN 'retryable' WHEN i % 1000 < 998 THEN 'scheduled' ELSE 'running' END END AS st
+      FROM (SELECT i, now() - (($1 - i) * interval '1 ms') AS t,
+                   CASE WHEN i % ($1 / 300) = 7 THEN 'rare'
+                        WHEN i >= $1 * 4 / 10 AND i < $1 * 4 / 10 + 15000 THEN 'backlog'
+                        WHEN i >= $1 * 6 / 10 AND i < $1 * 6 / 10 + $1 * 7 / 100 THEN 'unserved' END AS special
+            FROM generate_series(1, $1::int) i) a) g`, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), `VACUUM ANALYZE river_job`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exactCounts counts river_job by state, queue and kind, reading it through.
+func exactCounts(t testing.TB, pool *pgxpool.Pool) map[[3]string]int64 {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT state::text, queue, kind, count(*) FROM river_job GROUP BY 1, 2, 3`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[[3]string]int64{}
+	for rows.Next() {
+		var k [3]string
+		var n int64
+		if err := rows.Scan(&k[0], &k[1], &k[2], &n); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestReadShapes checks every figure against count(*) on 500,000 jobs in the
+// shapes of issue 48.
+func TestReadShapes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("fills river_job with 500,000 rows")
+	}
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	shapes(t, pool, 500_000)
+	exact := exactCounts(t, pool)
+	var unservedOldest time.Time
+	if err := pool.QueryRow(ctx, `SELECT min(scheduled_at) FROM river_job WHERE state = 'available' AND queue = 'unserved'`).Scan(&unservedOldest); err != nil {
+		t.Fatal(err)
+	}
+	if exact[[3]string{"completed", "embed", "rare_kind"}] < 290 || exact[[3]string{"retryable", "synthesize", "synthesize"}] < 15_000 {
+		t.Fatalf("the shapes are not there: %v", exact)
+	}
+
+	// Served by a worker of the synthesize queue only: unserved is not named.
+	f, err := Read(ctx, pool, []string{"synthesize"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("database time %v, %d probes, %d groups", f.DBTime, f.Probes, len(f.Counts))
+	seen := map[[3]string]bool{}
+	var estimated int
+	for _, c := range f.Counts {
+		k := [3]string{c.State, c.Queue, c.Kind}
+		seen[k] = true
+		want := exact[k]
+		off := float64(c.Jobs-want) / float64(max(want, 1))
+		if c.Estimated {
+			estimated++
+			t.Logf("%s %s %s: %d estimated, %d exact (%+.1f %%)", c.State, c.Queue, c.Kind, c.Jobs, want, 100*off)
+		}
+		if !c.Estimated && c.Jobs != want || math.Abs(off) > 0.10 {
+			t.Errorf("%s %s %s: %d jobs (estimated %v), count(*) says %d", c.State, c.Queue, c.Kind, c.Jobs, c.Estimated, want)
+		}
+	}
+	for k, n := range exact {
+		if !seen[k] {
+			t.Errorf("%v: %d jobs, not reported", k, n)
+		}
+	}
+	if estimated == 0 {
+		t.Errorf("nothing estimated: the test does not exercise the estimate")
+	}
+	jobs, _ := f.ByState()
+	for _, s := range States {
+		var want int64
+		for k, n := range exact {
+			if k[0] == s {
+				want += n
+			}
+		}
+		if math.Abs(float64(jobs[s]-want)) > 0.10*float64(want) {
+			t.Errorf("%s: %d jobs, count(*) says %d", s, jobs[s], want)
+		}
+	}
+	var age float64 = -1
+	for _, o := range f.Oldest {
+		if o.Queue == "unserved" {
+			age = o.AgeSeconds
+		}
+	}
+	if want := f.At.Sub(unservedOldest).Seconds(); math.Abs(age-want) > 10 {
+		t.Errorf("unserved queue's oldest available job %.0f s old, want %.0f (79 minutes and more)", age, want)
 	}
 }
 

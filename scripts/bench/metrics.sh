@@ -73,7 +73,7 @@ SQL
     db+=("$(awk '/^helix_queue_stats_read_seconds /{printf "%.1f", $2 * 1000}' "$dir/m")")
     cached+=("$(ms curl -sf "127.0.0.1:$port/metrics")")
   done
-  grep -q 'helix_queue_jobs{kind="synthesize",state="available"}' "$dir/m" || { echo "no backlog figure in /metrics" >&2; cat "$dir/err" >&2; exit 1; }
+  grep -q 'helix_queue_jobs{kind="synthesize",queue="synthesize",state="available"}' "$dir/m" || { echo "no backlog figure in /metrics" >&2; cat "$dir/err" >&2; exit 1; }
   kill "$wpid"; wait "$wpid" || true; wpid=
   # River's query, timed by psql in one session (no process start counted).
   q=(); for _ in 1 2 3 4 5; do q+=(-c "SELECT state, count(*) FROM river_job GROUP BY state"); done
@@ -90,7 +90,7 @@ SQL
     /^helix_queue_jobs\{/ {
       match($0, /state="[a-z]+"/); st = substr($0, RSTART+7, RLENGTH-8)
       match($0, /kind="[a-z_]*"/); k = substr($0, RSTART+6, RLENGTH-7)
-      hs[st] += $2; hk[st" "k] = $2
+      hs[st] += $2; hk[st" "k] += $2
     }
     END {
       for (key in ex) { split(key, p, " "); if (ex[key] < 1000) continue; e = (hk[key] - ex[key]) / ex[key] * 100; if (e < 0) e = -e; if (e > worst[p[1]]) worst[p[1]] = e }

@@ -25,18 +25,21 @@ func NewCmdStats(f *cmdutil.Factory, runF func(*StatsOptions) error) *cobra.Comm
 	opts := &StatsOptions{F: f}
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Count jobs by state and kind, and how long the oldest available job of each queue has waited",
-		Long: `Count the jobs in river_job by state and kind, and show the age of each
-queue's oldest available job: the figures helix worker --listen exports
-to Prometheus (helix_queue_jobs, helix_queue_oldest_available_age_seconds).
-Then the available jobs of each queue by priority (1 is fetched first: one
-user's jobs; 3: --all-users batches), each counted up to --exact-up-to.
+		Short: "Count jobs by state, queue and kind, and how long the oldest available job of each queue has waited",
+		Long: `Count the jobs in river_job by state, queue and kind, and show the age of
+the oldest available job of every queue that has available jobs (served by
+a worker or not): the figures helix worker --listen exports to Prometheus
+(helix_queue_jobs, helix_queue_oldest_available_age_seconds). Then the
+available jobs of each queue by priority (1 is fetched first: one user's
+jobs; 3: --all-users batches), each counted up to --exact-up-to.
 
-Fast on millions of jobs: a state holding up to --exact-up-to jobs is
-counted exactly through River's fetching index; a state holding more
-(usually completed, or a large backlog) is estimated from the table's
-live-row count and a block sample of about 10,000 rows, and marked "~"
-(estimated: true in JSON). The table is never read through.
+Fast on millions of jobs, through helix's index on river_job (state,
+queue, kind, id): a group (state, queue, kind) of a live state holding up
+to --exact-up-to jobs is counted exactly, and so is a group of a finished
+state (completed, cancelled, discarded) holding up to 500 (or up to
+--exact-up-to when it is above 20000); a larger group is estimated from
+index probes along its ids and marked "~" (estimated: true in JSON). The
+table is never read through.
 
 EXAMPLES
   helix jobs stats
@@ -54,7 +57,7 @@ EXAMPLES
 			return statsRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.ExactTo, "exact-up-to", queuestats.DefaultCap, "count a state exactly up to this many jobs; estimate beyond")
+	cmd.Flags().IntVar(&opts.ExactTo, "exact-up-to", queuestats.DefaultCap, "count a group (state, queue, kind) exactly up to this many jobs; estimate beyond")
 	return cmd
 }
 
@@ -99,17 +102,13 @@ func statsRun(ctx context.Context, opts *StatsOptions) error {
 		return cmdutil.WriteJSON(f.IOStreams.Out, out)
 	}
 	tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
-	tp.Header("STATE", "KIND", "JOBS")
+	tp.Header("STATE", "QUEUE", "KIND", "JOBS")
 	for _, c := range fig.Counts {
 		n := strconv.FormatInt(c.Jobs, 10)
 		if c.Estimated {
 			n = "~" + n
 		}
-		kind := c.Kind
-		if kind == "" {
-			kind = "-"
-		}
-		tp.Row(c.State, kind, n)
+		tp.Row(c.State, c.Queue, c.Kind, n)
 	}
 	if len(fig.Counts) == 0 {
 		cmdutil.Fprintf(f.IOStreams.ErrOut, "no jobs\n")

@@ -62,14 +62,14 @@ func TestStats(t *testing.T) {
 	}
 	out, _ := run(false, false)
 	age := regexp.MustCompile(`\t(9\d|1\d\d)s\n`)
-	want := "available\tembed\t2\navailable\tsynthesize\t1\ncompleted\tsynthesize\t30\n\n"
+	want := "available\tembed\tembed\t2\navailable\tsynthesize\tsynthesize\t1\ncompleted\tsynthesize\tsynthesize\t30\n\n"
 	if !strings.HasPrefix(out, want) || len(age.FindAllString(out, -1)) != 2 || !strings.Contains(out, "\nembed\t") {
 		t.Errorf("jobs stats (not a TTY):\n%s\nwant it to start\n%s", out, want)
 	}
-	if out, _ := run(true, false); !strings.Contains(out, "available  embed       2\n") || !strings.Contains(out, "OLDEST AVAILABLE") {
+	if out, _ := run(true, false); !strings.Contains(out, "available  embed       embed       2\n") || !strings.Contains(out, "OLDEST AVAILABLE") {
 		t.Errorf("jobs stats (TTY) not aligned:\n%s", out)
 	}
-	if out, _ := run(false, false, "--exact-up-to", "10"); !regexp.MustCompile(`completed\tsynthesize\t~\d+\n`).MatchString(out) {
+	if out, _ := run(false, false, "--exact-up-to", "10"); !regexp.MustCompile(`completed\tsynthesize\tsynthesize\t~\d+\n`).MatchString(out) {
 		t.Errorf("jobs stats --exact-up-to 10: completed not estimated:\n%s", out)
 	}
 	out, _ = run(false, true)

@@ -163,14 +163,14 @@ func TestWorkerMetrics(t *testing.T) {
 			return fmt.Sprintf("job counters %v, want 20 completed, 1 discarded, some retried, failed = retried + discarded", got)
 		}
 		// The queue figures are read at most every 5 s.
-		if sample(body, `helix_queue_jobs{kind="synthesize",state="discarded"}`) != 1 {
+		if sample(body, `helix_queue_jobs{kind="synthesize",queue="synthesize",state="discarded"}`) != 1 {
 			return "helix_queue_jobs: no discarded synthesize job yet"
 		}
 		return ""
 	})
 	for _, series := range []string{`helix_job_duration_seconds_count{kind="synthesize",outcome="completed"} 20`,
 		`helix_job_duration_seconds_count{kind="synthesize",outcome="failed"}`,
-		`helix_queue_jobs{kind="synthesize",state="completed"} 20`,
+		`helix_queue_jobs{kind="synthesize",queue="synthesize",state="completed"} 20`,
 		`helix_db_pool_max_conns 12`, `helix_build_info{`, `helix_jobs_started_total{kind="synthesize"}`} {
 		if !strings.Contains(body, series) {
 			t.Errorf("/metrics lacks %s", series)

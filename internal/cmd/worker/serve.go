@@ -162,7 +162,7 @@ type observer struct {
 	unwatch func()
 }
 
-func newObserver(addr string, pool *pgxpool.Pool, queues []string, log *slog.Logger) (*observer, error) {
+func newObserver(addr string, pool *pgxpool.Pool, queues []string, kinds int, log *slog.Logger) (*observer, error) {
 	mig, err := db.NewMigrator(pool)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
@@ -172,7 +172,7 @@ func newObserver(addr string, pool *pgxpool.Pool, queues []string, log *slog.Log
 	o.m.WatchPool(pool)
 	o.m.WatchQueues(&queuestats.Cache{TTL: queueStatsTTL, Read: func(ctx context.Context) (*queuestats.Figures, error) {
 		return queuestats.Read(ctx, pool, queues, 0)
-	}}, queues)
+	}}, queues, kinds)
 	return o, nil
 }
 

@@ -53,7 +53,12 @@ type Options struct {
 	ScheduleGrace   time.Duration
 	ScheduleTimeout time.Duration
 	Listen          string
+	MetricsKinds    int
 }
+
+// DefaultMetricsKinds bounds the kinds helix_queue_jobs shows: helix's own
+// job kinds (about fifteen) fit, with room for others sharing the table.
+const DefaultMetricsKinds = 25
 
 // NewCmdWorker builds `helix worker`.
 func NewCmdWorker(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
@@ -146,6 +151,7 @@ EXAMPLES
 	fl.DurationVar(&opts.FetchCooldown, "fetch-cooldown", 2*time.Millisecond, "least time between two fetches of jobs")
 	fl.DurationVar(&opts.ScheduleTimeout, "schedule-timeout", schedule.DefaultTimeout, "a scheduled job running longer is stopped and its fire failed; a dead worker's fire runs again after this")
 	fl.StringVar(&opts.Listen, "listen", "", "serve /healthz, /readyz and /metrics on PORT (loopback) or HOST:PORT; off when empty")
+	fl.IntVar(&opts.MetricsKinds, "metrics-kinds", DefaultMetricsKinds, "helix_queue_jobs shows this many kinds, those with the most jobs; the others are summed as kind=\"other\"")
 	fl.DurationVar(&opts.ScheduleGrace, "schedule-grace", time.Minute, "a schedule's tick fired later than this (at most its period) was missed: see helix schedule add --catch-up")
 	return cmd
 }
@@ -175,6 +181,8 @@ func (o *Options) validate() error {
 		return cmdutil.FlagErrorf("invalid --schedule-timeout %s: want 1s or more", o.ScheduleTimeout)
 	case o.ScheduleGrace < time.Second:
 		return cmdutil.FlagErrorf("invalid --schedule-grace %s: want 1s or more", o.ScheduleGrace)
+	case o.MetricsKinds < 1 || o.MetricsKinds > 1000:
+		return cmdutil.FlagErrorf("invalid --metrics-kinds %d: want 1 to 1000", o.MetricsKinds)
 	}
 	if o.Listen != "" {
 		addr, err := listenAddr(o.Listen)
@@ -230,7 +238,7 @@ func workerRun(ctx context.Context, opts *Options) error {
 	}
 	var obs *observer
 	if opts.Listen != "" {
-		if obs, err = newObserver(opts.Listen, pool, opts.Queues, log); err != nil {
+		if obs, err = newObserver(opts.Listen, pool, opts.Queues, opts.MetricsKinds, log); err != nil {
 			return err
 		}
 		defer obs.close()
