@@ -27,7 +27,7 @@
 #   M=5 DIM=64 scripts/bench/million.sh 100000
 # Settings (environment): M, DIM (0: text only), WORKERS (2),
 # WORKER_CONCURRENCY (1), USERS_PER_JOB (unset: the default batches), CHUNK
-# (users a load statement, 100000), PORT (56200: PostgreSQL; +1 PgBouncer,
+# (users a load statement, 50000), PORT (56200: PostgreSQL; +1 PgBouncer,
 # +2 Prometheus, +11.. the workers), SHARED_BUFFERS (2GB), INPROC (1),
 # HELIX_BIN (a built binary), KEEP=1 (keep the cluster's directory).
 # Needs: PostgreSQL server binaries, pgbouncer, prometheus, curl, python3,
@@ -37,7 +37,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 U=${1:-1000000}
 M=${M:-10} DIM=${DIM:-0} WORKERS=${WORKERS:-2} WC=${WORKER_CONCURRENCY:-1}
-CHUNK=${CHUNK:-100000} PORT=${PORT:-56200} SHARED_BUFFERS=${SHARED_BUFFERS:-2GB}
+CHUNK=${CHUNK:-50000} PORT=${PORT:-56200} SHARED_BUFFERS=${SHARED_BUFFERS:-2GB}
 INPROC=${INPROC:-1} UPJ=${USERS_PER_JOB:-}
 RESULTS=${RESULTS:-/tmp/helix-million-$U.txt}
 PGPORT=$PORT BPORT=$((PORT + 1)) PROMPORT=$((PORT + 2))
@@ -130,29 +130,68 @@ figure "load at the start: $(load)"
 # --- the users and their memories, with SQL ---------------------------------
 # Users' ids are md5 uuids (random order, as real ids are); each user's
 # memories spread over days; the content repeats a few topics so synthesis
-# finds clusters. CHUNK users a statement: progress, and no 10M-row
-# transaction for the memory-change trigger's transition table.
+# finds clusters. CHUNK users a transaction, for progress.
+# LOAD=bulk (default) writes what the platform's row-by-row inserts would
+# leave, set-based: with triggers off (session_replication_role replica),
+# each chunk also writes its users' change markers (what helix's statement
+# trigger on memories writes), and after the last chunk helix_memory_search
+# is filled in one INSERT … SELECT with its GIN index built afterwards (what
+# the per-row search trigger would write, row by row: at 10M rows that
+# trigger alone costs most of an hour on 2 busy cores). LOAD=triggers inserts
+# through the triggers, as the apps' writes go.
+LOAD=${LOAD:-bulk}
+case $LOAD in bulk | triggers) ;; *) echo "million: LOAD=$LOAD: want bulk or triggers" >&2; exit 2 ;; esac
 emb=NULL
 [ "$DIM" -gt 0 ] && emb="(SELECT array_agg((sin(((u + k) % 4) * 13 + d) + 0.2 * sin(u * 7 + k * 3 + d))::real) FROM generate_series(1, $DIM) d)"
-say "loading $U users × $M memories, $CHUNK users a statement (load $(load))"
+say "loading $U users × $M memories, $CHUNK users a transaction, LOAD=$LOAD (load $(load))"
 t0=$(now)
 for ((lo = 1; lo <= U; lo += CHUNK)); do
   hi=$((lo + CHUNK - 1)); [ "$hi" -gt "$U" ] && hi=$U
-  psql "$direct" -qv ON_ERROR_STOP=1 -c "INSERT INTO memories (id, user_id, type, content, embedding, emotional_valence, created_at)
-    SELECT md5('m' || u || '-' || k)::uuid, md5('u' || u)::uuid,
-           (ARRAY['episodic', 'semantic', 'procedural'])[1 + k % 3],
-           'user ' || u || ' wrote note ' || k || ' about ' || (ARRAY['coffee', 'running', 'work', 'family'])[1 + (u + k) % 4],
-           $emb,
-           ((k % 5) - 2) / 2.0,
-           timestamptz '2026-01-01' + (u % 97) * interval '1 hour' + k * interval '1 day'
-    FROM generate_series($lo, $hi) u, generate_series(1, $M) k" >/dev/null
+  pre="" post=""
+  if [ "$LOAD" = bulk ]; then
+    pre="SET LOCAL session_replication_role = replica;"
+    post="INSERT INTO helix_memory_changes (user_id, xid) SELECT md5('u' || u)::uuid, pg_current_xact_id() FROM generate_series($lo, $hi) u;"
+  fi
+  psql "$direct" -qv ON_ERROR_STOP=1 >/dev/null <<SQL
+BEGIN;
+$pre
+INSERT INTO memories (id, user_id, type, content, embedding, emotional_valence, created_at)
+SELECT md5('m' || u || '-' || k)::uuid, md5('u' || u)::uuid,
+       (ARRAY['episodic', 'semantic', 'procedural'])[1 + k % 3],
+       'user ' || u || ' wrote note ' || k || ' about ' || (ARRAY['coffee', 'running', 'work', 'family'])[1 + (u + k) % 4],
+       $emb,
+       ((k % 5) - 2) / 2.0,
+       timestamptz '2026-01-01' + (u % 97) * interval '1 hour' + k * interval '1 day'
+FROM generate_series($lo, $hi) u, generate_series(1, $M) k;
+$post
+COMMIT;
+SQL
   say "  users $hi / $U loaded ($(printf '%.0f' "$(since "$t0")") s, load $(load))"
 done
-say "VACUUM ANALYZE (as autovacuum would after the load)"
+if [ "$LOAD" = bulk ]; then
+  say "  the search index's rows, set-based, then its GIN index ($(printf '%.0f' "$(since "$t0")") s)"
+  gin=$(psql "$direct" -Atc "SELECT pg_get_indexdef('helix_memory_search_tsv_idx'::regclass)")
+  psql "$direct" -qv ON_ERROR_STOP=1 >/dev/null <<SQL
+BEGIN;
+SET LOCAL session_replication_role = replica;
+DROP INDEX helix_memory_search_tsv_idx;
+INSERT INTO helix_memory_search (memory_id, user_id, tsv)
+SELECT id, user_id, to_tsvector((SELECT language FROM helix_search_settings), content)
+FROM memories WHERE content IS NOT NULL AND btrim(content) <> '';
+$gin;
+COMMIT;
+SQL
+fi
+say "VACUUM ANALYZE (as autovacuum would after the load; $(printf '%.0f' "$(since "$t0")") s)"
 psql "$direct" -qc "VACUUM ANALYZE" >/dev/null
 gen=$(since "$t0")
-figure "$(printf 'load: %d memories of %d users in %.1f s (VACUUM ANALYZE included); database %s' \
-  "$(psql "$direct" -Atc "SELECT count(*) FROM memories")" "$U" "$gen" "$(psql "$direct" -Atc "SELECT pg_size_pretty(pg_database_size(current_database()))")")"
+# what the triggers would have left: a search row per memory, a marker per user
+read -r nmem nsearch nusers nmarked < <(psql "$direct" -Atc "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM helix_memory_search),
+  (SELECT count(DISTINCT user_id) FROM memories), (SELECT count(DISTINCT user_id) FROM helix_memory_changes)" -F ' ')
+[ "$nsearch" -eq "$nmem" ] && [ "$nmarked" -eq "$nusers" ] && [ "$nusers" -eq "$U" ] ||
+  { echo "million: the load left $nmem memories, $nsearch search rows, $nusers users, $nmarked users marked changed" >&2; exit 1; }
+figure "$(printf 'load (LOAD=%s): %d memories of %d users in %.1f s (search rows and VACUUM ANALYZE included); database %s' \
+  "$LOAD" "$nmem" "$U" "$gen" "$(psql "$direct" -Atc "SELECT pg_size_pretty(pg_database_size(current_database()))")")"
 
 # --- CPU readings from /proc ----------------------------------------------------
 hz=$(getconf CLK_TCK)
@@ -202,7 +241,7 @@ night0=$(now)
 pg0=$(pgcpu) b0=$(proccpu "$bouncer")
 timed "$dir/t.enqueue" "$helix" synthesize --all-users --enqueue ${UPJ:+--users-per-job $UPJ} >"$dir/enqueue.out" 2>"$dir/enqueue.err" ||
   { cat "$dir/enqueue.err" >&2; exit 1; }
-say "  $(cat "$dir/enqueue.out") ($(wall_of "$dir/t.enqueue") s)"
+say "  $(cut -c1-120 "$dir/enqueue.out")… ($(wall_of "$dir/t.enqueue") s)"
 jobs=$(psql "$direct" -Atc "SELECT count(*) FROM river_job WHERE kind = 'synthesize_users'")
 w0=$(now)
 wpids=()
