@@ -47,6 +47,11 @@ for t in pgbouncer prometheus curl python3 /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "million: $t is missing (apt-get install ${t##*/})" >&2; exit 1; }
 done
 
+for p in $PGPORT $BPORT $PROMPORT $(seq $((PORT + 11)) $((PORT + 10 + WORKERS))); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+    echo "million: port $p is taken (another run?): choose PORT=… (it uses PORT to PORT+2 and PORT+11 on)" >&2; exit 1
+  fi
+done
 dir=$(mktemp -d /tmp/helix-million.XXXXXX)
 chmod 755 "$dir"
 as=()
