@@ -93,7 +93,8 @@ mkdir -p "$dir/pg" && chmod 700 "$dir/pg"
 pg_started=1
 "${as[@]}" "$pgbin/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w -t 60 -o "-p $PGPORT -c listen_addresses=127.0.0.1 -c unix_socket_directories='' \
   -c max_connections=200 -c shared_buffers=$SHARED_BUFFERS -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-  -c max_wal_size=16GB -c checkpoint_timeout=1h -c maintenance_work_mem=512MB -c work_mem=32MB" start >/dev/null ||
+  -c max_wal_size=16GB -c checkpoint_timeout=1h -c maintenance_work_mem=512MB -c work_mem=32MB \
+  -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" start >/dev/null ||
   { tail -n 20 "$dir/pg.log" >&2; exit 1; }
 postmaster=$(head -1 "$dir/pg/postmaster.pid")
 DB=helix_million
@@ -127,6 +128,20 @@ psql "$pooled" -qAtc 'SELECT 1' >/dev/null || { cat "$dir/pgbouncer.log" >&2; ex
 
 export HELIX_DATABASE_URL=$pooled HELIX_DB_POOL_MODE=transaction HELIX_LOG_LEVEL=warn
 HELIX_DATABASE_URL=$direct HELIX_DB_POOL_MODE=direct "$helix" migrate up >/dev/null
+# where the database's time goes, by statement (pg_stat_statements)
+psql "$direct" -qc "CREATE EXTENSION pg_stat_statements" >/dev/null
+# statements TITLE: the statements that took most of the database's time
+# since the last reset, as lines of figures
+statements() {
+  echo "  $1, the statements that took most of the database's time (pg_stat_statements: total ms, calls, ms a call):"
+  psql "$direct" -AtF '|' -c "SELECT round(total_exec_time)::bigint, calls, round((total_exec_time / calls)::numeric, 3),
+      left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+    FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'
+    ORDER BY total_exec_time DESC LIMIT ${TOP:-10}" |
+    while IFS='|' read -r ms calls per q; do printf '    %8s ms %8s × %9s  %s\n' "$ms" "$calls" "$per" "$q"; done
+  echo "$(psql "$direct" -Atc "SELECT format('    all: %s ms in %s calls', round(sum(total_exec_time)), sum(calls)) FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())")"
+}
 
 figure "# helix: a million-user night — $(date -u +%FT%TZ)"
 figure "users $U × memories $M ($([ "$DIM" -gt 0 ] && echo "$DIM-dimension embeddings" || echo "text only, no embeddings")); $WORKERS workers × --concurrency $WC; PgBouncer transaction mode; $(nproc) cores; helix $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
@@ -242,6 +257,7 @@ curl -sf "127.0.0.1:$PROMPORT/-/ready" >/dev/null || { cat "$dir/prometheus.log"
 sizes "$dir/size0"
 db0=$(psql "$direct" -Atc "SELECT pg_database_size(current_database())")
 say "the night: synthesize --all-users --enqueue, then $WORKERS workers (load $(load))"
+psql "$direct" -qAtc "SELECT pg_stat_statements_reset()" >/dev/null
 night0=$(now)
 pg0=$(pgcpu) b0=$(proccpu "$bouncer")
 timed "$dir/t.enqueue" "$helix" synthesize --all-users --enqueue ${UPJ:+--users-per-job $UPJ} >"$dir/enqueue.out" 2>"$dir/enqueue.err" ||
@@ -277,6 +293,7 @@ done
 [ "$failed" -eq 0 ] || exit 1
 night=$(since "$night0") wwall=$(since "$w0")
 pg1=$(pgcpu) b1=$(proccpu "$bouncer")
+statements "the night" >"$dir/statements.night"
 night_pg=$(echo "$pg1 - $pg0" | bc -l) night_b=$(echo "$b1 - $b0" | bc -l)
 night_cpu=$(cat "$dir"/t.enqueue "$dir"/t.worker* | awk '{s += $2 + $3} END {printf "%.2f", s}')
 load_end=$(load)
@@ -330,6 +347,8 @@ figure "$(printf '  database growth: %s → %s (+%s)' "$(numfmt --to=iec "$db0")
 join "$dir/size0" "$dir/size1" -t '|' | awk -F'|' '$3 != $2 { printf "%s|%d\n", $1, $3 - $2 }' | sort -t'|' -k2,2nr | head -8 |
   while IFS='|' read -r rel d; do figure "$(printf '    %-28s +%s' "$rel" "$(numfmt --to=iec "$d")")"; done
 
+while IFS= read -r l; do figure "$l"; done <"$dir/statements.night"
+
 # Prometheus's record of the night: every scrape of each worker (its
 # duration) and the queue figures the workers exported.
 say "reading Prometheus"
@@ -378,10 +397,12 @@ if [ "$INPROC" = 1 ]; then
   psql "$direct" -qc "TRUNCATE memory_synthesis, helix_synthesis_state, helix_pattern_lineages, job_runs" \
     -c "INSERT INTO helix_memory_changes (user_id, xid) SELECT DISTINCT user_id, pg_current_xact_id() FROM memories" \
     -c "VACUUM ANALYZE" >/dev/null
+  psql "$direct" -qAtc "SELECT pg_stat_statements_reset()" >/dev/null
   i0=$(now) pg0=$(pgcpu)
   timed "$dir/t.inproc" "$helix" synthesize --all-users --concurrency "$C" >/dev/null 2>"$dir/inproc.err" ||
     { cat "$dir/inproc.err" >&2; exit 1; }
   inwall=$(since "$i0") inpg=$(echo "$(pgcpu) - $pg0" | bc -l) incpu=$(cpu_of "$dir/t.inproc")
+  statements "in-process" >"$dir/statements.inproc"
   done_in=$(psql "$direct" -Atc "SELECT count(*) FROM helix_synthesis_state")
   [ "$done_in" -eq "$U" ] || { figure "in-process run synthesized $done_in of $U users"; check_fail=1; }
   figure ""
@@ -392,6 +413,7 @@ if [ "$INPROC" = 1 ]; then
     "$(div "($night - $inwall) * 1000" "$U")" "$(div "($night - $inwall) * 100" "$inwall")" \
     "$(div "($night_cpu - $incpu) * 1000" "$U")" "$(div "($night_cpu - $incpu) * 100" "$incpu")" \
     "$(div "($night_pg - $inpg) * 1000" "$U")" "$(div "($night_pg - $inpg) * 100" "$inpg")")"
+  while IFS= read -r l; do figure "$l"; done <"$dir/statements.inproc"
 fi
 figure ""
 figure "$([ "$check_fail" -eq 0 ] && echo "exactly once: PASS" || echo "exactly once: FAIL"); results in $RESULTS"
