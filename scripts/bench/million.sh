@@ -13,7 +13,8 @@
 #   - wall time, users/s, helix CPU (GNU time of enqueue + workers) and
 #     PostgreSQL CPU (the postmaster's own and its children's, reaped ones
 #     included, from /proc: exact, no sampling) per user, PgBouncer's CPU;
-#   - the database's growth, by table;
+#   - the database's growth, by table, and the statements that took the
+#     database's time (pg_stat_statements);
 #   - Prometheus's record: every scrape's time and the backlog curve;
 #   - the queue's overhead against an in-process `synthesize --all-users
 #     --concurrency WORKERS×WORKER_CONCURRENCY` of the same users on the same
@@ -29,7 +30,9 @@
 # WORKER_CONCURRENCY (1), USERS_PER_JOB (unset: the default batches), CHUNK
 # (users a load statement, 50000), PORT (56200: PostgreSQL; +1 PgBouncer,
 # +2 Prometheus, +11.. the workers), SHARED_BUFFERS (2GB), INPROC (1),
-# HELIX_BIN (a built binary), KEEP=1 (keep the cluster's directory).
+# HELIX_BIN (a built binary), KEEP=1 (keep the cluster's directory),
+# LOAD (bulk: triggers off, their rows written set-based; triggers: through
+# them), SELFTEST=1 (work a job twice and forget a user: the check must fail).
 # Needs: PostgreSQL server binaries, pgbouncer, prometheus, curl, python3,
 # GNU time. Run as root (the cluster runs as postgres) or as a user who can
 # run initdb.
@@ -296,7 +299,6 @@ pg1=$(pgcpu) b1=$(proccpu "$bouncer")
 statements "the night" >"$dir/statements.night"
 night_pg=$(echo "$pg1 - $pg0" | bc -l) night_b=$(echo "$b1 - $b0" | bc -l)
 night_cpu=$(cat "$dir"/t.enqueue "$dir"/t.worker* | awk '{s += $2 + $3} END {printf "%.2f", s}')
-load_end=$(load)
 
 # SELFTEST=1 shows that the check below sees a user done twice and a user
 # missed: it works the first job a second time and forgets one user's
