@@ -36,6 +36,9 @@
 # Needs: PostgreSQL server binaries, pgbouncer, prometheus, curl, python3,
 # GNU time. Run as root (the cluster runs as postgres) or as a user who can
 # run initdb.
+# The whole script is one block: bash reads it all before running it, so
+# editing or checking out the file during an hour's run does not derail it.
+{
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 U=${1:-1000000}
@@ -434,3 +437,4 @@ fi
 figure ""
 figure "$([ "$check_fail" -eq 0 ] && echo "exactly once: PASS" || echo "exactly once: FAIL"); results in $RESULTS"
 exit "$check_fail"
+}
