@@ -362,9 +362,11 @@ figure "$(printf '  helix CPU %.1f s = %.3f ms a user (enqueue %.2f s; workers %
   "$(for f in "$dir"/t.worker*; do printf '%s s ' "$(cpu_of "$f")"; done)")"
 figure "$(printf '  PostgreSQL CPU %.1f s = %.3f ms a user; PgBouncer CPU %.1f s = %.3f ms a user' "$night_pg" "$(div "$night_pg * 1000" "$U")" "$night_b" "$(div "$night_b * 1000" "$U")")"
 figure "  load: $(load) at the end (1, 5, 15 min; $(nproc) cores)"
-figure "$(printf '  database growth: %s → %s (+%s)' "$(numfmt --to=iec "$db0")" "$(numfmt --to=iec "$db1")" "$(numfmt --to=iec $((db1 - db0)))")"
-join "$dir/size0" "$dir/size1" -t '|' | awk -F'|' '$3 != $2 { printf "%s|%d\n", $1, $3 - $2 }' | sort -t'|' -k2,2nr | head -8 |
-  while IFS='|' read -r rel d; do figure "$(printf '    %-28s +%s' "$rel" "$(numfmt --to=iec "$d")")"; done
+# signed BYTES: +1.5M, or -24K for a table that shrank (its dead rows vacuumed)
+signed() { if [ "$1" -lt 0 ]; then echo "-$(numfmt --to=iec $((-$1)))"; else echo "+$(numfmt --to=iec "$1")"; fi; }
+figure "$(printf '  database growth: %s → %s (%s)' "$(numfmt --to=iec "$db0")" "$(numfmt --to=iec "$db1")" "$(signed $((db1 - db0)))")"
+LC_ALL=C join "$dir/size0" "$dir/size1" -t '|' | awk -F'|' '$3 != $2 { printf "%s|%d\n", $1, $3 - $2 }' | sort -t'|' -k2,2nr | head -8 |
+  while IFS='|' read -r rel d; do figure "$(printf '    %-28s %s' "$rel" "$(signed "$d")")"; done
 
 while IFS= read -r l; do figure "$l"; done <"$dir/statements.night"
 
