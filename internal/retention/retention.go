@@ -19,16 +19,6 @@ type Policy struct {
 	DiscardedJobs time.Duration // River's discarded jobs (failed after their retries)
 }
 
-// Defaults: River's own for its jobs (a day, a week for the discarded ones
-// an operator may still want to retry), a month of run and fire history.
-var Defaults = Policy{
-	JobRuns:       30 * 24 * time.Hour,
-	ScheduleFires: 30 * 24 * time.Hour,
-	CompletedJobs: 24 * time.Hour,
-	CancelledJobs: 24 * time.Hour,
-	DiscardedJobs: 7 * 24 * time.Hour,
-}
-
 // All keeps everything for d.
 func All(d time.Duration) Policy {
 	return Policy{JobRuns: d, ScheduleFires: d, CompletedJobs: d, CancelledJobs: d, DiscardedJobs: d}

@@ -243,11 +243,11 @@ func workerRun(ctx context.Context, opts *Options) error {
 		}
 		defer obs.close()
 	}
-	ns, err := notifySettings(f)
+	ns, err := fromConfig(f, shared.NotifySettings)
 	if err != nil {
 		return err
 	}
-	keep, err := retentionPolicy(f)
+	keep, err := fromConfig(f, shared.Retention)
 	if err != nil {
 		return err
 	}
@@ -513,17 +513,19 @@ func workers(f *cmdutil.Factory, pool *pgxpool.Pool, ns notify.Settings) *river.
 	})
 }
 
-// notifySettings are the worker's notify.* settings; a bad one is exit 2.
-func notifySettings(f *cmdutil.Factory) (notify.Settings, error) {
+// fromConfig reads one group of the worker's settings (notify.*,
+// retention.*) with read; a bad one is exit 2.
+func fromConfig[T any](f *cmdutil.Factory, read func(*config.Config) (T, error)) (T, error) {
 	cfg, err := f.Config()
 	if err != nil {
-		return notify.Settings{}, cmdutil.InputError(err)
+		var zero T
+		return zero, cmdutil.InputError(err)
 	}
-	ns, err := shared.NotifySettings(cfg)
+	v, err := read(cfg)
 	if err != nil {
-		return ns, cmdutil.InputError(err)
+		return v, cmdutil.InputError(err)
 	}
-	return ns, nil
+	return v, nil
 }
 
 func settings(f *cmdutil.Factory) (*config.Config, *http.Client, error) {
@@ -643,19 +645,6 @@ func prune(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, keep reten
 		case <-t.C:
 		}
 	}
-}
-
-// retentionPolicy is the worker's retention.* settings; a bad one is exit 2.
-func retentionPolicy(f *cmdutil.Factory) (retention.Policy, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return retention.Policy{}, cmdutil.InputError(err)
-	}
-	p, err := shared.Retention(cfg)
-	if err != nil {
-		return p, cmdutil.InputError(err)
-	}
-	return p, nil
 }
 
 // maintainTimeout bounds one housekeeping pass.
