@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
 )
@@ -43,47 +42,47 @@ func settings(o Options) string {
 
 // runMode decides between a full and an incremental run and does it, then
 // records the state the next run starts from.
-func runMode(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) error {
-	if err := saveModel(ctx, pool, o); err != nil {
+func runMode(ctx context.Context, q db.Querier, o Options, res *Result) error {
+	if err := saveModel(ctx, q, o); err != nil {
 		return fmt.Errorf("record the decay model: %w", err)
 	}
 	var started time.Time
-	if err := pool.QueryRow(ctx, `SELECT now()`).Scan(&started); err != nil {
+	if err := q.QueryRow(ctx, `SELECT now()`).Scan(&started); err != nil {
 		return err
 	}
-	since, reason, err := plan(ctx, pool, o)
+	since, reason, err := plan(ctx, q, o)
 	if err != nil {
 		return err
 	}
-	if err := warnNoID(ctx, pool, o, res); err != nil {
+	if err := warnNoID(ctx, q, o, res); err != nil {
 		return err
 	}
 	if reason != "" {
 		res.Mode, res.FullReason = ModeFull, reason
 		o.Log.Debug("full run", "reason", reason)
 		if o.OnStart != nil {
-			n, err := Chunks(ctx, pool, o.UserID, o.ChunkSize)
+			n, err := Chunks(ctx, q, o.UserID, o.ChunkSize)
 			if err != nil {
 				return err
 			}
 			o.OnStart(ModeFull, n)
 		}
-		if err := runChunks(ctx, pool, o, res); err != nil {
+		if err := runChunks(ctx, q, o, res); err != nil {
 			return err
 		}
 	} else {
 		res.Mode = ModeIncremental
 		o.Log.Debug("incremental run", "accessed_after", since)
-		if err := runIncremental(ctx, pool, o, since, res); err != nil {
+		if err := runIncremental(ctx, q, o, since, res); err != nil {
 			return err
 		}
 	}
-	return saveState(ctx, pool, o, started, res.RunID)
+	return saveState(ctx, q, o, started, res.RunID)
 }
 
 // plan returns the instant after which accesses are looked for, or why the
 // run must be full.
-func plan(ctx context.Context, pool *pgxpool.Pool, o Options) (since time.Time, fullReason string, err error) {
+func plan(ctx context.Context, q db.Querier, o Options) (since time.Time, fullReason string, err error) {
 	if o.Full {
 		return since, "--full", nil
 	}
@@ -91,7 +90,7 @@ func plan(ctx context.Context, pool *pgxpool.Pool, o Options) (since time.Time, 
 		return since, "--user-id runs recompute the user's rows", nil
 	}
 	var resuming bool
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM decay_progress WHERE scope = $1)`, scopeAll).Scan(&resuming); err != nil {
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM decay_progress WHERE scope = $1)`, scopeAll).Scan(&resuming); err != nil {
 		return since, "", err
 	}
 	if resuming {
@@ -99,7 +98,7 @@ func plan(ctx context.Context, pool *pgxpool.Pool, o Options) (since time.Time, 
 	}
 	var at, started time.Time
 	var s string
-	err = pool.QueryRow(ctx, `SELECT at, started_at, settings FROM helix_decay_state WHERE scope = $1`, scopeAll).Scan(&at, &started, &s)
+	err = q.QueryRow(ctx, `SELECT at, started_at, settings FROM helix_decay_state WHERE scope = $1`, scopeAll).Scan(&at, &started, &s)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return since, "no complete run over all users yet", nil
@@ -226,7 +225,7 @@ const (
 // ids through the primary key (id = ANY(array)), never a join the planner
 // could turn into a scan of the whole table. An interrupted incremental run
 // needs no checkpoint: rows it finished are no longer due.
-func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since time.Time, res *Result) error {
+func runIncremental(ctx context.Context, q db.Querier, o Options, since time.Time, res *Result) error {
 	var forgetBelow any
 	if o.ForgetBelow > 0 {
 		forgetBelow = o.ForgetBelow
@@ -236,7 +235,7 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 	skipped := make([]int64, len(phases))
 	chunks := 0
 	for i, ph := range phases {
-		rows, err := pool.Query(ctx, `SELECT id, ok FROM (`+dueSQL[ph.table]+`) d ORDER BY id`, o.At, since)
+		rows, err := q.Query(ctx, `SELECT id, ok FROM (`+dueSQL[ph.table]+`) d ORDER BY id`, o.At, since)
 		if err != nil {
 			return fmt.Errorf("%s: find due rows: %w", ph.table, err)
 		}
@@ -280,7 +279,7 @@ func runIncremental(ctx context.Context, pool *pgxpool.Pool, o Options, since ti
 			var n, forgotten int64
 			args := append([]any{chunk[0], chunk[len(chunk)-1], nil, o.At, forgetBelow}, ph.args...)
 			args = append(args, chunk)
-			err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
+			err := db.InTx(ctx, q, func(tx pgx.Tx) error {
 				// The due rows are a sliver of the table scattered over it;
 				// costed with random_page_cost 4, a scan of every row looks
 				// as cheap as the index and costs CPU in proportion to the

@@ -132,6 +132,8 @@ func runRecord(o Options) map[string]any {
 // and layer in scope, one committed key-range chunk at a time. An interrupted
 // run leaves a checkpoint; the next run over the same scope resumes after it.
 // When another session holds the lock it records a skipped run and returns *db.ErrLockHeld.
+// The work is sequential and goes on the run's own connection (jobrun.Run.Conn):
+// a second one would cost a nightly run nothing but a server backend's start.
 func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 	o = o.withDefaults()
 	params := runRecord(o)
@@ -141,7 +143,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (*Result, error) {
 	err := jobrun.Do(ctx, pool, spec, func(ctx context.Context, run *jobrun.Run) (any, error) {
 		start := time.Now()
 		res = &Result{RunID: run.ID, At: o.At.UTC()}
-		err := runMode(ctx, pool, o, res)
+		err := runMode(ctx, run.Conn, o, res)
 		res.Seconds = time.Since(start).Seconds()
 		return res, err
 	})
@@ -156,16 +158,16 @@ type checkpoint struct {
 	lastID *string
 }
 
-func runChunks(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) error {
+func runChunks(ctx context.Context, q db.Querier, o Options, res *Result) error {
 	scope := "all"
 	if o.UserID != "" {
 		scope = o.UserID
 	}
 	cp := checkpoint{phase: phaseMemories}
-	err := pool.QueryRow(ctx, `SELECT phase, last_id::text FROM decay_progress WHERE scope = $1`, scope).Scan(&cp.phase, &cp.lastID)
+	err := q.QueryRow(ctx, `SELECT phase, last_id::text FROM decay_progress WHERE scope = $1`, scope).Scan(&cp.phase, &cp.lastID)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		if _, err := pool.Exec(ctx, `INSERT INTO decay_progress (scope, phase, job_run_id, at) VALUES ($1, $2, $3, $4)`,
+		if _, err := q.Exec(ctx, `INSERT INTO decay_progress (scope, phase, job_run_id, at) VALUES ($1, $2, $3, $4)`,
 			scope, phaseMemories, res.RunID, o.At); err != nil {
 			return err
 		}
@@ -177,7 +179,7 @@ func runChunks(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) 
 			res.ResumedFrom += ":" + *cp.lastID
 		}
 		o.Log.Info("resuming an interrupted run", "scope", scope, "after", res.ResumedFrom)
-		if _, err := pool.Exec(ctx, `UPDATE decay_progress SET job_run_id = $2, at = $3, updated_at = now() WHERE scope = $1`,
+		if _, err := q.Exec(ctx, `UPDATE decay_progress SET job_run_id = $2, at = $3, updated_at = now() WHERE scope = $1`,
 			scope, res.RunID, o.At); err != nil {
 			return err
 		}
@@ -192,17 +194,17 @@ func runChunks(ctx context.Context, pool *pgxpool.Pool, o Options, res *Result) 
 		if ph.table == cp.phase {
 			lo = cp.lastID
 		}
-		if err := runPhase(ctx, pool, o, scope, ph, lo, res); err != nil {
+		if err := runPhase(ctx, q, o, scope, ph, lo, res); err != nil {
 			return err
 		}
 		if i+1 < len(phases) {
-			if _, err := pool.Exec(ctx, `UPDATE decay_progress SET phase = $2, last_id = NULL, updated_at = now() WHERE scope = $1`,
+			if _, err := q.Exec(ctx, `UPDATE decay_progress SET phase = $2, last_id = NULL, updated_at = now() WHERE scope = $1`,
 				scope, phases[i+1].table); err != nil {
 				return err
 			}
 		}
 	}
-	_, err = pool.Exec(ctx, `DELETE FROM decay_progress WHERE scope = $1`, scope)
+	_, err = q.Exec(ctx, `DELETE FROM decay_progress WHERE scope = $1`, scope)
 	return err
 }
 
@@ -229,7 +231,7 @@ const knownType = `(type IS NULL OR type IN ('episodic', 'semantic', 'procedural
 // userFilter limits a chunk to --user-id ($3) when set.
 const userFilter = ` AND ($3::uuid IS NULL OR user_id = $3::uuid)`
 
-func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, ph phase, lo *string, res *Result) error {
+func runPhase(ctx context.Context, q db.Querier, o Options, scope string, ph phase, lo *string, res *Result) error {
 	// The first chunk includes its lower bound (the nil uuid); a resumed one starts after its checkpoint.
 	from := ""
 	if lo != nil {
@@ -239,13 +241,13 @@ func runPhase(ctx context.Context, pool *pgxpool.Pool, o Options, scope string, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi, err := nextBound(ctx, pool, ph.table, from, o)
+		hi, err := nextBound(ctx, q, ph.table, from, o)
 		if err != nil || hi == "" {
 			return err
 		}
 		r := Range{Table: ph.table, Lo: from, Hi: hi}
 		var c ChunkResult
-		err = db.InTx(ctx, pool, func(tx pgx.Tx) error {
+		err = db.InTx(ctx, q, func(tx pgx.Tx) error {
 			var err error
 			if c, err = ph.chunk(ctx, tx, o, r); err != nil {
 				return err

@@ -359,3 +359,34 @@ func TestWhatIfLeavesNoForgottenFlags(t *testing.T) {
 		t.Errorf("after a run without --forget-below: %d items still flagged (%s run)", n, res.Mode)
 	}
 }
+
+// A run works on the connection that holds its record: on a pool of one
+// (db.max-conns = 1, a small pooler's share), a full run and then an
+// incremental one finish instead of waiting forever for a second.
+func TestRunOnOneConnection(t *testing.T) {
+	t.Parallel()
+	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	seed(t, pool, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	at := created.Add(40 * 24 * time.Hour)
+	for _, want := range []string{ModeFull, ModeIncremental} {
+		res, err := Run(ctx, pool, Options{At: at, ChunkSize: 7})
+		if err != nil {
+			t.Fatalf("%s run on a pool of one connection: %v", want, err)
+		}
+		if res.Mode != want {
+			t.Errorf("run %d: mode %s, want %s", res.RunID, res.Mode, want)
+		}
+		at = at.Add(time.Hour)
+	}
+}
