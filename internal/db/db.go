@@ -209,6 +209,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 		}
 		return nil, err
 	}
+	probed := false // the pool holds the probe's connection, which the server has just answered
 	if mode == PathUnknown {
 		m, found, err := probe(ctx, pool, cfg.ConnConfig)
 		if err != nil {
@@ -236,10 +237,23 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 				return nil, err
 			}
+		} else {
+			probed = true
 		}
 		p.known.Store(true)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	// Acquiring applies the session settings (PrepareConn), so a setting
+	// the server refuses is reported here, as one; a probe that kept its
+	// pool was just answered on this connection, so only an unprobed pool
+	// is pinged.
+	c, err := pool.Acquire(ctx)
+	if err == nil && !probed {
+		err = c.Ping(ctx)
+	}
+	if c != nil {
+		c.Release()
+	}
+	if err != nil {
 		return fail(err)
 	}
 	pools.Store(pool, poolInfo{path: p.mode, how: how, ttl: ttl})
