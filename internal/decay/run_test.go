@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/helixhq/helix/internal/db"
+	"github.com/helixhq/helix/internal/exitcode"
 	"github.com/helixhq/helix/internal/pgtest"
 )
 
@@ -360,33 +362,43 @@ func TestWhatIfLeavesNoForgottenFlags(t *testing.T) {
 	}
 }
 
-// A run works on the connection that holds its record: on a pool of one
-// (db.max-conns = 1, a small pooler's share), a full run and then an
-// incremental one finish instead of waiting forever for a second.
-func TestRunOnOneConnection(t *testing.T) {
+// A run works on the connection that holds its record, so two connections
+// are enough for a run that outlives its lease's TTL: one for the work, one
+// for the heartbeat. One connection is refused up front, naming the setting
+// (before, the run waited for a second until it was killed).
+func TestRunOnTwoConnections(t *testing.T) {
 	t.Parallel()
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
+	url := pgtest.URL(t)
+	open := func(conns int32) *pgxpool.Pool {
+		pool, err := db.Open(context.Background(), url, db.Options{MaxConns: conns, LockTTL: db.MinLockTTL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		return pool
 	}
-	cfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	seed(t, pool, 10)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	at := created.Add(40 * 24 * time.Hour)
-	for _, want := range []string{ModeFull, ModeIncremental} {
-		res, err := Run(ctx, pool, Options{At: at, ChunkSize: 7})
-		if err != nil {
-			t.Fatalf("%s run on a pool of one connection: %v", want, err)
-		}
-		if res.Mode != want {
-			t.Errorf("run %d: mode %s, want %s", res.RunID, res.Mode, want)
-		}
-		at = at.Add(time.Hour)
+	_, err := Run(ctx, open(1), Options{At: at})
+	var ce exitcode.Classed
+	if !errors.As(err, &ce) || !strings.Contains(fmt.Sprint(err), "db.max-conns") {
+		t.Fatalf("a run on one connection: %v, want bad input naming db.max-conns", err)
+	}
+	if code, _ := ce.Class(); code != exitcode.Usage {
+		t.Fatalf("a run on one connection: exit %d, want %d", code, exitcode.Usage)
+	}
+	pool := open(2)
+	seed(t, pool, 10)
+	start := time.Now()
+	res, err := Run(ctx, pool, Options{At: at, ChunkSize: 7, OnChunk: func(string, int64) { time.Sleep(db.MinLockTTL / 2) }})
+	if err != nil {
+		t.Fatalf("a run of %s on two connections with a lease TTL of %s: %v", time.Since(start).Round(time.Second), db.MinLockTTL, err)
+	}
+	if took := time.Since(start); took < 2*db.MinLockTTL {
+		t.Fatalf("the run took %s, not long enough to need its lease renewed (%d chunks)", took, res.Chunks)
+	}
+	if res, err := Run(ctx, pool, Options{At: at.Add(time.Hour)}); err != nil || res.Mode != ModeIncremental {
+		t.Fatalf("the next run: %+v, %v; want an incremental run", res, err)
 	}
 }

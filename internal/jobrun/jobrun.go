@@ -24,6 +24,10 @@ import (
 // still 'running' without a live lease belongs to a process that died.
 func RunLock(id int64) string { return "job-run:" + strconv.FormatInt(id, 10) }
 
+// MinConns is the smallest pool a run works in: its own connection (Run.Conn)
+// and one for its lease's heartbeat.
+const MinConns = 2
+
 // Spec describes one run.
 type Spec struct {
 	Job    string // job_runs.job
@@ -72,6 +76,12 @@ var ErrHeld = errors.New("lock held")
 func Do(ctx context.Context, pool *pgxpool.Pool, spec Spec, fn func(ctx context.Context, run *Run) (any, error)) error {
 	if spec.Now == nil {
 		spec.Now = time.Now
+	}
+	if n := pool.Config().MaxConns; n < MinConns {
+		// The run's work and record hold one connection for its whole
+		// life; its lease's heartbeat needs another, or the lease expires.
+		return exitcode.AsInput(fmt.Errorf("setting db.max-conns = %d: a job run needs %d connections (one for its work and record, one to renew its lease): set db.max-conns to %d or more",
+			n, MinConns, MinConns))
 	}
 	var lock *db.Lock
 	if spec.Lock != "" {
