@@ -145,8 +145,8 @@ func TestResamplerBuffersStayBounded(t *testing.T) {
 			if p, ok := st.(*stage); ok && cap(p.buf) > 4*(p.k+len(block)) {
 				t.Fatalf("after %d blocks a stage's input buffer holds %d samples (capacity %d)", i+1, len(p.buf), cap(p.buf))
 			}
-			if h, ok := st.(*halfBand); ok && cap(h.buf) > 4*(2*h.c+len(block)) {
-				t.Fatalf("after %d blocks a half-band stage holds %d samples (capacity %d)", i+1, len(h.buf), cap(h.buf))
+			if h, ok := st.(*halfBand); ok && cap(h.ev)+cap(h.od) > 4*(2*len(h.taps)+len(block)) {
+				t.Fatalf("after %d blocks a half-band stage holds %d samples (capacity %d)", i+1, len(h.ev)+len(h.od), cap(h.ev)+cap(h.od))
 			}
 			if f, ok := st.(*fftFilter); ok && cap(f.pend) > 4*(2*f.hop+len(block)) {
 				t.Fatalf("after %d blocks the FFT stage holds %d samples (capacity %d)", i+1, len(f.pend), cap(f.pend))
