@@ -12,7 +12,23 @@ func halfBandGo(out, e, o []float32, mid float32, g []float32) {
 	nj := len(g)
 	e = e[:len(out)]
 	o = o[:len(out)+2*nj-1]
-	for i := range out {
+	i := 0
+	// four outputs at a time: four independent chains of additions, each
+	// output's own in the order above
+	for ; i+4 <= len(out); i += 4 {
+		s0, s1, s2, s3 := mid*e[i], mid*e[i+1], mid*e[i+2], mid*e[i+3]
+		lo, hi := o[i:i+nj+3], o[i+nj:i+2*nj+3]
+		for j, t := range g {
+			l := lo[nj-1-j : nj+3-j]
+			h := hi[j : j+4]
+			s0 += float32(t * (l[0] + h[0]))
+			s1 += float32(t * (l[1] + h[1]))
+			s2 += float32(t * (l[2] + h[2]))
+			s3 += float32(t * (l[3] + h[3]))
+		}
+		out[i], out[i+1], out[i+2], out[i+3] = s0, s1, s2, s3
+	}
+	for ; i < len(out); i++ {
 		s := mid * e[i]
 		lo, hi := o[i:i+nj], o[i+nj:i+2*nj]
 		for j, t := range g {
@@ -22,34 +38,44 @@ func halfBandGo(out, e, o []float32, mid float32, g []float32) {
 	}
 }
 
-// dot32 is a·b over len(a) elements, a multiple of 32: 32 lanes (the
-// products of the indices ≡ l mod 32, added in order), folded as four AVX
-// registers fold: lanes l, l+8, l+16, l+24 as (l + l+8) + (l+16 + l+24),
-// then each register's lane l with l+4, then those two halves, then the
-// last two.
-func dot32(a, b []float32) float32 {
+// dot16 is a·b over len(a) elements, a multiple of 16: sixteen lanes (the
+// products of the indices ≡ l mod 16, added in order), folded as two AVX
+// registers fold: lane l with l+8, then lane l with l+4, then those two
+// halves, then the last two.
+func dot16(a, b []float32) float32 {
 	b = b[:len(a)]
-	var s [32]float32
-	for i := 0; i+32 <= len(a); i += 32 {
-		x, y := a[i:i+32], b[i:i+32]
-		for l := range s {
-			s[l] += float32(x[l] * y[l])
-		}
+	var s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15 float32
+	for i := 0; i+16 <= len(a); i += 16 {
+		x, y := a[i:i+16], b[i:i+16]
+		s0 += float32(x[0] * y[0])
+		s1 += float32(x[1] * y[1])
+		s2 += float32(x[2] * y[2])
+		s3 += float32(x[3] * y[3])
+		s4 += float32(x[4] * y[4])
+		s5 += float32(x[5] * y[5])
+		s6 += float32(x[6] * y[6])
+		s7 += float32(x[7] * y[7])
+		s8 += float32(x[8] * y[8])
+		s9 += float32(x[9] * y[9])
+		s10 += float32(x[10] * y[10])
+		s11 += float32(x[11] * y[11])
+		s12 += float32(x[12] * y[12])
+		s13 += float32(x[13] * y[13])
+		s14 += float32(x[14] * y[14])
+		s15 += float32(x[15] * y[15])
 	}
-	var v [8]float32
-	for l := range v {
-		v[l] = (s[l] + s[l+8]) + (s[l+16] + s[l+24])
-	}
-	b0, b1, b2, b3 := v[0]+v[4], v[1]+v[5], v[2]+v[6], v[3]+v[7]
+	v0, v1, v2, v3 := s0+s8, s1+s9, s2+s10, s3+s11
+	v4, v5, v6, v7 := s4+s12, s5+s13, s6+s14, s7+s15
+	b0, b1, b2, b3 := v0+v4, v1+v5, v2+v6, v3+v7
 	return (b0 + b2) + (b1 + b3)
 }
 
-// polyDotsGo writes out[i] = dot32(taps[ph[i]·k:][:k], buf[at[i]:][:k]): the
-// outputs of a polyphase stage, each from its phase's k taps (k a multiple of 32).
+// polyDotsGo writes out[i] = dot16(taps[ph[i]·k:][:k], buf[at[i]:][:k]): the
+// outputs of a polyphase stage, each from its phase's k taps (k a multiple of 16).
 func polyDotsGo(out, buf, taps []float32, at, ph []int32, k int) {
 	for i := range out {
 		p, a := int(ph[i])*k, int(at[i])
-		out[i] = dot32(taps[p:p+k], buf[a:a+k])
+		out[i] = dot16(taps[p:p+k], buf[a:a+k])
 	}
 }
 
@@ -64,18 +90,27 @@ func halfBandRun(out, e, o []float32, mid float32, g []float32) {
 	halfBandGo(out, e, o, mid, g)
 }
 
-// polyDots is polyDotsGo, through the AVX kernel when the CPU has one.
-func polyDots(out, buf, taps []float32, at, ph []int32, k int) {
+// polyDots is polyDotsGo for consecutive outputs of a stage of ratio l/m,
+// through the AVX kernels when the CPU has them: output i+l has output i's
+// phase and reads m inputs later, so each run of 4·l outputs goes through
+// the kernel that loads each tap once for four outputs.
+func polyDots(out, buf, taps []float32, at, ph []int32, k, l, m int) {
 	if !hasKernel || len(out) == 0 {
 		polyDotsGo(out, buf, taps, at, ph, k)
 		return
 	}
 	at, ph = at[:len(out)], ph[:len(out)]
-	// the kernel does not check bounds: do it here, once
+	// the kernels do not check bounds: do it here, once
 	for i := range out {
 		if int(at[i]) < 0 || int(at[i])+k > len(buf) || int(ph[i])*k+k > len(taps) {
 			panic("dsp: polyphase index out of range")
 		}
 	}
-	polyDotsAVX(&out[0], &buf[0], &taps[0], &at[0], &ph[0], k, len(out))
+	i := 0
+	for ; i+4*l <= len(out); i += 4 * l {
+		polyDots4AVX(&out[i], &buf[0], &taps[0], &at[i], &ph[i], k, l, 4*l, 4*m)
+	}
+	if i < len(out) {
+		polyDotsAVX(&out[i], &buf[0], &taps[0], &at[i], &ph[i], k, len(out)-i)
+	}
 }

@@ -64,9 +64,9 @@ hbdone:
 	RET
 
 // func polyDotsAVX(out, buf, taps *float32, at, ph *int32, k, n int)
-// out[i] = the k taps of phase ph[i] · buf[at[i]:]: four registers of eight
-// lanes (vector v of the k/8 goes to register v mod 4, so that four chains of
-// additions overlap), added as dot32 adds them, then folded as it folds them.
+// out[i] = the k taps of phase ph[i] · buf[at[i]:]: two registers of eight
+// lanes (vector v of the k/8 goes to register v mod 2, so that two chains of
+// additions overlap), added as dot16 adds them, then folded as it folds them.
 TEXT ·polyDotsAVX(SB), NOSPLIT, $0-56
 	MOVQ out+0(FP), DI
 	MOVQ buf+8(FP), SI
@@ -87,8 +87,6 @@ pdout:
 	LEAQ    (R8)(AX*1), R12
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
-	VXORPS  Y2, Y2, Y2
-	VXORPS  Y3, Y3, Y3
 	XORQ    AX, AX
 
 pdin:
@@ -98,19 +96,11 @@ pdin:
 	VMOVUPS 32(R12)(AX*1), Y5
 	VMULPS  32(BX)(AX*1), Y5, Y5
 	VADDPS  Y5, Y1, Y1
-	VMOVUPS 64(R12)(AX*1), Y6
-	VMULPS  64(BX)(AX*1), Y6, Y6
-	VADDPS  Y6, Y2, Y2
-	VMOVUPS 96(R12)(AX*1), Y7
-	VMULPS  96(BX)(AX*1), Y7, Y7
-	VADDPS  Y7, Y3, Y3
-	ADDQ    $128, AX
+	ADDQ    $64, AX
 	CMPQ    AX, R11
 	JLT     pdin
 
 	VADDPS       Y1, Y0, Y0
-	VADDPS       Y3, Y2, Y2
-	VADDPS       Y2, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS       X1, X0, X0
 	VMOVHLPS     X0, X0, X1
@@ -125,5 +115,94 @@ pdin:
 	JMP          pdout
 
 pddone:
+	VZEROUPPER
+	RET
+
+// FOLD8 folds the two accumulators a and b of one output as dot16 does and
+// leaves the sum in the low lane of a's X register (x); t is scratch.
+#define FOLD8(a, b, x, t) \
+	VADDPS       b, a, a   \
+	VEXTRACTF128 $1, a, t  \
+	VADDPS       t, x, x   \
+	VMOVHLPS     x, x, t   \
+	VADDPS       t, x, x   \
+	VMOVSHDUP    x, t      \
+	VADDSS       t, x, x
+
+// func polyDots4AVX(out, buf, taps *float32, at, ph *int32, k, groups, ostride, bstride int)
+// For each of groups outputs i: out[i+j·ostride/4] for j < 4, the four
+// outputs that share output i's phase, from buf[at[i] + j·bstride/4:]: one
+// load of each tap vector serves four outputs. Each output adds as dot16.
+TEXT ·polyDots4AVX(SB), NOSPLIT, $0-72
+	MOVQ out+0(FP), DI
+	MOVQ buf+8(FP), SI
+	MOVQ taps+16(FP), R8
+	MOVQ at+24(FP), R9
+	MOVQ ph+32(FP), R10
+	MOVQ k+40(FP), R11
+	SHLQ $2, R11 // k in bytes
+
+p4out:
+	CMPQ    groups+48(FP), $0
+	JLE     p4done
+	MOVQ    bstride+64(FP), CX
+	MOVLQSX (R9), AX
+	LEAQ    (SI)(AX*4), BX // output j reads BX + j·bstride
+	LEAQ    (BX)(CX*1), DX
+	LEAQ    (BX)(CX*2), R13
+	ADDQ    R13, CX        // CX = BX + 3·bstride
+	MOVLQSX (R10), AX
+	IMULQ   R11, AX
+	LEAQ    (R8)(AX*1), R12
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	XORQ    AX, AX
+
+p4in:
+	VMOVUPS (R12)(AX*1), Y8
+	VMOVUPS 32(R12)(AX*1), Y9
+	VMULPS  (BX)(AX*1), Y8, Y10
+	VADDPS  Y10, Y0, Y0
+	VMULPS  32(BX)(AX*1), Y9, Y11
+	VADDPS  Y11, Y1, Y1
+	VMULPS  (DX)(AX*1), Y8, Y12
+	VADDPS  Y12, Y2, Y2
+	VMULPS  32(DX)(AX*1), Y9, Y13
+	VADDPS  Y13, Y3, Y3
+	VMULPS  (R13)(AX*1), Y8, Y10
+	VADDPS  Y10, Y4, Y4
+	VMULPS  32(R13)(AX*1), Y9, Y11
+	VADDPS  Y11, Y5, Y5
+	VMULPS  (CX)(AX*1), Y8, Y12
+	VADDPS  Y12, Y6, Y6
+	VMULPS  32(CX)(AX*1), Y9, Y13
+	VADDPS  Y13, Y7, Y7
+	ADDQ    $64, AX
+	CMPQ    AX, R11
+	JLT     p4in
+
+	FOLD8(Y0, Y1, X0, X8)
+	FOLD8(Y2, Y3, X2, X9)
+	FOLD8(Y4, Y5, X4, X10)
+	FOLD8(Y6, Y7, X6, X11)
+	MOVQ   ostride+56(FP), AX
+	VMOVSS X0, (DI)
+	VMOVSS X2, (DI)(AX*1)
+	VMOVSS X4, (DI)(AX*2)
+	LEAQ   (AX)(AX*2), AX
+	VMOVSS X6, (DI)(AX*1)
+	ADDQ   $4, DI
+	ADDQ   $4, R9
+	ADDQ   $4, R10
+	DECQ   groups+48(FP)
+	JMP    p4out
+
+p4done:
 	VZEROUPPER
 	RET

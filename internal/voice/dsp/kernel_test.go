@@ -34,42 +34,52 @@ func TestKernelsMatchGo(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []int{32, 64, 288} {
-		const phases, n = 5, 1000
-		taps, buf := noise(phases*k), noise(n+k)
+	// a stage's outputs: output n reads phase t mod l from input t/l, t = n·m + c
+	for _, r := range [][3]int{{16, 2, 3}, {32, 1, 2}, {288, 320, 441}, {272, 3, 4}} {
+		k, l, m := r[0], r[1], r[2]
+		n := 5*l + 7 // runs of 4·l outputs and a ragged end
+		taps, buf := noise(l*k), noise(n*m/l+k+8)
 		at, ph := make([]int32, n), make([]int32, n)
 		for i := range at {
-			at[i], ph[i] = int32(rng.IntN(n)), int32(rng.IntN(phases))
+			t := i*m + 5
+			at[i], ph[i] = int32(t/l), int32(t%l)
 		}
 		got, want := make([]float32, n), make([]float32, n)
-		polyDots(got, buf, taps, at, ph, k)
+		polyDots(got, buf, taps, at, ph, k, l, m)
 		polyDotsGo(want, buf, taps, at, ph, k)
 		for i := range got {
 			if got[i] != want[i] {
-				t.Fatalf("polyphase k=%d: output %d is %v, Go %v", k, i, got[i], want[i])
+				t.Fatalf("polyphase k=%d %d/%d: output %d is %v, Go %v", k, l, m, i, got[i], want[i])
 			}
 		}
 	}
 }
 
-// TestResamplerWithoutKernel checks that the Go path, which a CPU without AVX
-// (or another architecture) runs, gives the kernels' output exactly.
+// TestResamplerWithoutKernel checks that the Go loops, which a CPU without
+// AVX (or another architecture) runs, give the kernels' output exactly, on
+// both designs and on rates whose stages have other phase counts.
 func TestResamplerWithoutKernel(t *testing.T) {
-	x := tone(44100, 997, 0.5, 44100)
-	for i := range x {
-		x[i] += float32(i%7) * 1e-3
+	if !hasKernel {
+		t.Skip("no AVX on this CPU: only the Go loops run")
 	}
-	with := resampleAll(t, 44100, 16000, x)
-	saved := hasKernel
-	hasKernel = false
-	without := resampleAll(t, 44100, 16000, x)
-	hasKernel = saved
-	if len(with) != len(without) {
-		t.Fatalf("%d samples with the kernels, %d without", len(with), len(without))
-	}
-	for i := range with {
-		if with[i] != without[i] {
-			t.Fatalf("sample %d is %v with the kernels, %v without", i, with[i], without[i])
+	bothDesigns(t, func(t *testing.T) {
+		for _, in := range []int{44100, 48000, 32000, 22050} {
+			x := tone(in, 997, 0.5, in/2)
+			for i := range x {
+				x[i] += float32(i%7) * 1e-3
+			}
+			with := resampleAll(t, in, 16000, x)
+			hasKernel = false
+			without := resampleAll(t, in, 16000, x)
+			hasKernel = true
+			if len(with) != len(without) {
+				t.Fatalf("%d: %d samples with the kernels, %d without", in, len(with), len(without))
+			}
+			for i := range with {
+				if with[i] != without[i] {
+					t.Fatalf("%d: sample %d is %v with the kernels, %v without", in, i, with[i], without[i])
+				}
+			}
 		}
-	}
+	})
 }

@@ -29,7 +29,20 @@ func tone(rate int, f, amp float64, n int) []float32 {
 	return x
 }
 
-func TestResamplerQuality(t *testing.T) {
+// bothDesigns runs f with the direct polyphase design and with the FFT
+// low-pass design (which machines without the vector kernels use).
+func bothDesigns(t *testing.T, f func(t *testing.T)) {
+	saved := directStage
+	defer func() { directStage = saved }()
+	for _, direct := range []bool{true, false} {
+		directStage = direct
+		t.Run(map[bool]string{true: "direct", false: "fft"}[direct], f)
+	}
+}
+
+func TestResamplerQuality(t *testing.T) { bothDesigns(t, testResamplerQuality) }
+
+func testResamplerQuality(t *testing.T) {
 	for _, in := range []int{44100, 48000, 32000, 96000} {
 		n := in / 4
 		// passband ripple from 50 Hz to 90% of 8 kHz; -3 dB at 95% or above (sox's bandwidth)
@@ -68,7 +81,9 @@ func TestResamplerQuality(t *testing.T) {
 // TestResamplerHighRates checks the rejection of tones just under the input's
 // Nyquist frequency at high rates, where a first half-band stage folds them to
 // a few hundred hertz and only its own stopband stands in the way.
-func TestResamplerHighRates(t *testing.T) {
+func TestResamplerHighRates(t *testing.T) { bothDesigns(t, testResamplerHighRates) }
+
+func testResamplerHighRates(t *testing.T) {
 	for _, in := range []int{88200, 96000, 192000} {
 		for _, f := range []float64{float64(in)/2 - 100, float64(in)/2 - 2000, 12000} {
 			if db := DB(RMS(resampleAll(t, in, 16000, tone(in, f, 0.5, in/4))) / (0.5 / math.Sqrt2)); db > -125 {
