@@ -123,8 +123,17 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 	var frames int64
 	var rerr error
 	for rerr == nil {
-		var n int
-		n, rerr = src.Read(in)
+		// fill the block: a decoder may hand out one codec frame a call (an
+		// MP3's is 1,152 samples), and the filters' kernels want long runs
+		n := 0
+		for n < len(in) && rerr == nil {
+			var k int
+			k, rerr = src.Read(in[n:])
+			n += k
+			if k == 0 && rerr == nil {
+				break
+			}
+		}
 		frames += int64(n / info.Channels)
 		if info.Channels == 1 {
 			mono = in[:n] // filtered in place and emitted before the next Read
