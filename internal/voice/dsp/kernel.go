@@ -70,11 +70,12 @@ func dot16(a, b []float32) float32 {
 	return (b0 + b2) + (b1 + b3)
 }
 
-// polyDotsGo writes out[i] = dot16(taps[ph[i]·k:][:k], buf[at[i]:][:k]): the
-// outputs of a polyphase stage, each from its phase's k taps (k a multiple of 16).
-func polyDotsGo(out, buf, taps []float32, at, ph []int32, k int) {
+// polyDotsGo writes out[i] = dot16(taps[ph[i]·k:][:k], buf[at[i]+shift:][:k]):
+// the outputs of a polyphase stage, each from its phase's k taps (k a
+// multiple of 16).
+func polyDotsGo(out, buf, taps []float32, at, ph []int32, k, shift int) {
 	for i := range out {
-		p, a := int(ph[i])*k, int(at[i])
+		p, a := int(ph[i])*k, int(at[i])+shift
 		out[i] = dot16(taps[p:p+k], buf[a:a+k])
 	}
 }
@@ -90,27 +91,40 @@ func halfBandRun(out, e, o []float32, mid float32, g []float32) {
 	halfBandGo(out, e, o, mid, g)
 }
 
-// polyDots is polyDotsGo for consecutive outputs of a stage of ratio l/m,
-// through the AVX kernels when the CPU has them: output i+l has output i's
-// phase and reads m inputs later, so each run of 4·l outputs goes through
-// the kernel that loads each tap once for four outputs.
+// polyDots writes len(out) consecutive outputs of a stage of ratio l/m:
+// at and ph hold the first input and the phase of the first min(len(out), l)
+// of them, and output i+l has output i's phase and reads m inputs later.
+// Each run of 4·l outputs goes through the kernel that loads each tap once
+// for four outputs, when the CPU has the kernels.
 func polyDots(out, buf, taps []float32, at, ph []int32, k, l, m int) {
-	if !hasKernel || len(out) == 0 {
-		polyDotsGo(out, buf, taps, at, ph, k)
+	n := len(out)
+	if n == 0 {
 		return
 	}
-	at, ph = at[:len(out)], ph[:len(out)]
-	// the kernels do not check bounds: do it here, once
-	for i := range out {
-		if int(at[i]) < 0 || int(at[i])+k > len(buf) || int(ph[i])*k+k > len(taps) {
-			panic("dsp: polyphase index out of range")
+	at, ph = at[:min(n, l)], ph[:min(n, l)]
+	// the kernels do not check bounds: do it here, once (inputs grow with
+	// the output index, so the last output reads furthest)
+	last := int(at[(n-1)%l]) + (n-1)/l*m
+	if at[0] < 0 || last+k > len(buf) {
+		panic("dsp: polyphase input out of range")
+	}
+	for _, p := range ph {
+		if p < 0 || int(p) >= l || (int(p)+1)*k > len(taps) {
+			panic("dsp: polyphase phase out of range")
 		}
 	}
 	i := 0
-	for ; i+4*l <= len(out); i += 4 * l {
-		polyDots4AVX(&out[i], &buf[0], &taps[0], &at[i], &ph[i], k, l, 4*l, 4*m)
+	if hasKernel {
+		for ; i+4*l <= n; i += 4 * l {
+			polyDots4AVX(&out[i], &buf[0], &taps[0], &at[0], &ph[0], k, l, 4*l, 4*m, i/l*m)
+		}
 	}
-	if i < len(out) {
-		polyDotsAVX(&out[i], &buf[0], &taps[0], &at[i], &ph[i], k, len(out)-i)
+	for ; i < n; i += l {
+		c := min(l, n-i)
+		if hasKernel {
+			polyDotsAVX(&out[i], &buf[0], &taps[0], &at[0], &ph[0], k, c, i/l*m)
+		} else {
+			polyDotsGo(out[i:i+c], buf, taps, at, ph, k, i/l*m)
+		}
 	}
 }

@@ -15,10 +15,11 @@ func halfBandAVX(out, e, o *float32, mid float32, taps *float32, nj, n int)
 // polyDotsAVX is polyDotsGo for n outputs; k is a multiple of 16.
 //
 //go:noescape
-func polyDotsAVX(out, buf, taps *float32, at, ph *int32, k, n int)
+func polyDotsAVX(out, buf, taps *float32, at, ph *int32, k, n, shift int)
 
 // polyDots4AVX is polyDotsGo for groups·4 outputs: for i < groups, outputs
-// i + j·ostride/4 (j < 4) take phase ph[i] and read from at[i] + j·bstride/4.
+// i + j·ostride/4 (j < 4) take phase ph[i] and read from
+// at[i] + shift + j·bstride/4.
 //
 //go:noescape
-func polyDots4AVX(out, buf, taps *float32, at, ph *int32, k, groups, ostride, bstride int)
+func polyDots4AVX(out, buf, taps *float32, at, ph *int32, k, groups, ostride, bstride, shift int)

@@ -63,13 +63,15 @@ hbdone:
 	VZEROUPPER
 	RET
 
-// func polyDotsAVX(out, buf, taps *float32, at, ph *int32, k, n int)
-// out[i] = the k taps of phase ph[i] · buf[at[i]:]: two registers of eight
+// func polyDotsAVX(out, buf, taps *float32, at, ph *int32, k, n, shift int)
+// out[i] = the k taps of phase ph[i] · buf[at[i]+shift:]: two registers of eight
 // lanes (vector v of the k/8 goes to register v mod 2, so that two chains of
 // additions overlap), added as dot16 adds them, then folded as it folds them.
-TEXT ·polyDotsAVX(SB), NOSPLIT, $0-56
+TEXT ·polyDotsAVX(SB), NOSPLIT, $0-64
 	MOVQ out+0(FP), DI
 	MOVQ buf+8(FP), SI
+	MOVQ shift+56(FP), AX
+	LEAQ (SI)(AX*4), SI // buf + shift
 	MOVQ taps+16(FP), R8
 	MOVQ at+24(FP), R9
 	MOVQ ph+32(FP), R10
@@ -129,13 +131,15 @@ pddone:
 	VMOVSHDUP    x, t      \
 	VADDSS       t, x, x
 
-// func polyDots4AVX(out, buf, taps *float32, at, ph *int32, k, groups, ostride, bstride int)
+// func polyDots4AVX(out, buf, taps *float32, at, ph *int32, k, groups, ostride, bstride, shift int)
 // For each of groups outputs i: out[i+j·ostride/4] for j < 4, the four
-// outputs that share output i's phase, from buf[at[i] + j·bstride/4:]: one
+// outputs that share output i's phase, from buf[at[i] + shift + j·bstride/4:]: one
 // load of each tap vector serves four outputs. Each output adds as dot16.
-TEXT ·polyDots4AVX(SB), NOSPLIT, $0-72
+TEXT ·polyDots4AVX(SB), NOSPLIT, $0-80
 	MOVQ out+0(FP), DI
 	MOVQ buf+8(FP), SI
+	MOVQ shift+72(FP), AX
+	LEAQ (SI)(AX*4), SI // buf + shift
 	MOVQ taps+16(FP), R8
 	MOVQ at+24(FP), R9
 	MOVQ ph+32(FP), R10

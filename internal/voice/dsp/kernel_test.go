@@ -45,8 +45,8 @@ func TestKernelsMatchGo(t *testing.T) {
 			at[i], ph[i] = int32(t/l), int32(t%l)
 		}
 		got, want := make([]float32, n), make([]float32, n)
-		polyDots(got, buf, taps, at, ph, k, l, m)
-		polyDotsGo(want, buf, taps, at, ph, k)
+		polyDots(got, buf, taps, at, ph, k, l, m) // reads the first period of at and ph
+		polyDotsGo(want, buf, taps, at, ph, k, 0)
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("polyphase k=%d %d/%d: output %d is %v, Go %v", k, l, m, i, got[i], want[i])

@@ -264,24 +264,33 @@ func (s *stage) run(out []float32, avail int64) []float32 {
 	total := (s.nIn*l + m/2) / m
 	// output n reads phase t%l ending at input t/l, t = n·m + c: step both
 	// instead of dividing for every output
-	t := s.n*m + s.c
-	jmax, ph := t/l, int(t%l)
-	dj, dph := m/l, int(m%l)
-	s.at, s.ph = s.at[:0], s.ph[:0]
-	for s.n < total && jmax < avail {
-		s.at = append(s.at, int32(jmax-int64(k)+1-s.base))
-		s.ph = append(s.ph, int32(ph))
-		s.n++
-		jmax += dj
-		if ph += dph; ph >= s.l {
-			ph -= s.l
-			jmax++
-		}
+	// the outputs whose newest input has arrived: jmax = (n·m + c)/l < avail
+	end := s.n
+	if lim := avail*l - s.c; lim > 0 {
+		end = max(s.n, min(total, (lim+m-1)/m))
 	}
-	if n := len(s.at); n > 0 {
+	if n := int(end - s.n); n > 0 {
+		// Output n reads phase t%l ending at input t/l, t = n·m + c, and
+		// output n+l reads the same phase m inputs later: one period of
+		// first inputs and phases serves every output (step both instead of
+		// dividing for every output).
+		t := s.n*m + s.c
+		jmax, ph := t/l, int(t%l)
+		dj, dph := m/l, int(m%l)
+		s.at, s.ph = s.at[:0], s.ph[:0]
+		for range min(n, s.l) {
+			s.at = append(s.at, int32(jmax-int64(k)+1-s.base))
+			s.ph = append(s.ph, int32(ph))
+			jmax += dj
+			if ph += dph; ph >= s.l {
+				ph -= s.l
+				jmax++
+			}
+		}
 		at := len(out)
 		out = slices.Grow(out, n)[:at+n]
 		polyDots(out[at:], s.buf, s.phases, s.at, s.ph, k, s.l, s.m)
+		s.n = end
 	}
 	// drop input no later output needs
 	need := (s.n*m+s.c)/l - int64(k) + 1
