@@ -2,6 +2,7 @@ package dsp
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -178,4 +179,45 @@ func BenchmarkResample44100(b *testing.B) {
 	for b.Loop() {
 		out = r.Process(x, out[:0])
 	}
+}
+
+// TestResamplerBlockSizes feeds the same noise whole and in blocks of 1 to
+// 1,000 samples: each output must come out the same bit for bit and the
+// length must be round(n·L/M), whatever the blocks, including inputs
+// shorter than one period of the polyphase stage (320 outputs at 44.1 kHz)
+// or than its filter.
+func TestResamplerBlockSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sizes := []int{1, 2, 3, 5, 7, 64, 1000}
+	bothDesigns(t, func(t *testing.T) {
+		for _, in := range []int{44100, 48000, 22050, 32000, 96000, 8000, 11025} {
+			for _, n := range []int{0, 1, 2, 31, 700, 5000} {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(rng.Float64()*2 - 1)
+				}
+				r, err := NewResampler(in, 16000, DefaultSpec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole := r.Flush(r.Process(x, nil))
+				r, _ = NewResampler(in, 16000, DefaultSpec)
+				var parts []float32
+				for i, b := 0, 0; i < n; b++ {
+					k := min(n-i, sizes[b%len(sizes)])
+					parts = r.Process(x[i:i+k], parts)
+					i += k
+				}
+				parts = r.Flush(parts)
+				if want := int((int64(n)*16000 + int64(in)/2) / int64(in)); len(whole) != want || len(parts) != want {
+					t.Fatalf("%d Hz, %d samples: %d outputs whole, %d in blocks, want %d", in, n, len(whole), len(parts), want)
+				}
+				for i := range whole {
+					if whole[i] != parts[i] {
+						t.Fatalf("%d Hz, %d samples: output %d is %v whole, %v in blocks", in, n, i, whole[i], parts[i])
+					}
+				}
+			}
+		}
+	})
 }
