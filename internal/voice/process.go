@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sync"
 
 	"github.com/helixhq/helix/internal/voice/dsp"
 )
@@ -78,19 +77,21 @@ func (r Result) original(t float64, end bool) float64 {
 // once to measure and once to write, so that no pass holds the whole recording.
 type OpenFunc func() (Source, error)
 
-// blockFrames is what one Read asks for: enough that handing a block from
-// one goroutine of stream to the next costs little next to the work on it.
+// blockFrames is what one Read asks for: large enough that the per-call
+// costs of the decoder and the filters vanish, small enough (256 KB a
+// channel) that a block stays in the cache from one step to the next.
 const blockFrames = 65536
-
-// pipeDepth is how many blocks may wait between two goroutines of stream.
-const pipeDepth = 2
 
 // stream decodes, downmixes, resamples to 16 kHz and (optionally) high-passes
 // the source block by block, handing each block of mono samples to emit.
-// Decoding with the downmix and the resampler's half-band decimators, the
-// rest of the resampling, and the high-pass with emit run on three
-// goroutines a few blocks apart, so that they use more than one core.
-// Blocks go round free lists: memory stays bounded whatever the length.
+// It runs on the caller's goroutine, one step after the other. Until
+// 2026-11-28 three goroutines shared the steps, two blocks apart: that
+// lowered the wall time of one conversion on an idle machine, but the
+// hand-offs woke threads on the other core, which cost 22 % more CPU for a
+// 5-minute MP3 than the same work in one goroutine, and more under load; and
+// helix converts several files at once (`transcribe --concurrency`), where
+// the cores are already busy. The buffers are reused: memory stays bounded
+// whatever the length.
 func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int64, error) {
 	src, err := open()
 	if err != nil {
@@ -104,114 +105,60 @@ func stream(open OpenFunc, highPass bool, emit func([]float32) error) (Info, int
 			return info, 0, err
 		}
 	}
-	// the decoder runs the resampler's first half (its half-band decimators),
-	// the middle goroutine the rest
-	copyTo := func(in, out []float32) []float32 { return append(out, in...) }
-	front, back := copyTo, copyTo
-	if rs != nil {
-		front, back = rs.Front, rs.Back
-	}
 	var hp *dsp.HighPass
 	if highPass {
 		hp = dsp.NewHighPass(80, TargetRate)
 	}
-
-	// each free list holds every buffer of its kind: one in each goroutine
-	// that touches it and pipeDepth in the channel between them
-	halfFree, outFree := make(chan []float32, pipeDepth+2), make(chan []float32, pipeDepth+2)
-	for range pipeDepth + 2 {
-		halfFree <- nil
-		outFree <- nil
-	}
-
-	type block struct {
-		x   []float32
-		err error // the Read error that came with x: io.EOF after the last block
-	}
-	decoded := make(chan block, pipeDepth)
-	quit, decoderDone := make(chan struct{}), make(chan struct{})
-	var frames int64 // the decoder's; read once it is done
-	go func() {
-		defer close(decoderDone)
-		in := make([]float32, blockFrames*info.Channels)
-		var mono []float32
-		for {
-			var half []float32
-			select {
-			case half = <-halfFree:
-			case <-quit:
-				return
-			}
-			n, rerr := src.Read(in)
-			frames += int64(n / info.Channels)
-			mono = dsp.Downmix(in[:n], info.Channels, mono[:0])
-			select {
-			case decoded <- block{front(mono, half[:0]), rerr}:
-			case <-quit:
-				return
-			}
-			if rerr != nil {
-				return
-			}
+	send := func(out []float32) error {
+		if len(out) == 0 {
+			return nil
 		}
-	}()
-	stopDecoder := sync.OnceFunc(func() { close(quit); <-decoderDone })
-	defer stopDecoder() // before src.Close: the decoder may be inside Read
-
-	resampled := make(chan []float32, pipeDepth)
-	emitFailed, emitted := make(chan struct{}), make(chan struct{})
-	var emitErr error // the emitter's; read once it is done
-	go func() {
-		defer close(emitted)
-		for out := range resampled {
-			if emitErr == nil {
-				if hp != nil {
-					hp.Process(out)
-				}
-				if len(out) > 0 {
-					if emitErr = emit(out); emitErr != nil {
-						close(emitFailed) // the emitter drains what is left unseen
-					}
-				}
-			}
-			outFree <- out
+		if hp != nil {
+			hp.Process(out)
 		}
-	}()
-	send := func(out []float32) bool {
-		select {
-		case resampled <- out:
-			return true
-		case <-emitFailed:
-			return false
-		}
+		return emit(out)
 	}
-
+	in := make([]float32, blockFrames*info.Channels)
+	var mono, res []float32
+	var frames int64
 	var rerr error
-	for b := range decoded {
-		out := back(b.x, (<-outFree)[:0])
-		halfFree <- b.x
-		if !send(out) {
-			break
+	for rerr == nil {
+		// fill the block: a decoder may hand out one codec frame a call (an
+		// MP3's is 1,152 samples), and the filters' kernels want long runs
+		n := 0
+		for n < len(in) && rerr == nil {
+			var k int
+			k, rerr = src.Read(in[n:])
+			n += k
+			if k == 0 && rerr == nil {
+				break
+			}
 		}
-		if b.err != nil {
-			rerr = b.err
-			break
+		frames += int64(n / info.Channels)
+		if info.Channels == 1 {
+			mono = in[:n] // filtered in place and emitted before the next Read
+		} else {
+			mono = dsp.Downmix(in[:n], info.Channels, mono[:0])
+		}
+		out := mono
+		if rs != nil {
+			res = rs.Process(mono, res[:0])
+			out = res
+		}
+		if err := send(out); err != nil {
+			return info, frames, err
 		}
 	}
-	stopDecoder()
-	end := errors.Is(rerr, io.EOF) && frames > 0
-	if end && rs != nil {
-		send(rs.Flush((<-outFree)[:0]))
-	}
-	close(resampled)
-	<-emitted
 	switch {
-	case emitErr != nil:
-		return info, frames, emitErr
-	case rerr != nil && !errors.Is(rerr, io.EOF):
+	case !errors.Is(rerr, io.EOF):
 		return info, frames, rerr
 	case frames == 0:
 		return info, 0, &DecodeError{info.Format, errors.New("no audio samples")}
+	}
+	if rs != nil {
+		if err := send(rs.Flush(res[:0])); err != nil {
+			return info, frames, err
+		}
 	}
 	return info, frames, nil
 }

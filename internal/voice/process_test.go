@@ -216,3 +216,17 @@ func BenchmarkConvertWAV(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvertMP3 runs `voice convert`'s whole pipeline on a real MP3
+// (44.1 kHz joint stereo, 128 kbit/s): decoding, downmix, resampling,
+// high-pass, dither. With -cpuprofile it shows what besides the decoder a
+// conversion costs (scripts/bench/convert.sh measures the whole process).
+func BenchmarkConvertMP3(b *testing.B) {
+	path := filepath.Join(fixtures, "speech-stereo-128k.mp3")
+	open := func() (Source, error) { return Open(path) }
+	for b.Loop() {
+		if _, err := Convert(open, ProcessOptions{HighPass: true}, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

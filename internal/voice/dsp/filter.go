@@ -86,20 +86,32 @@ func NewDither() *Dither { return &Dither{s: 0x9E3779B97F4A7C15} }
 // tpdf is the difference of two uniform 24-bit draws, both taken from one
 // step of the generator (bits 40–63 and 16–39), in LSBs: triangular on (-1, 1).
 func (d *Dither) tpdf() float64 {
-	d.s ^= d.s << 13
-	d.s ^= d.s >> 7
-	d.s ^= d.s << 17
-	return float64(int32(d.s>>40)-int32(d.s>>16&(1<<24-1))) / (1 << 24)
+	var v float64
+	d.s, v = tpdfStep(d.s)
+	return v
+}
+
+// tpdfStep is tpdf on a generator state: the state after the step and the draw.
+func tpdfStep(s uint64) (uint64, float64) {
+	s ^= s << 13
+	s ^= s >> 7
+	s ^= s << 17
+	return s, float64(int32(s>>40)-int32(s>>16&(1<<24-1))) / (1 << 24)
 }
 
 // Quantize appends the 16-bit little-endian PCM of x (full scale ±1) to out.
+// The generator's state lives in a local through the loop: through d it
+// went to memory and back every sample, in the chain that sets the pace.
 func (d *Dither) Quantize(x []float32, gain float32, out []byte) []byte {
 	n := len(out)
 	out = slices.Grow(out, 2*len(x))[:n+2*len(x)]
 	b := out[n:]
+	st := d.s
 	for i, v := range x {
+		var tpdf float64
+		st, tpdf = tpdfStep(st)
 		// round half up, by truncating a positive number (NaN goes to -32768)
-		s := float64(v*gain*32767) + d.tpdf() + 0.5
+		s := float64(v*gain*32767) + tpdf + 0.5
 		var q int32
 		switch {
 		case s >= 32767:
@@ -111,5 +123,6 @@ func (d *Dither) Quantize(x []float32, gain float32, out []byte) []byte {
 		}
 		binary.LittleEndian.PutUint16(b[2*i:], uint16(q))
 	}
+	d.s = st
 	return out
 }

@@ -2,6 +2,7 @@ package dsp
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -29,7 +30,20 @@ func tone(rate int, f, amp float64, n int) []float32 {
 	return x
 }
 
-func TestResamplerQuality(t *testing.T) {
+// bothDesigns runs f with the direct polyphase design and with the FFT
+// low-pass design (which machines without the vector kernels use).
+func bothDesigns(t *testing.T, f func(t *testing.T)) {
+	saved := directStage
+	defer func() { directStage = saved }()
+	for _, direct := range []bool{true, false} {
+		directStage = direct
+		t.Run(map[bool]string{true: "direct", false: "fft"}[direct], f)
+	}
+}
+
+func TestResamplerQuality(t *testing.T) { bothDesigns(t, testResamplerQuality) }
+
+func testResamplerQuality(t *testing.T) {
 	for _, in := range []int{44100, 48000, 32000, 96000} {
 		n := in / 4
 		// passband ripple from 50 Hz to 90% of 8 kHz; -3 dB at 95% or above (sox's bandwidth)
@@ -68,7 +82,9 @@ func TestResamplerQuality(t *testing.T) {
 // TestResamplerHighRates checks the rejection of tones just under the input's
 // Nyquist frequency at high rates, where a first half-band stage folds them to
 // a few hundred hertz and only its own stopband stands in the way.
-func TestResamplerHighRates(t *testing.T) {
+func TestResamplerHighRates(t *testing.T) { bothDesigns(t, testResamplerHighRates) }
+
+func testResamplerHighRates(t *testing.T) {
 	for _, in := range []int{88200, 96000, 192000} {
 		for _, f := range []float64{float64(in)/2 - 100, float64(in)/2 - 2000, 12000} {
 			if db := DB(RMS(resampleAll(t, in, 16000, tone(in, f, 0.5, in/4))) / (0.5 / math.Sqrt2)); db > -125 {
@@ -145,8 +161,8 @@ func TestResamplerBuffersStayBounded(t *testing.T) {
 			if p, ok := st.(*stage); ok && cap(p.buf) > 4*(p.k+len(block)) {
 				t.Fatalf("after %d blocks a stage's input buffer holds %d samples (capacity %d)", i+1, len(p.buf), cap(p.buf))
 			}
-			if h, ok := st.(*halfBand); ok && cap(h.buf) > 4*(2*h.c+len(block)) {
-				t.Fatalf("after %d blocks a half-band stage holds %d samples (capacity %d)", i+1, len(h.buf), cap(h.buf))
+			if h, ok := st.(*halfBand); ok && cap(h.ev)+cap(h.od) > 4*(2*len(h.taps)+len(block)) {
+				t.Fatalf("after %d blocks a half-band stage holds %d samples (capacity %d)", i+1, len(h.ev)+len(h.od), cap(h.ev)+cap(h.od))
 			}
 			if f, ok := st.(*fftFilter); ok && cap(f.pend) > 4*(2*f.hop+len(block)) {
 				t.Fatalf("after %d blocks the FFT stage holds %d samples (capacity %d)", i+1, len(f.pend), cap(f.pend))
@@ -163,4 +179,45 @@ func BenchmarkResample44100(b *testing.B) {
 	for b.Loop() {
 		out = r.Process(x, out[:0])
 	}
+}
+
+// TestResamplerBlockSizes feeds the same noise whole and in blocks of 1 to
+// 1,000 samples: each output must come out the same bit for bit and the
+// length must be round(n·L/M), whatever the blocks, including inputs
+// shorter than one period of the polyphase stage (320 outputs at 44.1 kHz)
+// or than its filter.
+func TestResamplerBlockSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sizes := []int{1, 2, 3, 5, 7, 64, 1000}
+	bothDesigns(t, func(t *testing.T) {
+		for _, in := range []int{44100, 48000, 22050, 32000, 96000, 8000, 11025} {
+			for _, n := range []int{0, 1, 2, 31, 700, 5000} {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(rng.Float64()*2 - 1)
+				}
+				r, err := NewResampler(in, 16000, DefaultSpec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole := r.Flush(r.Process(x, nil))
+				r, _ = NewResampler(in, 16000, DefaultSpec)
+				var parts []float32
+				for i, b := 0, 0; i < n; b++ {
+					k := min(n-i, sizes[b%len(sizes)])
+					parts = r.Process(x[i:i+k], parts)
+					i += k
+				}
+				parts = r.Flush(parts)
+				if want := int((int64(n)*16000 + int64(in)/2) / int64(in)); len(whole) != want || len(parts) != want {
+					t.Fatalf("%d Hz, %d samples: %d outputs whole, %d in blocks, want %d", in, n, len(whole), len(parts), want)
+				}
+				for i := range whole {
+					if whole[i] != parts[i] {
+						t.Fatalf("%d Hz, %d samples: output %d is %v whole, %v in blocks", in, n, i, whole[i], parts[i])
+					}
+				}
+			}
+		}
+	})
 }

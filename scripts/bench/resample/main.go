@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/helixhq/helix/internal/voice"
@@ -30,6 +32,8 @@ func main() {
 		err = quality(os.Args[2:])
 	case "decode":
 		err = decode(os.Args[2:])
+	case "convert":
+		err = convert(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -61,6 +65,54 @@ func decode(args []string) error {
 	}
 	in := s.Info()
 	fmt.Printf("%.3f s to decode %.1f s of %s audio\n", time.Since(start).Seconds(), float64(n)/float64(in.Channels*in.SampleRate), in.Format)
+	return nil
+}
+
+// convert runs helix's whole convert pipeline (voice.Convert, as
+// `helix voice convert` does) into a buffered file, optionally under the CPU
+// profiler, so that a profile shows the pipeline without the CLI around it.
+func convert(args []string) error {
+	fs := flag.NewFlagSet("convert", flag.ExitOnError)
+	prof := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	rounds := fs.Int("rounds", 1, "convert this many times (a longer profile)")
+	_ = fs.Parse(args)
+	if fs.NArg() != 2 {
+		return errors.New("usage: resample convert [-cpuprofile F] [-rounds N] IN OUT.wav")
+	}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	for range *rounds {
+		out, err := os.Create(fs.Arg(1))
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriterSize(out, 256<<10)
+		if _, err := w.Write(voice.WAVHeader(0)); err != nil {
+			return err
+		}
+		res, err := voice.Convert(func() (voice.Source, error) { return voice.Open(fs.Arg(0)) }, voice.ProcessOptions{HighPass: true}, w)
+		if err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if _, err := out.WriteAt(voice.WAVHeader(res.Samples), 0); err != nil {
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
