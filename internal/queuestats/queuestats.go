@@ -193,8 +193,8 @@ type group struct {
 	Count
 	first, last, max int64
 	capped           bool
+	win              int64   // the width of its probe windows (window)
 	rough            float64 // a first estimate, to weigh splits
-
 }
 
 // readGroups finds the groups by a skip scan of helix_river_job_counts
@@ -293,9 +293,13 @@ type interval struct {
 // at the density of its counted prefix. A window of fixed width, unlike
 // the span of a fixed number of entries, does not over-weigh runs of the
 // group (a kind's runs in the table) against the gaps between them.
+// It is fixed before the first probe: Jobs then grows with the estimate.
 func (g *group) window() int64 {
-	d := float64(g.Jobs) / float64(max(g.last-g.first, 1))
-	return max(1, int64(probeRows/d))
+	if g.win == 0 {
+		d := float64(g.Jobs) / float64(max(g.last-g.first, 1))
+		g.win = max(1, int64(probeRows/d))
+	}
+	return g.win
 }
 
 // probeLimit caps the entries one probe reads: a window in a run denser
