@@ -246,6 +246,7 @@ var (
 	queueRows      = prometheus.NewDesc("helix_queue_table_rows", "Live rows of river_job (statistics collector).", nil, nil)
 	queueDBTime    = prometheus.NewDesc("helix_queue_stats_read_seconds", "Database time of the last read of the queue figures.", nil, nil)
 	queueAge       = prometheus.NewDesc("helix_queue_stats_age_seconds", "How old the queue figures are (they are cached between scrapes).", nil, nil)
+	queueFinAge    = prometheus.NewDesc("helix_queue_stats_finished_age_seconds", "How old the oldest count of a finalized state (completed, cancelled, discarded) is: they are counted again a few groups a read, each about every minute.", nil, nil)
 )
 
 type queueCollector struct {
@@ -256,7 +257,7 @@ type queueCollector struct {
 }
 
 func (q *queueCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{queueJobs, queueEstimated, queueOldest, queueRows, queueDBTime, queueAge} {
+	for _, d := range []*prometheus.Desc{queueJobs, queueEstimated, queueOldest, queueRows, queueDBTime, queueAge, queueFinAge} {
 		ch <- d
 	}
 }
@@ -295,6 +296,11 @@ func (q *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(queueRows, prometheus.GaugeValue, float64(f.TableRows))
 	ch <- prometheus.MustNewConstMetric(queueDBTime, prometheus.GaugeValue, f.DBTime.Seconds())
 	ch <- prometheus.MustNewConstMetric(queueAge, prometheus.GaugeValue, time.Since(f.Taken).Seconds())
+	fin := f.FinishedAt
+	if fin.IsZero() {
+		fin = f.Taken
+	}
+	ch <- prometheus.MustNewConstMetric(queueFinAge, prometheus.GaugeValue, time.Since(fin).Seconds())
 }
 
 // FoldKinds keeps the counts of the limit kinds with the most jobs (all

@@ -88,6 +88,9 @@ type Figures struct {
 	Taken time.Time `json:"-"`
 	// Probes is how many index probes the estimates took.
 	Probes int `json:"-"`
+	// FinishedAt is when the oldest of the finalized states' counts was
+	// taken (a Reader reuses them between reads; Read: Taken).
+	FinishedAt time.Time `json:"-"`
 }
 
 // ByState sums the counts of each state; estimated reports whether any of
@@ -120,6 +123,14 @@ const Index = "helix_river_job_counts"
 // Every queue with available jobs, and those named in queues, get the age
 // of their oldest available job: four index probes each, one per priority.
 func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures, error) {
+	f, _, err := read(ctx, q, queues, limit, nil)
+	return f, err
+}
+
+// read is Read, but the finalized groups named in reuse are not counted
+// (the caller has their counts): it returns those still present, for the
+// caller to add to the figures.
+func read(ctx context.Context, q Beginner, queues []string, limit int, reuse map[Key]bool) (*Figures, []Key, error) {
 	if limit <= 0 {
 		limit = DefaultCap
 	}
@@ -133,6 +144,7 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 	}
 	start := time.Now()
 	f := &Figures{Counts: []Count{}, Oldest: []Oldest{}}
+	var skipped []*group
 	err := pgx.BeginTxFunc(ctx, q, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		// SET LOCAL: per transaction, so safe behind a transaction pooler.
 		// enable_seqscan off keeps a stale plan from reading the table
@@ -141,7 +153,7 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		if err := tx.QueryRow(ctx, `SELECT now(), greatest(pg_stat_get_live_tuples(to_regclass('river_job')), 0),
 			to_regclass($2) IS NOT NULL,
 			set_config('statement_timeout', $1, true), set_config('lock_timeout', '1s', true),
-			set_config('enable_seqscan', 'off', true)`, timeout, Index).Scan(&f.At, &f.TableRows, &haveIndex, nil, nil, nil); err != nil {
+			set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)`, timeout, Index).Scan(&f.At, &f.TableRows, &haveIndex, nil, nil, nil, nil); err != nil {
 			return err
 		}
 		if !haveIndex {
@@ -152,9 +164,17 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		// small: a queue of 350,000 jobs written together is not counted
 		// 20,000 entries deep to learn that it is large.
 		firstCap := min(limit, firstLiveCap)
-		groups, err := readGroups(ctx, tx, firstCap, finCap)
+		all, err := readGroups(ctx, tx, firstCap, finCap, reuse)
 		if err != nil {
 			return err
+		}
+		var groups []*group
+		for _, g := range all {
+			if g.skip {
+				skipped = append(skipped, g)
+			} else {
+				groups = append(groups, g)
+			}
 		}
 		if f.Probes, err = estimate(ctx, tx, groups); err != nil {
 			return err
@@ -170,11 +190,21 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		return oldest(ctx, tx, f, queues)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read queue figures: %w", err)
+		return nil, nil, fmt.Errorf("read queue figures: %w", err)
+	}
+	var kept []Key
+	for _, g := range skipped {
+		kept = append(kept, g.key())
 	}
 	f.Taken = time.Now()
+	f.FinishedAt = f.Taken
 	f.DBTime = f.Taken.Sub(start)
-	slices.SortFunc(f.Counts, func(a, b Count) int {
+	sortCounts(f.Counts)
+	return f, kept, nil
+}
+
+func sortCounts(counts []Count) {
+	slices.SortFunc(counts, func(a, b Count) int {
 		if c := slices.Index(States, a.State) - slices.Index(States, b.State); c != 0 {
 			return c
 		}
@@ -183,8 +213,12 @@ func Read(ctx context.Context, q Beginner, queues []string, limit int) (*Figures
 		}
 		return strings.Compare(a.Kind, b.Kind)
 	})
-	return f, nil
 }
+
+// Key names a group: state, queue, kind.
+type Key [3]string
+
+func (c Count) key() Key { return Key{c.State, c.Queue, c.Kind} }
 
 // group is one (state, queue, kind) and what the first reads found: its
 // first id, the counted prefix (Jobs, up to its cap, ending at id last) and,
@@ -193,28 +227,38 @@ type group struct {
 	Count
 	first, last, max int64
 	capped           bool
+	skip             bool    // a finalized group the caller has counted
+	win              int64   // the width of its probe windows (window)
 	rough            float64 // a first estimate, to weigh splits
-
 }
 
 // readGroups finds the groups by a skip scan of helix_river_job_counts
 // (each step the first entry after the previous group: one probe), counts
 // each up to its cap by an index-only scan, and for a group above its cap
-// probes its last id.
-func readGroups(ctx context.Context, tx pgx.Tx, live, fin int) ([]*group, error) {
+// probes its last id. A finalized group in reuse is found but not counted
+// (skip).
+func readGroups(ctx context.Context, tx pgx.Tx, live, fin int, reuse map[Key]bool) ([]*group, error) {
+	var rs, rq, rk []string
+	for k := range reuse {
+		rs, rq, rk = append(rs, k[0]), append(rq, k[1]), append(rk, k[2])
+	}
 	rows, err := tx.Query(ctx, `WITH RECURSIVE g AS (
 			(SELECT state, queue, kind, id FROM river_job ORDER BY state, queue, kind, id LIMIT 1)
 			UNION ALL
 			SELECT n.* FROM g, LATERAL (SELECT r.state, r.queue, r.kind, r.id FROM river_job r
 				WHERE (r.state, r.queue, r.kind) > (g.state, g.queue, g.kind)
 				ORDER BY r.state, r.queue, r.kind, r.id LIMIT 1) n)
-		SELECT g.state::text, g.queue, g.kind, g.id, c.n, c.last, c.n > c.cap,
-		       CASE WHEN c.n > c.cap THEN (SELECT r.id FROM river_job r
+		SELECT g.state::text, g.queue, g.kind, g.id, c.n, coalesce(c.last, 0), k.cap < 0, c.n > k.cap,
+		       CASE WHEN k.cap >= 0 AND c.n > k.cap THEN (SELECT r.id FROM river_job r
 		           WHERE r.state = g.state AND r.queue = g.queue AND r.kind = g.kind ORDER BY r.id DESC LIMIT 1) END
-		FROM g, LATERAL (SELECT count(*) AS n, max(x.id) AS last, min(x.cap) AS cap FROM (
-			SELECT r.id, CASE WHEN g.state IN ('completed', 'cancelled', 'discarded') THEN $2::int ELSE $1::int END AS cap
-			FROM river_job r WHERE r.state = g.state AND r.queue = g.queue AND r.kind = g.kind ORDER BY r.id
-			LIMIT CASE WHEN g.state IN ('completed', 'cancelled', 'discarded') THEN $2::int ELSE $1::int END + 1) x) c`, live, fin)
+		FROM g,
+		LATERAL (SELECT CASE WHEN g.state NOT IN ('completed', 'cancelled', 'discarded') THEN $1::int
+			WHEN EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[], $5::text[]) u(s, q, k)
+			             WHERE u.s = g.state::text AND u.q = g.queue AND u.k = g.kind) THEN -1
+			ELSE $2::int END AS cap) k,
+		LATERAL (SELECT count(*) AS n, max(x.id) AS last FROM (
+			SELECT r.id FROM river_job r WHERE r.state = g.state AND r.queue = g.queue AND r.kind = g.kind ORDER BY r.id
+			LIMIT k.cap + 1) x) c`, live, fin, rs, rq, rk)
 	if err != nil {
 		return nil, err
 	}
@@ -223,10 +267,14 @@ func readGroups(ctx context.Context, tx pgx.Tx, live, fin int) ([]*group, error)
 		g   group
 		max *int64
 	)
-	_, err = pgx.ForEachRow(rows, []any{&g.State, &g.Queue, &g.Kind, &g.first, &g.Jobs, &g.last, &g.capped, &max}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&g.State, &g.Queue, &g.Kind, &g.first, &g.Jobs, &g.last, &g.skip, &g.capped, &max}, func() error {
 		c := g
+		c.max = 0
 		if max != nil {
 			c.max = *max
+		}
+		if c.skip {
+			c.capped = false
 		}
 		if c.capped {
 			// The cap+1st entry is not part of the prefix: probes start at it.
@@ -293,9 +341,13 @@ type interval struct {
 // at the density of its counted prefix. A window of fixed width, unlike
 // the span of a fixed number of entries, does not over-weigh runs of the
 // group (a kind's runs in the table) against the gaps between them.
+// It is fixed before the first probe: Jobs then grows with the estimate.
 func (g *group) window() int64 {
-	d := float64(g.Jobs) / float64(max(g.last-g.first, 1))
-	return max(1, int64(probeRows/d))
+	if g.win == 0 {
+		d := float64(g.Jobs) / float64(max(g.last-g.first, 1))
+		g.win = max(1, int64(probeRows/d))
+	}
+	return g.win
 }
 
 // probeLimit caps the entries one probe reads: a window in a run denser
@@ -486,6 +538,103 @@ func oldest(ctx context.Context, tx pgx.Tx, f *Figures, queues []string) error {
 		return nil
 	})
 	return err
+}
+
+// Reader reads the figures for a worker's scrapes. The finalized states
+// (completed, cancelled, discarded) hold most of the table, change slowly
+// and are mostly estimates anyway, while every scrape wants the live
+// states fresh: a read counts every live group, but of the finalized
+// groups only those it has never counted and, oldest first, at most
+// FinishedPerRead of those counted more than FinishedTTL ago; the others
+// keep the count they had (Figures.FinishedAt says from when). So one
+// read's work is bounded, and no scrape pays for all the finalized groups
+// at once but the first.
+type Reader struct {
+	DB     Beginner
+	Queues []string
+	// FinishedTTL is how long a finalized group's count is reused (0:
+	// DefaultFinishedTTL).
+	FinishedTTL time.Duration
+	// FinishedPerRead is how many finalized groups past FinishedTTL one read
+	// counts again (0: DefaultFinishedPerRead).
+	FinishedPerRead int
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+
+	mu  sync.Mutex
+	fin map[Key]finishedCount
+}
+
+type finishedCount struct {
+	Count
+	at time.Time
+}
+
+// DefaultFinishedTTL and DefaultFinishedPerRead: with the worker's 5 s
+// cache and 38 groups of which 25 finalized, each finalized group is
+// counted again every minute or so, 4 of them a read.
+const (
+	DefaultFinishedTTL     = time.Minute
+	DefaultFinishedPerRead = 4
+)
+
+// Read takes the figures, the finalized groups from the Reader's cache
+// where they are fresh enough.
+func (r *Reader) Read(ctx context.Context) (*Figures, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	ttl, per := r.FinishedTTL, r.FinishedPerRead
+	if ttl <= 0 {
+		ttl = DefaultFinishedTTL
+	}
+	if per <= 0 {
+		per = DefaultFinishedPerRead
+	}
+	// Reuse all cached groups but the per stalest past ttl.
+	var stale []Key
+	reuse := map[Key]bool{}
+	t := now()
+	for k, c := range r.fin {
+		reuse[k] = true
+		if t.Sub(c.at) >= ttl {
+			stale = append(stale, k)
+		}
+	}
+	slices.SortFunc(stale, func(a, b Key) int {
+		if c := r.fin[a].at.Compare(r.fin[b].at); c != 0 {
+			return c
+		}
+		return slices.Compare(a[:], b[:])
+	})
+	for _, k := range stale[:min(per, len(stale))] {
+		delete(reuse, k)
+	}
+	f, kept, err := read(ctx, r.DB, r.Queues, 0, reuse)
+	if err != nil {
+		return nil, err
+	}
+	fin := map[Key]finishedCount{}
+	f.FinishedAt = t
+	for _, c := range f.Counts {
+		if finalized[c.State] {
+			fin[c.key()] = finishedCount{Count: c, at: t}
+		}
+	}
+	for _, k := range kept {
+		c := r.fin[k]
+		fin[k] = c
+		f.Counts = append(f.Counts, c.Count)
+		if c.at.Before(f.FinishedAt) {
+			f.FinishedAt = c.at
+		}
+	}
+	r.fin = fin
+	sortCounts(f.Counts)
+	return f, nil
 }
 
 // Cache keeps the last figures for TTL, so that scrapes from several

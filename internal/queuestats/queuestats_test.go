@@ -155,6 +155,75 @@ func TestReadShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("database time %v, %d probes, %d groups", f.DBTime, f.Probes, len(f.Counts))
+	checkFigures(t, f, exact, unservedOldest)
+
+	// A worker's Reader: the same figures at first; then the live groups
+	// are read fresh every time, while a finalized group's count is reused
+	// until FinishedTTL, and then at most FinishedPerRead of them are
+	// counted again a read, the oldest first (ties by key: cancelled
+	// groups before completed ones).
+	clock := time.Now()
+	r := &Reader{DB: pool, Queues: []string{"synthesize"}, FinishedTTL: time.Minute, FinishedPerRead: 4,
+		Now: func() time.Time { return clock }}
+	first := clock
+	f, err = r.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigures(t, f, exact, unservedOldest)
+	rare := Key{"completed", "embed", "rare_kind"}
+	fresh := Key{"running", "synthesize", "fresh_kind"}
+	// 120 jobs of a new kind start; River's cleaner deletes half of the
+	// rare kind's completed jobs.
+	if _, err := pool.Exec(ctx, `INSERT INTO river_job (kind, queue, state, args, max_attempts, attempt, attempted_at)
+		SELECT 'fresh_kind', 'synthesize', 'running', '{}', 5, 1, now() FROM generate_series(1, 120)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM river_job WHERE id IN (SELECT id FROM river_job WHERE kind = 'rare_kind' ORDER BY id LIMIT 150)`); err != nil {
+		t.Fatal(err)
+	}
+	after := exactCounts(t, pool)
+	if after[rare] >= exact[rare] {
+		t.Fatalf("rare kind: %d jobs after the delete, %d before", after[rare], exact[rare])
+	}
+	count := func(f *Figures, k Key) int64 {
+		for _, c := range f.Counts {
+			if c.key() == k {
+				return c.Jobs
+			}
+		}
+		return -1
+	}
+	read := func(wantRare int64, wantFinishedAt time.Time) *Figures {
+		t.Helper()
+		f, err := r.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := count(f, fresh); got != 120 {
+			t.Errorf("running fresh_kind: %d jobs, want 120 (live groups are read every time)", got)
+		}
+		if got := count(f, rare); got != wantRare {
+			t.Errorf("completed rare_kind: %d jobs, want %d", got, wantRare)
+		}
+		if !f.FinishedAt.Equal(wantFinishedAt) {
+			t.Errorf("finished counts taken at %v, want %v", f.FinishedAt, wantFinishedAt)
+		}
+		return f
+	}
+	read(exact[rare], first) // reused within the TTL
+	clock = clock.Add(61 * time.Second)
+	read(exact[rare], first) // 4 cancelled groups counted again, not yet this one
+	r.FinishedPerRead = 100
+	f = read(after[rare], clock) // all the others now
+	checkFigures(t, f, after, unservedOldest)
+}
+
+// checkFigures checks every figure against count(*) (exact, within 10 %
+// where estimated), every group reported, and the unserved queue's oldest
+// available job's age within 10 s.
+func checkFigures(t *testing.T, f *Figures, exact map[[3]string]int64, unservedOldest time.Time) {
+	t.Helper()
 	seen := map[[3]string]bool{}
 	var estimated int
 	for _, c := range f.Counts {

@@ -170,9 +170,10 @@ func newObserver(addr string, pool *pgxpool.Pool, queues []string, kinds int, lo
 	o := &observer{addr: addr, log: log, pool: pool, mig: mig, m: metrics.New(prometheus.NewRegistry()),
 		h: &health{pool: pool, pending: mig.Pending, stopped: make(chan struct{})}}
 	o.m.WatchPool(pool)
-	o.m.WatchQueues(&queuestats.Cache{TTL: queueStatsTTL, Read: func(ctx context.Context) (*queuestats.Figures, error) {
-		return queuestats.Read(ctx, pool, queues, 0)
-	}}, queues, kinds)
+	// The Reader recounts the finalized states' groups a few a read, each
+	// about every minute: a scrape's database work stays bounded.
+	r := &queuestats.Reader{DB: pool, Queues: queues}
+	o.m.WatchQueues(&queuestats.Cache{TTL: queueStatsTTL, Read: r.Read}, queues, kinds)
 	return o, nil
 }
 
