@@ -40,8 +40,12 @@ type synthState struct {
 	// which the synthesis filterbank's V vectors follow) as a ring written
 	// twice, at vpos and vpos+16, so that the 16 newest are contiguous from
 	// vpos; upstream shifts a 1024-float V array every slot.
-	x       [2][32][32]float32
-	vpos    [2]int
+	x    [2][32][32]float32
+	vpos [2]int
+	// rows is the AVX2 kernel's ring (instead of x): per slot the row
+	// X[0..31], 0, X[31..1], X[0..15], from which V[0..31] = ±R[16..47]
+	// and V[32..63] = -R[48..79] are contiguous, written twice like x.
+	rows    [2][32][80]float32
 	reorder [576]float32
 }
 
@@ -56,6 +60,24 @@ type synthState struct {
 // 16+k share their 16 loads.
 func (st *synthState) synthesize(ch int, s *[32]float32, out *[32]float32) {
 	dct32(s)
+	if hasWindowKernel {
+		st.windowAVX2(ch, s, out)
+		return
+	}
+	st.window(ch, s, out)
+}
+
+// windowAVX2 is window through the AVX2/FMA kernel (synthSlotAVX2): the same
+// sums, added in another order with fused multiply-adds.
+func (st *synthState) windowAVX2(ch int, s *[32]float32, out *[32]float32) {
+	pos := (st.vpos[ch] - 1) & 15
+	st.vpos[ch] = pos
+	synthSlotAVX2(s, &st.rows[ch][pos], &st.rows[ch][pos+16], &synthCoef, out)
+}
+
+// window is the synthesis window in Go, the reference for windowAVX2 and its
+// fallback: s holds the slot's DCT outputs.
+func (st *synthState) window(ch int, s *[32]float32, out *[32]float32) {
 	pos := (st.vpos[ch] - 1) & 15
 	st.vpos[ch] = pos
 	ring := &st.x[ch]
@@ -105,6 +127,11 @@ var synthC0 [16]float32
 var synthC16 [8]float32
 var synthCMinus, synthCPlus [16][16]float32
 
+// synthCoef is synthSlotAVX2's window: for the row t slots old, the 32
+// coefficients by which R_t[16..47] (t even) or R_t[48..79] (t odd) are
+// multiplied, signs folded in: V[16+k] = -X[32-k] and V[32..63] is -R[48..79].
+var synthCoef [16][32]float32
+
 func init() {
 	de := func(i, j int) float32 { return synthDtbl[64*i+j] }
 	do := func(i, j int) float32 { return synthDtbl[64*i+32+j] }
@@ -117,6 +144,13 @@ func init() {
 			synthCMinus[k][2*i+1] = -do(i, 16-k)
 			synthCPlus[k][2*i] = -de(i, 16+k)
 			synthCPlus[k][2*i+1] = -do(i, 16+k)
+		}
+		for j := 0; j < 32; j++ {
+			synthCoef[2*i][j] = de(i, j)
+			if j > 16 {
+				synthCoef[2*i][j] = -de(i, j)
+			}
+			synthCoef[2*i+1][j] = -do(i, j)
 		}
 	}
 }

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package frame
+
+var hasWindowKernel = false
+
+func synthSlotAVX2(x *[32]float32, row, row2 *[80]float32, coef *[16][32]float32, out *[32]float32) {
+	panic("no kernel")
+}
