@@ -409,8 +409,8 @@ func (f *Frame) stereo(gr int) {
 }
 
 var (
-	cs = []float32{0.857493, 0.881742, 0.949629, 0.983315, 0.995518, 0.999161, 0.999899, 0.999993}
-	ca = []float32{-0.514496, -0.471732, -0.313377, -0.181913, -0.094574, -0.040966, -0.014199, -0.003700}
+	cs = [8]float32{0.857493, 0.881742, 0.949629, 0.983315, 0.995518, 0.999161, 0.999899, 0.999993}
+	ca = [8]float32{-0.514496, -0.471732, -0.313377, -0.181913, -0.094574, -0.040966, -0.014199, -0.003700}
 )
 
 func (f *Frame) antialias(gr int, ch int) {
@@ -427,15 +427,16 @@ func (f *Frame) antialias(gr int, ch int) {
 		(f.sideInfo.MixedBlockFlag[gr][ch] == 1) {
 		sblim = 2
 	}
-	// Do the actual antialiasing
+	// Do the actual antialiasing (helix: on fixed-size arrays, so without
+	// bounds checks, and the same sums as upstream's)
+	is := &f.mainData.Is[gr][ch]
 	for sb := 1; sb < sblim; sb++ {
+		lo := (*[8]float32)(is[18*sb-8 : 18*sb])
+		up := (*[8]float32)(is[18*sb : 18*sb+8])
 		for i := 0; i < 8; i++ {
-			li := 18*sb - 1 - i
-			ui := 18*sb + i
-			lb := f.mainData.Is[gr][ch][li]*cs[i] - f.mainData.Is[gr][ch][ui]*ca[i]
-			ub := f.mainData.Is[gr][ch][ui]*cs[i] + f.mainData.Is[gr][ch][li]*ca[i]
-			f.mainData.Is[gr][ch][li] = lb
-			f.mainData.Is[gr][ch][ui] = ub
+			l, u := lo[7-i], up[i]
+			lo[7-i] = l*cs[i] - u*ca[i]
+			up[i] = u*cs[i] + l*ca[i]
 		}
 	}
 }
@@ -449,15 +450,22 @@ func (f *Frame) hybridSynthesis(gr int, ch int) {
 		last--
 	}
 	nz := (last + 18) / 18
-	for sb := 0; sb < 32; sb++ {
-		// Determine blocktype for this subband
-		bt := int(f.sideInfo.BlockType[gr][ch])
-		if (f.sideInfo.WinSwitchFlag[gr][ch] == 1) &&
-			(f.sideInfo.MixedBlockFlag[gr][ch] == 1) && (sb < 2) {
-			bt = 0
-		}
+	store := &f.state.store[ch]
+	bt := int(f.sideInfo.BlockType[gr][ch])
+	sb := 0
+	if f.sideInfo.WinSwitchFlag[gr][ch] == 1 && f.sideInfo.MixedBlockFlag[gr][ch] == 1 {
+		// the two lowest subbands of a mixed block are long blocks
+		sb = min(2, nz)
+		imdct.LongOverlapAdd(is[:], store[:sb], 0)
+	}
+	if bt != 2 {
+		// helix: consecutive long subbands in one call (the AVX2 kernel)
+		imdct.LongOverlapAdd(is[18*sb:], store[sb:max(sb, nz)], bt)
+		sb = max(sb, nz)
+	}
+	for ; sb < 32; sb++ {
 		in := (*[18]float32)(is[sb*18 : sb*18+18])
-		store := &f.state.store[ch][sb]
+		store := &store[sb]
 		if sb >= nz {
 			*in = *store
 			*store = [18]float32{}
