@@ -14,7 +14,10 @@
 
 package frame
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // The tables and transforms below replace upstream's per-sample math.Pow and
 // its 64×32 matrix synthesis filterbank (helix, see README.md).
@@ -59,21 +62,35 @@ type synthState struct {
 // slots old; V[16±k] = ∓X[32-k] and V[48±k] = -X[k] let samples 16-k and
 // 16+k share their 16 loads.
 func (st *synthState) synthesize(ch int, s *[32]float32, out *[32]float32) {
-	dct32(s)
 	if hasWindowKernel {
-		st.windowAVX2(ch, s, out)
+		st.synthesizeAVX2(ch, s, out)
 		return
 	}
+	dct32(s)
 	st.window(ch, s, out)
 }
 
-// windowAVX2 is window through the AVX2/FMA kernel (synthSlotAVX2): the same
-// sums, added in another order with fused multiply-adds.
-func (st *synthState) windowAVX2(ch int, s *[32]float32, out *[32]float32) {
+// synthesizeAVX2 is synthesize through the AVX2/FMA kernel (synthSlotAVX2):
+// the matrixing as a direct 32×32 product instead of the fast DCT, and the
+// window's sums in another order, with fused multiply-adds.
+func (st *synthState) synthesizeAVX2(ch int, s *[32]float32, out *[32]float32) {
 	pos := (st.vpos[ch] - 1) & 15
 	st.vpos[ch] = pos
-	synthSlotAVX2(s, &st.rows[ch][pos], &st.rows[ch][pos+16], &synthCoef, out)
+	synthSlotAVX2(s, &st.rows[ch][pos], &st.rows[ch][pos+16], &synthCoef, dctMatrix(), out)
 }
+
+// dctMatrix is the matrixing as synthSlotAVX2 reads it: dct[k][m] =
+// cos(m(2k+1)π/64), the weight of subband sample k in DCT output m. Built on
+// first use (issue 50: nothing at start).
+var dctMatrix = sync.OnceValue(func() *[32][32]float32 {
+	var t [32][32]float32
+	for k := range t {
+		for m := range t[k] {
+			t[k][m] = float32(math.Cos(float64(m*(2*k+1)) * math.Pi / 64))
+		}
+	}
+	return &t
+})
 
 // window is the synthesis window in Go, the reference for windowAVX2 and its
 // fallback: s holds the slot's DCT outputs.

@@ -4,6 +4,6 @@ package frame
 
 var hasWindowKernel = false
 
-func synthSlotAVX2(x *[32]float32, row, row2 *[80]float32, coef *[16][32]float32, out *[32]float32) {
+func synthSlotAVX2(s *[32]float32, row, row2 *[80]float32, coef *[16][32]float32, dct *[32][32]float32, out *[32]float32) {
 	panic("no kernel")
 }
