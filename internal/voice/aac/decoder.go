@@ -592,20 +592,17 @@ func (d *Decoder) readSpectrum(c *ics) error {
 						}
 						continue
 					}
-					// sign bits of the non-zero values (read at once), then the escapes
+					// sign bits of the non-zero values (read at once), then the
+					// escapes; the signs are applied without branches (they are
+					// random bits: a branch on each is mispredicted half the time)
 					nz := uint(cb.nz[sym])
-					if nz == 0 {
-						continue
-					}
 					v := &cb.vals[sym]
-					signs := r.read(nz) << (32 - nz) // first sign in the top bit
+					signs := r.read(nz) << (32 - nz) // first sign in the top bit; nz 0 gives 0
 					for i := 0; i < cb.dim; i++ {
 						q := int(v[i])
-						if q == 0 {
-							continue
-						}
-						neg := signs&(1<<31) != 0
-						signs <<= 1
+						one := uint32(min(q, 1)) // 1 unless q is 0
+						neg := signs >> 31 & one
+						signs <<= one
 						y := f[i] * gain
 						if q == 16 && cbi == escHCB {
 							n := 0
@@ -618,10 +615,7 @@ func (d *Decoder) readSpectrum(c *ics) error {
 							q = 1<<(n+4) + int(r.read(uint(n+4)))
 							y = pow43[q] * gain
 						}
-						if neg {
-							y = -y
-						}
-						x[k+i] = y
+						x[k+i] = math.Float32frombits(math.Float32bits(y) ^ neg<<31)
 					}
 				}
 				if r.overrun() {
