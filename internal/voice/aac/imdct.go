@@ -71,9 +71,10 @@ func (d *imdct) dct4(x []float32) []float64 {
 // input is already in bit-reversed order (the IMDCT's pre-twiddle writes it
 // so); the first two stages are one twiddle-free radix-4 pass.
 type fft struct {
-	n   int
-	rev []int32
-	tw  [][]complex128 // per stage of size 2^s: its half-size twiddles, contiguous
+	n     int
+	rev   []int32
+	tw    [][]complex128 // per stage of size 2^s: its half-size twiddles, contiguous
+	twAll []complex128   // the same, the stage of half size h at [h:2h] (the AVX2 kernel's)
 }
 
 func newFFT(n int) fft {
@@ -92,10 +93,19 @@ func newFFT(n int) fft {
 		}
 		f.tw[s] = t
 	}
+	f.twAll = make([]complex128, n)
+	for s := 1; s <= lg; s++ {
+		copy(f.twAll[len(f.tw[s]):], f.tw[s])
+	}
 	return f
 }
 
 func (f *fft) run(z []complex128) {
+	f.run2(z, hasFFTKernel)
+}
+
+// run2 is run with the AVX2 stages (kernel) or the Go ones, the reference.
+func (f *fft) run2(z []complex128, kernel bool) {
 	n := f.n
 	z = z[:n]
 	for i := 0; i+3 < n; i += 4 {
@@ -105,6 +115,10 @@ func (f *fft) run(z []complex128) {
 		t3 = complex(imag(t3), -real(t3)) // ·(−i)
 		q[0], q[2] = t0+t2, t0-t2
 		q[1], q[3] = t1+t3, t1-t3
+	}
+	if kernel && n >= 8 {
+		fftStagesAVX2(&z[0], n, &f.twAll[0])
+		return
 	}
 	for s, size := 3, 8; size <= n; s, size = s+1, size<<1 {
 		half := size >> 1
