@@ -139,6 +139,7 @@ type Decoder struct {
 	short  *imdct
 	win    *windows
 	y      [2048]float64
+	pcm    [2][1024]float32 // a stereo only-long block per channel, before interleaving
 	tmp    [2048]float64
 	gain   *[512]float32 // 2^(0.25·(i−200)), i = sf + 100
 	pow43  []float32
@@ -749,8 +750,38 @@ func (d *Decoder) applyTNS(c *ics) {
 }
 
 // synthesize runs TNS and the filterbank of every channel and interleaves the output.
+// longWindowGo unfolds an only-long block's IMDCT output from the DCT-IV's u
+// and windows it in one pass, y[n] = u[512+n] = −y[1023−n], y[1024+n] =
+// −u[511−n] = y[2047−n]: o is the overlap-add with ov, and ov becomes the
+// block's second half windowed by right. It is the reference for
+// longWindowAVX2.
+func longWindowGo(u, left, right, ov *[1024]float64, o *[1024]float32) {
+	for n := 0; n < 512; n++ {
+		a := u[512+n]
+		o[n] = float32(ov[n] + a*left[n])
+		o[1023-n] = float32(ov[1023-n] - a*left[1023-n])
+		b := -u[511-n]
+		ov[n] = b * right[1023-n]
+		ov[1023-n] = b * right[n]
+	}
+}
+
+// interleave writes l and r to out as interleaved stereo.
+func interleave(l, r *[1024]float32, out []float32) {
+	out = out[:2048]
+	if hasFFTKernel {
+		interleave2AVX2(&l[0], &r[0], &out[0], 1024)
+		return
+	}
+	for n := range l {
+		out[2*n], out[2*n+1] = l[n], r[n]
+	}
+}
+
 func (d *Decoder) synthesize(out []float32) {
 	nch := d.cfg.Channels
+	// a stereo only-long channel is written to d.pcm, then interleaved
+	var pending [2]bool
 	for chn := 0; chn < nch; chn++ {
 		c := &d.ics[chn]
 		d.applyTNS(c)
@@ -784,29 +815,18 @@ func (d *Decoder) synthesize(out []float32) {
 		case onlyLong:
 			// the IMDCT's output unfolded from the DCT-IV's u and windowed in
 			// one pass: y[n] = u[512+n] = −y[1023−n], y[1024+n] = −u[511−n] = y[2047−n]
-			u := d.long.dct4(c.spec[:1024])
-			u = u[:1024]
-			left, right := wl[st.prevShape][:1024], wl[in.shape][:1024]
-			if nch == 1 {
-				o := out[:1024]
-				for n := 0; n < 512; n++ {
-					a := u[512+n]
-					o[n] = float32(ov[n] + a*left[n])
-					o[1023-n] = float32(ov[1023-n] - a*left[1023-n])
-					b := -u[511-n]
-					ov[n] = b * right[1023-n]
-					ov[1023-n] = b * right[n]
-				}
-			} else {
-				for n := 0; n < 512; n++ {
-					a := u[512+n]
-					out[2*n+chn] = float32(ov[n] + a*left[n])
-					out[2*(1023-n)+chn] = float32(ov[1023-n] - a*left[1023-n])
-					b := -u[511-n]
-					ov[n] = b * right[1023-n]
-					ov[1023-n] = b * right[n]
-				}
+			u := (*[1024]float64)(d.long.dct4(c.spec[:1024]))
+			left, right := (*[1024]float64)(wl[st.prevShape]), (*[1024]float64)(wl[in.shape])
+			o := (*[1024]float32)(out)
+			if nch == 2 {
+				o = &d.pcm[chn]
 			}
+			if hasFFTKernel {
+				longWindowAVX2(u, left, right, ov, o)
+			} else {
+				longWindowGo(u, left, right, ov, o)
+			}
+			pending[chn] = nch == 2
 		default:
 			d.long.run(c.spec[:1024], y)
 			if in.seq == longStop {
@@ -841,5 +861,17 @@ func (d *Decoder) synthesize(out []float32) {
 			}
 		}
 		st.prevShape = in.shape
+	}
+	switch {
+	case pending[0] && pending[1]:
+		interleave(&d.pcm[0], &d.pcm[1], out)
+	case pending[0] || pending[1]:
+		for chn := range pending {
+			if pending[chn] {
+				for n, v := range d.pcm[chn] {
+					out[2*n+chn] = v
+				}
+			}
+		}
 	}
 }

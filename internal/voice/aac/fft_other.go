@@ -5,3 +5,7 @@ package aac
 var hasFFTKernel = false
 
 func fftStagesAVX2(z *complex128, n int, tw *complex128) { panic("no kernel") }
+
+func longWindowAVX2(u, left, right, ov *[1024]float64, o *[1024]float32) { panic("no kernel") }
+
+func interleave2AVX2(l, r, out *float32, n int) { panic("no kernel") }
