@@ -50,15 +50,30 @@ func (d *imdct) run(x []float32, y []float64) {
 
 // dct4 returns the scaled DCT-IV of x (M values), u[m] = scale·Σ_k x[k] cos(π/M (m+½)(k+½)).
 func (d *imdct) dct4(x []float32) []float64 {
+	return d.dct4k(x, hasFFTKernel)
+}
+
+// dct4k is dct4 with the AVX2 twiddles and FFT stages (kernel) or the Go
+// ones, the reference.
+func (d *imdct) dct4k(x []float32, kernel bool) []float64 {
 	m := d.m
 	h := m / 2
 	z := d.buf
 	rev := d.fft.rev[:h]
-	for j := 0; j < h; j++ {
-		z[rev[j]] = complex(float64(x[2*j]), float64(x[m-1-2*j])) * d.pre[j]
+	x = x[:m]
+	if kernel {
+		preTwiddleAVX2(&x[0], m, &d.pre[0], &rev[0], &z[0])
+	} else {
+		for j := 0; j < h; j++ {
+			z[rev[j]] = complex(float64(x[2*j]), float64(x[m-1-2*j])) * d.pre[j]
+		}
 	}
-	d.fft.run(z)
+	d.fft.run2(z, kernel)
 	u := d.u
+	if kernel {
+		postTwiddleAVX2(&z[0], &d.post[0], &u[0], h)
+		return u
+	}
 	for p := 0; p < h; p++ {
 		w := z[p] * d.post[p]
 		u[2*p] = real(w)
