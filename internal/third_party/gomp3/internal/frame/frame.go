@@ -70,7 +70,11 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 		return nil, 0, fmt.Errorf("mp3: only layer3 (want %d; got %d) is supported", consts.Layer3, h.Layer())
 	}
 
-	si, err := sideinfo.Read(source, h)
+	var reuseSI *sideinfo.SideInfo
+	if prev != nil {
+		reuseSI = prev.sideInfo
+	}
+	si, err := sideinfo.Read(source, h, reuseSI)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -90,16 +94,17 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 	if err != nil {
 		return nil, 0, err
 	}
+	if prev != nil {
+		// helix: a stream's frames are one Frame, rewritten (no allocation)
+		*prev = Frame{header: h, sideInfo: si, mainData: md, mainDataBits: mdb, state: prev.state}
+		return prev, pos, nil
+	}
 	nf := &Frame{
 		header:       h,
 		sideInfo:     si,
 		mainData:     md,
 		mainDataBits: mdb,
-	}
-	if prev != nil {
-		nf.state = prev.state
-	} else {
-		nf.state = &synthState{}
+		state:        &synthState{},
 	}
 	return nf, pos, nil
 }
