@@ -15,3 +15,5 @@ func preTwiddleAVX2(x *float32, m int, pre *complex128, rev *int32, z *complex12
 }
 
 func postTwiddleAVX2(z, post *complex128, u *float64, h int) { panic("no kernel") }
+
+func maxAbsBitsAVX2(p *float32, n int) uint32 { panic("no kernel") }

@@ -22,3 +22,9 @@ func preTwiddleAVX2(x *float32, m int, pre *complex128, rev *int32, z *complex12
 //
 //go:noescape
 func postTwiddleAVX2(z, post *complex128, u *float64, h int)
+
+// maxAbsBitsAVX2 returns the largest of the bits of |p[i]| (sign cleared)
+// for i < n, a multiple of 8.
+//
+//go:noescape
+func maxAbsBitsAVX2(p *float32, n int) uint32

@@ -79,3 +79,33 @@ iloop:
 idone:
 	VZEROUPPER
 	RET
+
+// func maxAbsBitsAVX2(p *float32, n int) uint32
+TEXT ·maxAbsBitsAVX2(SB), NOSPLIT, $0-20
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+	VPXOR Y0, Y0, Y0
+	VPCMPEQD Y15, Y15, Y15
+	VPSRLD $1, Y15, Y15            // 0x7fffffff in every lane
+
+mloop:
+	CMPQ AX, CX
+	JGE  mdone
+	VPAND (SI)(AX*1), Y15, Y1
+	VPMAXUD Y1, Y0, Y0
+	ADDQ $32, AX
+	JMP  mloop
+
+mdone:
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, ret+16(FP)
+	VZEROUPPER
+	RET
