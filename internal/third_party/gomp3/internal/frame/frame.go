@@ -143,7 +143,8 @@ func (f *Frame) DecodeFloat(pcm *PCM) int {
 		for ch := 0; ch < nch; ch++ {
 			f.antialias(gr, ch)
 			f.hybridSynthesis(gr, ch)
-			f.frequencyInversion(gr, ch)
+			// helix: the frequency inversion (odd samples of odd subbands
+			// negated) is done by subbandSynthesis as it gathers a slot
 			f.subbandSynthesis(gr, ch, pcm[ch][consts.SamplesPerGr*gr:consts.SamplesPerGr*(gr+1)])
 		}
 	}
@@ -486,14 +487,6 @@ func (f *Frame) hybridSynthesis(gr int, ch int) {
 	}
 }
 
-func (f *Frame) frequencyInversion(gr int, ch int) {
-	for sb := 1; sb < 32; sb += 2 {
-		for i := 1; i < 18; i += 2 {
-			f.mainData.Is[gr][ch][sb*18+i] = -f.mainData.Is[gr][ch][sb*18+i]
-		}
-	}
-}
-
 var synthDtbl = [512]float32{
 	0.000000000, -0.000015259, -0.000015259, -0.000015259,
 	-0.000015259, -0.000015259, -0.000015259, -0.000030518,
@@ -625,13 +618,23 @@ var synthDtbl = [512]float32{
 	0.000015259, 0.000015259, 0.000015259, 0.000015259,
 }
 
+// subbandSynthesis gathers each time slot's 32 subband samples, negating
+// the odd subbands' samples in odd slots (the frequency inversion; upstream
+// negated them in place first), and runs the synthesis filterbank.
 func (f *Frame) subbandSynthesis(gr int, ch int, out []float32) {
 	d := &f.mainData.Is[gr][ch]
 	st := f.state
 	for ss := 0; ss < 18; ss++ { // Loop through 18 samples in 32 subbands
 		var s [32]float32
-		for i := 0; i < 32; i++ {
-			s[i] = d[i*18+ss]
+		if ss&1 == 0 {
+			for i := 0; i < 32; i++ {
+				s[i] = d[i*18+ss]
+			}
+		} else {
+			for i := 0; i < 32; i += 2 {
+				s[i] = d[i*18+ss]
+				s[i+1] = -d[i*18+18+ss]
+			}
 		}
 		st.synthesize(ch, &s, (*[32]float32)(out[32*ss:32*ss+32]))
 	}
