@@ -123,6 +123,10 @@ func (f *fft) run(z []complex128) {
 func (f *fft) run2(z []complex128, kernel bool) {
 	n := f.n
 	z = z[:n]
+	if kernel && n >= 8 {
+		fftStagesAVX2(&z[0], n, &f.twAll[0])
+		return
+	}
 	for i := 0; i+3 < n; i += 4 {
 		q := z[i : i+4 : i+4]
 		t0, t1 := q[0]+q[1], q[0]-q[1]
@@ -130,10 +134,6 @@ func (f *fft) run2(z []complex128, kernel bool) {
 		t3 = complex(imag(t3), -real(t3)) // ·(−i)
 		q[0], q[2] = t0+t2, t0-t2
 		q[1], q[3] = t1+t3, t1-t3
-	}
-	if kernel && n >= 8 {
-		fftStagesAVX2(&z[0], n, &f.twAll[0])
-		return
 	}
 	for s, size := 3, 8; size <= n; s, size = s+1, size<<1 {
 		half := size >> 1
