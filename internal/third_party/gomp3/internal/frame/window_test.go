@@ -101,3 +101,14 @@ func TestSynthesisKernelMatchesGo(t *testing.T) {
 	}
 	t.Logf("largest error as a share of the tolerance: Go %.2g, AVX2 %.2g", worstGo, worstAsm)
 }
+
+// TestPow2Quarter: the fast 2^(q/4) equals math.Ldexp's for every q a
+// frame can produce and beyond, the ends of float32's range included.
+func TestPow2Quarter(t *testing.T) {
+	for q := -2000; q <= 600; q++ {
+		want := float32(math.Ldexp(pow2Frac[q&3], q>>2))
+		if got := pow2Quarter(q); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("q=%d: %g, want %g", q, got, want)
+		}
+	}
+}
