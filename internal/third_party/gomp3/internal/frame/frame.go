@@ -436,13 +436,31 @@ func (f *Frame) antialias(gr int, ch int) {
 	// Do the actual antialiasing (helix: on fixed-size arrays, so without
 	// bounds checks, and the same sums as upstream's)
 	is := &f.mainData.Is[gr][ch]
+	if hasWindowKernel {
+		antialiasAVX2(is, sblim, &cs, &ca, &csRev, &caRev)
+		return
+	}
+	antialiasGo(is, sblim)
+}
+
+// csRev and caRev are cs and ca reversed, for antialiasAVX2.
+var (
+	csRev = [8]float32{cs[7], cs[6], cs[5], cs[4], cs[3], cs[2], cs[1], cs[0]}
+	caRev = [8]float32{ca[7], ca[6], ca[5], ca[4], ca[3], ca[2], ca[1], ca[0]}
+)
+
+// antialiasGo is antialias's butterflies in Go, the reference for
+// antialiasAVX2 and its fallback.
+func antialiasGo(is *[576]float32, sblim int) {
 	for sb := 1; sb < sblim; sb++ {
 		lo := (*[8]float32)(is[18*sb-8 : 18*sb])
 		up := (*[8]float32)(is[18*sb : 18*sb+8])
 		for i := 0; i < 8; i++ {
 			l, u := lo[7-i], up[i]
-			lo[7-i] = l*cs[i] - u*ca[i]
-			up[i] = u*cs[i] + l*ca[i]
+			// the conversions keep each product rounded (no fused
+			// multiply-add even at GOAMD64=v3), as antialiasAVX2 does
+			lo[7-i] = float32(l*cs[i]) - float32(u*ca[i])
+			up[i] = float32(u*cs[i]) + float32(l*ca[i])
 		}
 	}
 }

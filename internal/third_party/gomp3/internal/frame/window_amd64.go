@@ -17,3 +17,10 @@ var hasWindowKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func synthSlotAVX2(s *[32]float32, row, row2 *[80]float32, coef *[16][32]float32, dct *[32][32]float32, out *[32]float32)
+
+// antialiasAVX2 is Frame.antialias's loop over subbands 1..sblim-1 in
+// AVX2 (the same products and sums, not fused); csr and car are cs and ca
+// reversed.
+//
+//go:noescape
+func antialiasAVX2(is *[576]float32, sblim int, cs, ca, csr, car *[8]float32)
