@@ -38,10 +38,8 @@ func (a *aacSource) Close() error { return a.f.Close() }
 
 func (a *aacSource) Read(p []float32) (int, error) {
 	n, err := a.s.Read(p)
-	for i, x := range p[:n] {
-		if !(x >= -maxFloatSample && x <= maxFloatSample) {
-			return 0, &DecodeError{a.format, fmt.Errorf("corrupt: sample %d of a block decodes to %v", i, x)}
-		}
+	if i := aac.OutOfRange(p[:n], maxFloatSample); i >= 0 {
+		return 0, &DecodeError{a.format, fmt.Errorf("corrupt: sample %d of a block decodes to %v", i, p[i])}
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return n, &DecodeError{a.format, err}

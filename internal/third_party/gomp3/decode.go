@@ -114,7 +114,12 @@ func (d *Decoder) ReadFloat32(p []float32) (int, error) {
 		copy(p, d.pcm[0][d.pcmPos:d.pcmPos+n])
 	} else {
 		l, r := d.pcm[0][d.pcmPos:d.pcmPos+n], d.pcm[1][d.pcmPos:d.pcmPos+n]
-		for i := range l {
+		i := 0
+		if hasInterleaveKernel && n >= 8 {
+			i = n &^ 7
+			interleave2AVX2(&l[0], &r[0], &p[0], i)
+		}
+		for ; i < len(l); i++ {
 			p[2*i] = l[i]
 			p[2*i+1] = r[i]
 		}

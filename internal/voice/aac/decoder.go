@@ -1,6 +1,7 @@
 package aac
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -139,6 +140,7 @@ type Decoder struct {
 	short  *imdct
 	win    *windows
 	y      [2048]float64
+	pcm    [2][1024]float32 // a stereo only-long block per channel, before interleaving
 	tmp    [2048]float64
 	gain   *[512]float32 // 2^(0.25·(i−200)), i = sf + 100
 	pow43  []float32
@@ -575,54 +577,8 @@ func (d *Decoder) readSpectrum(c *ics) error {
 				if in.windows == 1 {
 					x = c.spec[:]
 				}
-				x = x[:hi]
-				for k := lo; k < hi; k += cb.dim {
-					sym, ok := cb.t.decode(r)
-					if !ok {
-						return errBadCode
-					}
-					f := &cb.fvals[sym]
-					if !cb.unsigned {
-						if cb.dim == 4 {
-							y := x[k : k+4 : k+4]
-							y[0], y[1], y[2], y[3] = f[0]*gain, f[1]*gain, f[2]*gain, f[3]*gain
-						} else {
-							y := x[k : k+2 : k+2]
-							y[0], y[1] = f[0]*gain, f[1]*gain
-						}
-						continue
-					}
-					// sign bits of the non-zero values (read at once), then the escapes
-					nz := uint(cb.nz[sym])
-					if nz == 0 {
-						continue
-					}
-					v := &cb.vals[sym]
-					signs := r.read(nz) << (32 - nz) // first sign in the top bit
-					for i := 0; i < cb.dim; i++ {
-						q := int(v[i])
-						if q == 0 {
-							continue
-						}
-						neg := signs&(1<<31) != 0
-						signs <<= 1
-						y := f[i] * gain
-						if q == 16 && cbi == escHCB {
-							n := 0
-							for r.bit() {
-								n++
-								if n > 8 {
-									return corrupt("escape sequence too long")
-								}
-							}
-							q = 1<<(n+4) + int(r.read(uint(n+4)))
-							y = pow43[q] * gain
-						}
-						if neg {
-							y = -y
-						}
-						x[k+i] = y
-					}
+				if err := readBand(r, cb, x[:hi], lo, gain, pow43, cbi == escHCB); err != nil {
+					return err
 				}
 				if r.overrun() {
 					return errOverrun
@@ -631,6 +587,76 @@ func (d *Decoder) readSpectrum(c *ics) error {
 		}
 		win += in.groupLen[g]
 	}
+	return nil
+}
+
+// readBand decodes the spectral values of lines lo..len(x) of one window
+// with codebook cb, scaled by gain (esc: cb is the escape codebook). It is
+// the bitReader's peek, read and huffTable.decode inlined, with the bit
+// position in a local (helix, issue 50: a quarter of an AAC decode is here):
+// one 64-bit load per codeword yields the codeword and its sign bits; the
+// rare escapes go through r.
+func readBand(r *bitReader, cb *codebook, x []float32, lo int, gain float32, pow43 []float32, esc bool) error {
+	b, pos := r.b, r.pos
+	t := cb.t
+	for k := lo; k < len(x); k += cb.dim {
+		var v uint64 // the next bits, at least 57 of them; zeros past the frame, as peek gives
+		if i := pos >> 3; i+8 <= len(b) {
+			v = binary.BigEndian.Uint64(b[i:]) << uint(pos&7)
+		}
+		e := t[v>>(64-rootBits)]
+		if e>>31 != 0 {
+			w := uint(e & 0xFF)
+			e = t[int(e>>8&0x7FFFFF)+int(v<<rootBits>>(64-w))]
+		}
+		l := uint(e & 0xFF)
+		if l == 0 {
+			r.pos = pos
+			return errBadCode
+		}
+		pos += int(l)
+		sym := int(e >> 8 & 0xFFFF)
+		f := &cb.fvals[sym]
+		if !cb.unsigned {
+			if cb.dim == 4 {
+				y := x[k : k+4 : k+4]
+				y[0], y[1], y[2], y[3] = f[0]*gain, f[1]*gain, f[2]*gain, f[3]*gain
+			} else {
+				y := x[k : k+2 : k+2]
+				y[0], y[1] = f[0]*gain, f[1]*gain
+			}
+			continue
+		}
+		// sign bits of the non-zero values (after the codeword, first sign
+		// in the top bit; the bits below them are never used), then the
+		// escapes; the signs are applied without branches (they are random
+		// bits: a branch on each is mispredicted half the time)
+		signs := uint32(v << l >> 32)
+		pos += int(cb.nz[sym])
+		vals := &cb.vals[sym]
+		for i := 0; i < cb.dim; i++ {
+			q := int(vals[i])
+			one := uint32(min(q, 1)) // 1 unless q is 0
+			neg := signs >> 31 & one
+			signs <<= one
+			y := f[i] * gain
+			if q == 16 && esc {
+				r.pos = pos
+				n := 0
+				for r.bit() {
+					n++
+					if n > 8 {
+						return corrupt("escape sequence too long")
+					}
+				}
+				q = 1<<(n+4) + int(r.read(uint(n+4)))
+				y = pow43[q] * gain
+				pos = r.pos
+			}
+			x[k+i] = math.Float32frombits(math.Float32bits(y) ^ neg<<31)
+		}
+	}
+	r.pos = pos
 	return nil
 }
 
@@ -755,8 +781,38 @@ func (d *Decoder) applyTNS(c *ics) {
 }
 
 // synthesize runs TNS and the filterbank of every channel and interleaves the output.
+// longWindowGo unfolds an only-long block's IMDCT output from the DCT-IV's u
+// and windows it in one pass, y[n] = u[512+n] = −y[1023−n], y[1024+n] =
+// −u[511−n] = y[2047−n]: o is the overlap-add with ov, and ov becomes the
+// block's second half windowed by right. It is the reference for
+// longWindowAVX2.
+func longWindowGo(u, left, right, ov *[1024]float64, o *[1024]float32) {
+	for n := 0; n < 512; n++ {
+		a := u[512+n]
+		o[n] = float32(ov[n] + a*left[n])
+		o[1023-n] = float32(ov[1023-n] - a*left[1023-n])
+		b := -u[511-n]
+		ov[n] = b * right[1023-n]
+		ov[1023-n] = b * right[n]
+	}
+}
+
+// interleave writes l and r to out as interleaved stereo.
+func interleave(l, r *[1024]float32, out []float32) {
+	out = out[:2048]
+	if hasFFTKernel {
+		interleave2AVX2(&l[0], &r[0], &out[0], 1024)
+		return
+	}
+	for n := range l {
+		out[2*n], out[2*n+1] = l[n], r[n]
+	}
+}
+
 func (d *Decoder) synthesize(out []float32) {
 	nch := d.cfg.Channels
+	// a stereo only-long channel is written to d.pcm, then interleaved
+	var pending [2]bool
 	for chn := 0; chn < nch; chn++ {
 		c := &d.ics[chn]
 		d.applyTNS(c)
@@ -790,29 +846,18 @@ func (d *Decoder) synthesize(out []float32) {
 		case onlyLong:
 			// the IMDCT's output unfolded from the DCT-IV's u and windowed in
 			// one pass: y[n] = u[512+n] = −y[1023−n], y[1024+n] = −u[511−n] = y[2047−n]
-			u := d.long.dct4(c.spec[:1024])
-			u = u[:1024]
-			left, right := wl[st.prevShape][:1024], wl[in.shape][:1024]
-			if nch == 1 {
-				o := out[:1024]
-				for n := 0; n < 512; n++ {
-					a := u[512+n]
-					o[n] = float32(ov[n] + a*left[n])
-					o[1023-n] = float32(ov[1023-n] - a*left[1023-n])
-					b := -u[511-n]
-					ov[n] = b * right[1023-n]
-					ov[1023-n] = b * right[n]
-				}
-			} else {
-				for n := 0; n < 512; n++ {
-					a := u[512+n]
-					out[2*n+chn] = float32(ov[n] + a*left[n])
-					out[2*(1023-n)+chn] = float32(ov[1023-n] - a*left[1023-n])
-					b := -u[511-n]
-					ov[n] = b * right[1023-n]
-					ov[1023-n] = b * right[n]
-				}
+			u := (*[1024]float64)(d.long.dct4(c.spec[:1024]))
+			left, right := (*[1024]float64)(wl[st.prevShape]), (*[1024]float64)(wl[in.shape])
+			o := (*[1024]float32)(out)
+			if nch == 2 {
+				o = &d.pcm[chn]
 			}
+			if hasFFTKernel {
+				longWindowAVX2(u, left, right, ov, o)
+			} else {
+				longWindowGo(u, left, right, ov, o)
+			}
+			pending[chn] = nch == 2
 		default:
 			d.long.run(c.spec[:1024], y)
 			if in.seq == longStop {
@@ -847,5 +892,17 @@ func (d *Decoder) synthesize(out []float32) {
 			}
 		}
 		st.prevShape = in.shape
+	}
+	switch {
+	case pending[0] && pending[1]:
+		interleave(&d.pcm[0], &d.pcm[1], out)
+	case pending[0] || pending[1]:
+		for chn := range pending {
+			if pending[chn] {
+				for n, v := range d.pcm[chn] {
+					out[2*n+chn] = v
+				}
+			}
+		}
 	}
 }

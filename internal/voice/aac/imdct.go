@@ -50,15 +50,30 @@ func (d *imdct) run(x []float32, y []float64) {
 
 // dct4 returns the scaled DCT-IV of x (M values), u[m] = scale·Σ_k x[k] cos(π/M (m+½)(k+½)).
 func (d *imdct) dct4(x []float32) []float64 {
+	return d.dct4k(x, hasFFTKernel)
+}
+
+// dct4k is dct4 with the AVX2 twiddles and FFT stages (kernel) or the Go
+// ones, the reference.
+func (d *imdct) dct4k(x []float32, kernel bool) []float64 {
 	m := d.m
 	h := m / 2
 	z := d.buf
 	rev := d.fft.rev[:h]
-	for j := 0; j < h; j++ {
-		z[rev[j]] = complex(float64(x[2*j]), float64(x[m-1-2*j])) * d.pre[j]
+	x = x[:m]
+	if kernel {
+		preTwiddleAVX2(&x[0], m, &d.pre[0], &rev[0], &z[0])
+	} else {
+		for j := 0; j < h; j++ {
+			z[rev[j]] = complex(float64(x[2*j]), float64(x[m-1-2*j])) * d.pre[j]
+		}
 	}
-	d.fft.run(z)
+	d.fft.run2(z, kernel)
 	u := d.u
+	if kernel {
+		postTwiddleAVX2(&z[0], &d.post[0], &u[0], h)
+		return u
+	}
 	for p := 0; p < h; p++ {
 		w := z[p] * d.post[p]
 		u[2*p] = real(w)
@@ -71,9 +86,10 @@ func (d *imdct) dct4(x []float32) []float64 {
 // input is already in bit-reversed order (the IMDCT's pre-twiddle writes it
 // so); the first two stages are one twiddle-free radix-4 pass.
 type fft struct {
-	n   int
-	rev []int32
-	tw  [][]complex128 // per stage of size 2^s: its half-size twiddles, contiguous
+	n     int
+	rev   []int32
+	tw    [][]complex128 // per stage of size 2^s: its half-size twiddles, contiguous
+	twAll []complex128   // the same, the stage of half size h at [h:2h] (the AVX2 kernel's)
 }
 
 func newFFT(n int) fft {
@@ -92,12 +108,25 @@ func newFFT(n int) fft {
 		}
 		f.tw[s] = t
 	}
+	f.twAll = make([]complex128, n)
+	for s := 1; s <= lg; s++ {
+		copy(f.twAll[len(f.tw[s]):], f.tw[s])
+	}
 	return f
 }
 
 func (f *fft) run(z []complex128) {
+	f.run2(z, hasFFTKernel)
+}
+
+// run2 is run with the AVX2 stages (kernel) or the Go ones, the reference.
+func (f *fft) run2(z []complex128, kernel bool) {
 	n := f.n
 	z = z[:n]
+	if kernel && n >= 8 {
+		fftStagesAVX2(&z[0], n, &f.twAll[0])
+		return
+	}
 	for i := 0; i+3 < n; i += 4 {
 		q := z[i : i+4 : i+4]
 		t0, t1 := q[0]+q[1], q[0]-q[1]

@@ -43,18 +43,64 @@ func main() {
 	}
 }
 
-// decode times decoding a file to float samples (no processing).
+// decode times decoding a file to float samples (no processing);
+// -cpuprofile writes a pprof CPU profile of it, -compare checks the samples
+// against a reference decode (raw float32 little-endian, e.g. ffmpeg -f f32le).
 func decode(args []string) error {
+	fs := flag.NewFlagSet("decode", flag.ExitOnError)
+	prof := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	ref := fs.String("compare", "", "compare with this raw f32le decode: length, SNR, correlation")
+	_ = fs.Parse(args)
+	if fs.NArg() != 1 {
+		return errors.New("usage: resample decode [-cpuprofile file] [-compare ref.f32] audio-file")
+	}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var want []float32
+	if *ref != "" {
+		b, err := os.ReadFile(*ref)
+		if err != nil {
+			return err
+		}
+		want = make([]float32, len(b)/4)
+		for i := range want {
+			want[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}
 	start := time.Now()
-	s, err := voice.Open(args[0])
+	s, err := voice.Open(fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	buf := make([]float32, 8192)
 	var n int64
+	var sig, noise, ab, aa, bb, worst float64
 	for {
 		k, err := s.Read(buf)
+		if want != nil {
+			for i, x := range buf[:k] {
+				if j := n + int64(i); j < int64(len(want)) {
+					y := float64(want[j])
+					d := float64(x) - y
+					sig += y * y
+					noise += d * d
+					ab += float64(x) * y
+					aa += float64(x) * float64(x)
+					bb += y * y
+					worst = max(worst, math.Abs(d))
+				}
+			}
+		}
 		n += int64(k)
 		if errors.Is(err, io.EOF) {
 			break
@@ -65,6 +111,10 @@ func decode(args []string) error {
 	}
 	in := s.Info()
 	fmt.Printf("%.3f s to decode %.1f s of %s audio\n", time.Since(start).Seconds(), float64(n)/float64(in.Channels*in.SampleRate), in.Format)
+	if want != nil {
+		fmt.Printf("%s: %d samples, reference %d; over the common length SNR %.1f dB, correlation %.9f, largest difference %.2g\n",
+			in.Format, n, len(want), dsp.DB(math.Sqrt(sig/noise)), ab/math.Sqrt(aa*bb), worst)
+	}
 	return nil
 }
 

@@ -14,7 +14,10 @@
 
 package frame
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // The tables and transforms below replace upstream's per-sample math.Pow and
 // its 64×32 matrix synthesis filterbank (helix, see README.md).
@@ -28,9 +31,16 @@ var (
 func init() {
 }
 
-// pow2Quarter is 2^(q/4).
+// pow2Quarter is 2^(q/4). In float32's normal range the power of two is
+// made from its exponent bits (helix: math.Ldexp was a few per cent of a
+// decode); float32(f)·2^e equals float32(f·2^e) there, so the values are
+// math.Ldexp's.
 func pow2Quarter(q int) float32 {
-	return float32(math.Ldexp(pow2Frac[q&3], q>>2))
+	e := q >> 2
+	if e >= -126 && e <= 126 {
+		return float32(pow2Frac[q&3]) * math.Float32frombits(uint32(e+127)<<23)
+	}
+	return float32(math.Ldexp(pow2Frac[q&3], e))
 }
 
 // synthState is what a stream carries from frame to frame.
@@ -40,8 +50,12 @@ type synthState struct {
 	// which the synthesis filterbank's V vectors follow) as a ring written
 	// twice, at vpos and vpos+16, so that the 16 newest are contiguous from
 	// vpos; upstream shifts a 1024-float V array every slot.
-	x       [2][32][32]float32
-	vpos    [2]int
+	x    [2][32][32]float32
+	vpos [2]int
+	// rows is the AVX2 kernel's ring (instead of x): per slot the row
+	// X[0..31], 0, X[31..1], X[0..15], from which V[0..31] = ±R[16..47]
+	// and V[32..63] = -R[48..79] are contiguous, written twice like x.
+	rows    [2][32][80]float32
 	reorder [576]float32
 }
 
@@ -55,7 +69,39 @@ type synthState struct {
 // slots old; V[16±k] = ∓X[32-k] and V[48±k] = -X[k] let samples 16-k and
 // 16+k share their 16 loads.
 func (st *synthState) synthesize(ch int, s *[32]float32, out *[32]float32) {
+	if hasWindowKernel {
+		st.synthesizeAVX2(ch, s, out)
+		return
+	}
 	dct32(s)
+	st.window(ch, s, out)
+}
+
+// synthesizeAVX2 is synthesize through the AVX2/FMA kernel (synthSlotAVX2):
+// the matrixing as a direct 32×32 product instead of the fast DCT, and the
+// window's sums in another order, with fused multiply-adds.
+func (st *synthState) synthesizeAVX2(ch int, s *[32]float32, out *[32]float32) {
+	pos := (st.vpos[ch] - 1) & 15
+	st.vpos[ch] = pos
+	synthSlotAVX2(s, &st.rows[ch][pos], &st.rows[ch][pos+16], &synthCoef, dctMatrix(), out)
+}
+
+// dctMatrix is the matrixing as synthSlotAVX2 reads it: dct[k][m] =
+// cos(m(2k+1)π/64), the weight of subband sample k in DCT output m. Built on
+// first use (issue 50: nothing at start).
+var dctMatrix = sync.OnceValue(func() *[32][32]float32 {
+	var t [32][32]float32
+	for k := range t {
+		for m := range t[k] {
+			t[k][m] = float32(math.Cos(float64(m*(2*k+1)) * math.Pi / 64))
+		}
+	}
+	return &t
+})
+
+// window is the synthesis window in Go, the reference for windowAVX2 and its
+// fallback: s holds the slot's DCT outputs.
+func (st *synthState) window(ch int, s *[32]float32, out *[32]float32) {
 	pos := (st.vpos[ch] - 1) & 15
 	st.vpos[ch] = pos
 	ring := &st.x[ch]
@@ -105,6 +151,11 @@ var synthC0 [16]float32
 var synthC16 [8]float32
 var synthCMinus, synthCPlus [16][16]float32
 
+// synthCoef is synthSlotAVX2's window: for the row t slots old, the 32
+// coefficients by which R_t[16..47] (t even) or R_t[48..79] (t odd) are
+// multiplied, signs folded in: V[16+k] = -X[32-k] and V[32..63] is -R[48..79].
+var synthCoef [16][32]float32
+
 func init() {
 	de := func(i, j int) float32 { return synthDtbl[64*i+j] }
 	do := func(i, j int) float32 { return synthDtbl[64*i+32+j] }
@@ -117,6 +168,13 @@ func init() {
 			synthCMinus[k][2*i+1] = -do(i, 16-k)
 			synthCPlus[k][2*i] = -de(i, 16+k)
 			synthCPlus[k][2*i+1] = -do(i, 16+k)
+		}
+		for j := 0; j < 32; j++ {
+			synthCoef[2*i][j] = de(i, j)
+			if j > 16 {
+				synthCoef[2*i][j] = -de(i, j)
+			}
+			synthCoef[2*i+1][j] = -do(i, j)
 		}
 	}
 }

@@ -70,7 +70,11 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 		return nil, 0, fmt.Errorf("mp3: only layer3 (want %d; got %d) is supported", consts.Layer3, h.Layer())
 	}
 
-	si, err := sideinfo.Read(source, h)
+	var reuseSI *sideinfo.SideInfo
+	if prev != nil {
+		reuseSI = prev.sideInfo
+	}
+	si, err := sideinfo.Read(source, h, reuseSI)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -90,16 +94,17 @@ func Read(source FullReader, position int64, prev *Frame) (frame *Frame, startPo
 	if err != nil {
 		return nil, 0, err
 	}
+	if prev != nil {
+		// helix: a stream's frames are one Frame, rewritten (no allocation)
+		*prev = Frame{header: h, sideInfo: si, mainData: md, mainDataBits: mdb, state: prev.state}
+		return prev, pos, nil
+	}
 	nf := &Frame{
 		header:       h,
 		sideInfo:     si,
 		mainData:     md,
 		mainDataBits: mdb,
-	}
-	if prev != nil {
-		nf.state = prev.state
-	} else {
-		nf.state = &synthState{}
+		state:        &synthState{},
 	}
 	return nf, pos, nil
 }
@@ -138,7 +143,8 @@ func (f *Frame) DecodeFloat(pcm *PCM) int {
 		for ch := 0; ch < nch; ch++ {
 			f.antialias(gr, ch)
 			f.hybridSynthesis(gr, ch)
-			f.frequencyInversion(gr, ch)
+			// helix: the frequency inversion (odd samples of odd subbands
+			// negated) is done by subbandSynthesis as it gathers a slot
 			f.subbandSynthesis(gr, ch, pcm[ch][consts.SamplesPerGr*gr:consts.SamplesPerGr*(gr+1)])
 		}
 	}
@@ -409,8 +415,8 @@ func (f *Frame) stereo(gr int) {
 }
 
 var (
-	cs = []float32{0.857493, 0.881742, 0.949629, 0.983315, 0.995518, 0.999161, 0.999899, 0.999993}
-	ca = []float32{-0.514496, -0.471732, -0.313377, -0.181913, -0.094574, -0.040966, -0.014199, -0.003700}
+	cs = [8]float32{0.857493, 0.881742, 0.949629, 0.983315, 0.995518, 0.999161, 0.999899, 0.999993}
+	ca = [8]float32{-0.514496, -0.471732, -0.313377, -0.181913, -0.094574, -0.040966, -0.014199, -0.003700}
 )
 
 func (f *Frame) antialias(gr int, ch int) {
@@ -427,15 +433,34 @@ func (f *Frame) antialias(gr int, ch int) {
 		(f.sideInfo.MixedBlockFlag[gr][ch] == 1) {
 		sblim = 2
 	}
-	// Do the actual antialiasing
+	// Do the actual antialiasing (helix: on fixed-size arrays, so without
+	// bounds checks, and the same sums as upstream's)
+	is := &f.mainData.Is[gr][ch]
+	if hasWindowKernel {
+		antialiasAVX2(is, sblim, &cs, &ca, &csRev, &caRev)
+		return
+	}
+	antialiasGo(is, sblim)
+}
+
+// csRev and caRev are cs and ca reversed, for antialiasAVX2.
+var (
+	csRev = [8]float32{cs[7], cs[6], cs[5], cs[4], cs[3], cs[2], cs[1], cs[0]}
+	caRev = [8]float32{ca[7], ca[6], ca[5], ca[4], ca[3], ca[2], ca[1], ca[0]}
+)
+
+// antialiasGo is antialias's butterflies in Go, the reference for
+// antialiasAVX2 and its fallback.
+func antialiasGo(is *[576]float32, sblim int) {
 	for sb := 1; sb < sblim; sb++ {
+		lo := (*[8]float32)(is[18*sb-8 : 18*sb])
+		up := (*[8]float32)(is[18*sb : 18*sb+8])
 		for i := 0; i < 8; i++ {
-			li := 18*sb - 1 - i
-			ui := 18*sb + i
-			lb := f.mainData.Is[gr][ch][li]*cs[i] - f.mainData.Is[gr][ch][ui]*ca[i]
-			ub := f.mainData.Is[gr][ch][ui]*cs[i] + f.mainData.Is[gr][ch][li]*ca[i]
-			f.mainData.Is[gr][ch][li] = lb
-			f.mainData.Is[gr][ch][ui] = ub
+			l, u := lo[7-i], up[i]
+			// the conversions keep each product rounded (no fused
+			// multiply-add even at GOAMD64=v3), as antialiasAVX2 does
+			lo[7-i] = float32(l*cs[i]) - float32(u*ca[i])
+			up[i] = float32(u*cs[i]) + float32(l*ca[i])
 		}
 	}
 }
@@ -449,15 +474,22 @@ func (f *Frame) hybridSynthesis(gr int, ch int) {
 		last--
 	}
 	nz := (last + 18) / 18
-	for sb := 0; sb < 32; sb++ {
-		// Determine blocktype for this subband
-		bt := int(f.sideInfo.BlockType[gr][ch])
-		if (f.sideInfo.WinSwitchFlag[gr][ch] == 1) &&
-			(f.sideInfo.MixedBlockFlag[gr][ch] == 1) && (sb < 2) {
-			bt = 0
-		}
+	store := &f.state.store[ch]
+	bt := int(f.sideInfo.BlockType[gr][ch])
+	sb := 0
+	if f.sideInfo.WinSwitchFlag[gr][ch] == 1 && f.sideInfo.MixedBlockFlag[gr][ch] == 1 {
+		// the two lowest subbands of a mixed block are long blocks
+		sb = min(2, nz)
+		imdct.LongOverlapAdd(is[:], store[:sb], 0)
+	}
+	if bt != 2 {
+		// helix: consecutive long subbands in one call (the AVX2 kernel)
+		imdct.LongOverlapAdd(is[18*sb:], store[sb:max(sb, nz)], bt)
+		sb = max(sb, nz)
+	}
+	for ; sb < 32; sb++ {
 		in := (*[18]float32)(is[sb*18 : sb*18+18])
-		store := &f.state.store[ch][sb]
+		store := &store[sb]
 		if sb >= nz {
 			*in = *store
 			*store = [18]float32{}
@@ -469,14 +501,6 @@ func (f *Frame) hybridSynthesis(gr int, ch int) {
 		for i := 0; i < 18; i++ {
 			in[i] = rawout[i] + store[i]
 			store[i] = rawout[i+18]
-		}
-	}
-}
-
-func (f *Frame) frequencyInversion(gr int, ch int) {
-	for sb := 1; sb < 32; sb += 2 {
-		for i := 1; i < 18; i += 2 {
-			f.mainData.Is[gr][ch][sb*18+i] = -f.mainData.Is[gr][ch][sb*18+i]
 		}
 	}
 }
@@ -612,13 +636,23 @@ var synthDtbl = [512]float32{
 	0.000015259, 0.000015259, 0.000015259, 0.000015259,
 }
 
+// subbandSynthesis gathers each time slot's 32 subband samples, negating
+// the odd subbands' samples in odd slots (the frequency inversion; upstream
+// negated them in place first), and runs the synthesis filterbank.
 func (f *Frame) subbandSynthesis(gr int, ch int, out []float32) {
 	d := &f.mainData.Is[gr][ch]
 	st := f.state
 	for ss := 0; ss < 18; ss++ { // Loop through 18 samples in 32 subbands
 		var s [32]float32
-		for i := 0; i < 32; i++ {
-			s[i] = d[i*18+ss]
+		if ss&1 == 0 {
+			for i := 0; i < 32; i++ {
+				s[i] = d[i*18+ss]
+			}
+		} else {
+			for i := 0; i < 32; i += 2 {
+				s[i] = d[i*18+ss]
+				s[i+1] = -d[i*18+18+ss]
+			}
 		}
 		st.synthesize(ch, &s, (*[32]float32)(out[32*ss:32*ss+32]))
 	}

@@ -417,49 +417,21 @@ func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 		if e := lut[table_num][p>>8]; e&lutLeaf != 0 {
 			n := int(e>>8) & 0xff
 			x, y := int((e>>4)&0xf), int(e&0xf)
+			// helix: the signs without branches (they are random bits, so a
+			// branch per sign is mispredicted half the time)
 			if table_num > 31 {
 				v, w := (y>>3)&1, (y>>2)&1
 				x, y = (y>>1)&1, y&1
-				if v != 0 {
-					if (p>>(15-n))&1 != 0 {
-						v = -v
-					}
-					n++
-				}
-				if w != 0 {
-					if (p>>(15-n))&1 != 0 {
-						w = -w
-					}
-					n++
-				}
-				if x != 0 {
-					if (p>>(15-n))&1 != 0 {
-						x = -x
-					}
-					n++
-				}
-				if y != 0 {
-					if (p>>(15-n))&1 != 0 {
-						y = -y
-					}
-					n++
-				}
+				v, n = signed(p, n, v)
+				w, n = signed(p, n, w)
+				x, n = signed(p, n, x)
+				y, n = signed(p, n, y)
 				m.Skip(n)
 				return x, y, v, w, nil
 			}
 			if linbits == 0 || (x != 15 && y != 15) {
-				if x != 0 {
-					if (p>>(15-n))&1 != 0 {
-						x = -x
-					}
-					n++
-				}
-				if y != 0 {
-					if (p>>(15-n))&1 != 0 {
-						y = -y
-					}
-					n++
-				}
+				x, n = signed(p, n, x)
+				y, n = signed(p, n, y)
 				m.Skip(n)
 				return x, y, 0, 0, nil
 			}
@@ -506,6 +478,14 @@ func Decode(m *bits.Bits, table_num int) (x, y, v, w int, err error) {
 		return 0, 0, 0, 0, err
 	}
 	return decodeSigns(m, table_num, linbits, x, y)
+}
+
+// signed gives magnitude a (0..15) the sign bit at position n of the 16-bit
+// peek p when a is not zero, and the position after it.
+func signed(p, n, a int) (int, int) {
+	nz := (a + 15) >> 4 // 1 unless a is 0
+	s := (p >> (15 - n)) & nz
+	return (a ^ -s) + s, n + nz
 }
 
 // decodeSigns reads the linbits and sign bits that follow a code word.

@@ -66,34 +66,34 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 		}
 		region_2_start = l[j]
 	}
-	// Read big_values using tables according to region_x_start
-	for is_pos := 0; is_pos < sideInfo.BigValues[gr][ch]*2; is_pos++ {
+	// Read big_values using tables according to region_x_start (helix: one
+	// loop per region, so the table is chosen once per region, not per line)
+	is := &mainData.Is[gr][ch]
+	bigEnd := sideInfo.BigValues[gr][ch] * 2
+	if bigEnd > len(is) {
 		// #22
-		if is_pos >= len(mainData.Is[gr][ch]) {
-			return fmt.Errorf("mp3: is_pos was too big: %d", is_pos)
+		return fmt.Errorf("mp3: is_pos was too big: %d", len(is))
+	}
+	is_pos := 0
+	for r, end := range [3]int{region_1_start, region_2_start, bigEnd} {
+		table_num := sideInfo.TableSelect[gr][ch][r]
+		for end = min(end, bigEnd); is_pos < end; is_pos += 2 {
+			// Get next Huffman coded words
+			x, y, _, _, err := huffman.Decode(m, table_num)
+			if err != nil {
+				return err
+			}
+			// In the big_values area there are two freq lines per Huffman word
+			is[is_pos] = pow43(p43, x)
+			if is_pos+1 < len(is) {
+				is[is_pos+1] = pow43(p43, y)
+			}
 		}
-		table_num := 0
-		if is_pos < region_1_start {
-			table_num = sideInfo.TableSelect[gr][ch][0]
-		} else if is_pos < region_2_start {
-			table_num = sideInfo.TableSelect[gr][ch][1]
-		} else {
-			table_num = sideInfo.TableSelect[gr][ch][2]
-		}
-		// Get next Huffman coded words
-		x, y, _, _, err := huffman.Decode(m, table_num)
-		if err != nil {
-			return err
-		}
-		// In the big_values area there are two freq lines per Huffman word
-		mainData.Is[gr][ch][is_pos] = pow43(p43, x)
-		is_pos++
-		mainData.Is[gr][ch][is_pos] = pow43(p43, y)
 	}
 	// Read small values until is_pos = 576 or we run out of huffman data
 	// TODO: Is this comment wrong?
 	table_num := sideInfo.Count1TableSelect[gr][ch] + 32
-	is_pos := sideInfo.BigValues[gr][ch] * 2
+	is_pos = bigEnd
 	for is_pos <= 572 && m.BitPos() <= bit_pos_end {
 		// Get next Huffman coded words
 		x, y, v, w, err := huffman.Decode(m, table_num)
@@ -153,9 +153,10 @@ var Pow43 = sync.OnceValue(func() *[8207]float32 {
 	return &t
 })
 
+// pow43 is sign(x)·|x|^(4/3), without a branch on the sign (helix: signs are
+// random, a branch on them is mispredicted half the time).
 func pow43(t *[8207]float32, x int) float32 {
-	if x < 0 {
-		return -t[-x]
-	}
-	return t[x]
+	s := x >> 63 // 0 or -1
+	v := math.Float32bits(t[(x^s)-s])
+	return math.Float32frombits(v | uint32(s)&0x80000000)
 }

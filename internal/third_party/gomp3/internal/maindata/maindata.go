@@ -33,6 +33,12 @@ type MainData struct {
 	ScalefacL [2][2][22]int      // 0-4 bits
 	ScalefacS [2][2][13][3]int   // 0-4 bits
 	Is        [2][2][576]float32 // Huffman coded freq. lines
+
+	// helix: the main data bytes (the reservoir's tail plus this frame's)
+	// alternate between two buffers, so that a stream reusing its MainData
+	// does not allocate per frame; the previous frame's Bits read bufs[cur].
+	bufs [2][]byte
+	cur  int
 }
 
 var scalefacSizesMpeg1 = [16][2]int{
@@ -109,7 +115,7 @@ func Read(source FullReader, prev *bits.Bits, header frameheader.FrameHeader, si
 	// two frames. main_data_begin indicates how many bytes from previous
 	// frames that should be used. This buffer is later accessed by the
 	// Bits function in the same way as the side info is.
-	m, err := read(source, prev, main_data_size, sideInfo.MainDataBegin)
+	m, err := md.read(source, prev, main_data_size, sideInfo.MainDataBegin)
 	if err != nil {
 		// This could be due to not enough data in reservoir
 		return nil, nil, err
@@ -278,7 +284,7 @@ func getScaleFactorsMpeg1(nch int, m *bits.Bits, header frameheader.FrameHeader,
 	return md, m, nil
 }
 
-func read(source FullReader, prev *bits.Bits, size int, offset int) (*bits.Bits, error) {
+func (md *MainData) read(source FullReader, prev *bits.Bits, size int, offset int) (*bits.Bits, error) {
 	if size > 1500 {
 		return nil, fmt.Errorf("mp3: size = %d", size)
 	}
@@ -297,18 +303,21 @@ func read(source FullReader, prev *bits.Bits, size int, offset int) (*bits.Bits,
 		// TODO: Define a special error and enable to continue the next frame.
 		return bits.Append(prev, buf), nil
 	}
-	// Copy data from previous frames
-	vec := []byte{}
+	// Copy data from previous frames, into the buffer prev does not read
+	next := 1 - md.cur
+	vec := md.bufs[next][:0]
 	if prev != nil {
-		vec = prev.Tail(offset)
+		vec = append(vec, prev.Tail(offset)...)
 	}
 	// Read the main_data from file
-	buf := make([]byte, size)
-	if n, err := source.ReadFull(buf); n < size {
+	start := len(vec)
+	vec = append(vec, make([]byte, size)...)
+	if n, err := source.ReadFull(vec[start:]); n < size {
 		if err == io.EOF {
 			return nil, &consts.UnexpectedEOF{At: "maindata.Read (2)"}
 		}
 		return nil, err
 	}
-	return bits.New(append(vec, buf...)), nil
+	md.bufs[next], md.cur = vec, next
+	return bits.New(vec), nil
 }

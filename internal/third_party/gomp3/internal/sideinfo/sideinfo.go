@@ -62,7 +62,10 @@ var sideInfoBitsToRead = [2][4]int{
 	},
 }
 
-func Read(source FullReader, header frameheader.FrameHeader) (*SideInfo, error) {
+// Read reads a frame's side information into reuse (cleared first) when it
+// is not nil, else into a new SideInfo (helix: a stream reuses one, so a
+// decode does not allocate per frame).
+func Read(source FullReader, header frameheader.FrameHeader, reuse *SideInfo) (*SideInfo, error) {
 	nch := header.NumberOfChannels()
 	framesize, err := header.FrameSize()
 	if err != nil {
@@ -74,7 +77,11 @@ func Read(source FullReader, header frameheader.FrameHeader) (*SideInfo, error) 
 	sideinfo_size := header.SideInfoSize()
 
 	// Read sideinfo from bitstream into buffer used by Bits()
-	buf := make([]byte, sideinfo_size)
+	var raw [32]byte
+	if sideinfo_size > len(raw) {
+		return nil, fmt.Errorf("mp3: side information of %d bytes", sideinfo_size)
+	}
+	buf := raw[:sideinfo_size]
 	n, err := source.ReadFull(buf)
 	if n < sideinfo_size {
 		if err == io.EOF {
@@ -89,7 +96,12 @@ func Read(source FullReader, header frameheader.FrameHeader) (*SideInfo, error) 
 
 	// Parse audio data
 	// Pointer to where we should start reading main data
-	si := &SideInfo{}
+	si := reuse
+	if si == nil {
+		si = &SideInfo{}
+	} else {
+		*si = SideInfo{}
+	}
 	si.MainDataBegin = s.Bits(bitsToRead[0])
 	// Get private bits. Not used for anything.
 	if header.Mode() == consts.ModeSingleChannel {
