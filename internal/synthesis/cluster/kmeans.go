@@ -70,6 +70,17 @@ type work struct {
 	sumT     []float64 // the silhouette's cluster sums, four clusters interleaved
 	dots     []float64 // the silhouette's point·cluster-sum products, n×k
 	prod     []float32 // assign's block of products
+
+	// N-space bookkeeping (issue 50). When exact, every sum of Gram values
+	// that w.sum can hold is exact in float64 (see exactSums), so its value
+	// does not depend on the order of the additions: gramSums then moves
+	// only the points whose label changed since the sums were taken, and
+	// the result is the full sum's, bit for bit.
+	exact bool
+	sumOf []int     // the labels w.sum and w.size hold the sums of; nil: none
+	sumK  int       // w.sum holds clusters [0, sumK)
+	moved []bool    // cluster c's members changed since its norm and quot were taken
+	quot  []float64 // quot[c*n+i] = x_i·ΣC / |ΣC|: a point's similarity to the mean of C
 }
 
 // gramMax is the most points for which k-means runs in N-space, when there
@@ -85,8 +96,8 @@ var gramMax = 2000
 func newWork(m *Matrix, gram bool) *work {
 	w := &work{m: m}
 	if gram && m.N > 0 && m.N <= gramMax && m.N < m.D {
-		w.g = make([]float32, m.N*m.N)
-		products(m.X, m.X, m.Stride, w.g, m.N)
+		w.g = m.Gram()
+		w.exact = exactSums(w.g, m.N)
 		return w
 	}
 	if m.N <= simCacheMax {
@@ -104,6 +115,8 @@ func (w *work) reserve(k int) {
 		w.sum = make([]float64, k*n)
 		w.size = make([]int, k)
 		w.dots = make([]float64, n*k)
+		w.quot = make([]float64, k*n)
+		w.moved = make([]bool, k)
 		return
 	}
 	w.cent = make([]float32, k*d)
@@ -362,9 +375,23 @@ func (w *work) setSeed(cent []float32, c, i int) {
 }
 
 // gramSums sets w.sum[c*n+i] to Σ_{j labelled c} G_ij (x_i·ΣC) and w.size[c]
-// to the size of cluster c; points labelled Noise are left out.
+// to the size of cluster c; points labelled Noise are left out. It marks in
+// w.moved the clusters whose members changed.
 func (w *work) gramSums(k int, labels []int) {
 	n := w.m.N
+	w.moved = growKeep(w.moved, k)
+	if w.exact && w.sumOf != nil && k >= w.sumK && cap(w.sum) >= k*n && cap(w.size) >= k {
+		changed := 0
+		for j, l := range labels {
+			if l != w.sumOf[j] {
+				changed++
+			}
+		}
+		if 2*changed < n { // moving a point costs two rows, summing afresh one
+			w.moveSums(k, labels)
+			return
+		}
+	}
 	w.sum = grow(w.sum, k*n)
 	w.size = grow(w.size, k)
 	sum, size := w.sum, w.size
@@ -382,11 +409,84 @@ func (w *work) gramSums(k int, labels []int) {
 			s[i] += float64(v)
 		}
 	}
+	for c := range k {
+		w.moved[c] = true
+	}
+	if w.exact {
+		w.sumOf = append(w.sumOf[:0], labels...)
+		w.sumK = k
+	}
+}
+
+// moveSums is gramSums when the sums are exact: each point whose label
+// changed leaves its old cluster's sums and joins its new one's.
+func (w *work) moveSums(k int, labels []int) {
+	n := w.m.N
+	w.sum, w.size = w.sum[:k*n], w.size[:k]
+	clear(w.sum[w.sumK*n:])
+	clear(w.size[w.sumK:])
+	w.sumK = k
+	for j, l := range labels {
+		o := w.sumOf[j]
+		if l == o {
+			continue
+		}
+		row := w.g[j*n : (j+1)*n]
+		if o >= 0 {
+			w.size[o]--
+			w.moved[o] = true
+			s := w.sum[o*n : (o+1)*n]
+			s = s[:len(row)]
+			for i, v := range row {
+				s[i] -= float64(v)
+			}
+		}
+		if l >= 0 {
+			w.size[l]++
+			w.moved[l] = true
+			s := w.sum[l*n : (l+1)*n]
+			s = s[:len(row)]
+			for i, v := range row {
+				s[i] += float64(v)
+			}
+		}
+		w.sumOf[j] = l
+	}
+}
+
+// exactSums reports whether every sum of up to n values of g, in any order
+// and with any subtractions along the way, is exact in float64: every
+// nonzero float32 v with |v| ≥ lo is a multiple of 2^(⌊log2 lo⌋-23) ≥
+// lo·2⁻²⁴, so a sum of n of them is an integer multiple of that step below
+// n·hi, exact while n·hi ≤ lo·2²⁹ (53 bits). The margin is a factor of two.
+// Unit vectors make this hold unless some pair is orthogonal to within
+// ~1e-7 relative (then the sums are taken afresh each time, as before).
+func exactSums(g []float32, n int) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range g {
+		a := math.Abs(float64(v))
+		switch {
+		case math.IsNaN(a) || math.IsInf(a, 0):
+			return false
+		case a == 0:
+		default:
+			lo, hi = min(lo, a), max(hi, a)
+		}
+	}
+	return hi == 0 || float64(n)*hi <= lo*(1<<28)
+}
+
+// growKeep is grow keeping the contents (new elements are zero).
+func growKeep[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return append(s[:cap(s)], make([]T, n-cap(s))...)
+	}
+	return s[:n]
 }
 
 // assignGram is assign in N-space: a centroid is a point (a seed, or a
 // restart of an empty cluster) or its cluster's normalised mean, whose
-// similarity to x_i is x_i·ΣC / |ΣC|.
+// similarity to x_i is x_i·ΣC / |ΣC| (w.quot, taken by updateGram).
 func (w *work) assignGram(k int, labels []int, changed *int) float64 {
 	n := w.m.N
 	inertia := 0.0
@@ -397,7 +497,7 @@ func (w *work) assignGram(k int, labels []int, changed *int) float64 {
 			if p := w.seedOf[c]; p >= 0 {
 				s = float64(w.g[p*n+i])
 			} else {
-				s = w.sum[c*n+i] / w.norm[c]
+				s = w.quot[c*n+i]
 			}
 			if s > bs {
 				bi, bs = c, s
@@ -417,12 +517,17 @@ func (w *work) assignGram(k int, labels []int, changed *int) float64 {
 func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
 	n := w.m.N
 	w.gramSums(k, labels)
+	w.quot = growKeep(w.quot, k*n)
 	for c := range k {
 		if w.size[c] == 0 { // an empty cluster restarts at a random point
 			w.seedOf[c] = rng.IntN(n)
 			continue
 		}
+		if w.seedOf[c] < 0 && !w.moved[c] {
+			continue // the same members: the same sums, norm and quotients
+		}
 		w.seedOf[c] = -1
+		w.moved[c] = false
 		s := w.sum[c*n : (c+1)*n]
 		var ss float64
 		for j, l := range labels {
@@ -431,5 +536,10 @@ func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
 			}
 		}
 		w.norm[c] = math.Sqrt(max(ss, 1e-300))
+		q := w.quot[c*n : (c+1)*n]
+		q = q[:len(s)]
+		for i, v := range s {
+			q[i] = v / w.norm[c]
+		}
 	}
 }

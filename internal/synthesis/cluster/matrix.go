@@ -22,6 +22,12 @@ const Noise = -1
 type Matrix struct {
 	N, D, Stride int
 	X            []float32
+
+	// gram caches X·Xᵀ (n×n) once something asked for it: the k-distances,
+	// DBSCAN and N-space k-means of one user all compute the same products
+	// (issue 50), and the product is the same call each time, bit for bit.
+	// Rows must not change after it is taken.
+	gram []float32
 }
 
 // NewMatrix copies rows into a Matrix, scaling each to unit length. A zero
@@ -75,6 +81,14 @@ func (m *Matrix) blockRows() int {
 // Together the blocks cover every pair i<j once (and the diagonal).
 func (m *Matrix) upperBlocks(ctx context.Context, fn func(a, b int, sims []float32, stride int)) error {
 	br := m.blockRows()
+	if m.N <= br {
+		// one block: the whole product, the very call Gram makes
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fn(0, m.N, m.Gram(), m.N)
+		return nil
+	}
 	c := make([]float32, br*m.N)
 	for lo := 0; lo < m.N; lo += br {
 		if err := ctx.Err(); err != nil {
@@ -86,6 +100,16 @@ func (m *Matrix) upperBlocks(ctx context.Context, fn func(a, b int, sims []float
 		fn(lo, hi, c[:(hi-lo)*width], width)
 	}
 	return nil
+}
+
+// Gram returns X·Xᵀ, n×n row-major, computed on the first call and kept:
+// the caller must not change it, nor the rows after the call.
+func (m *Matrix) Gram() []float32 {
+	if m.gram == nil {
+		m.gram = make([]float32, m.N*m.N)
+		products(m.X, m.X, m.Stride, m.gram, m.N)
+	}
+	return m.gram
 }
 
 // simsTo computes the similarities of row i to every row into dst (len N).
