@@ -60,7 +60,7 @@ type work struct {
 	simRows  [][]float32 // simRows[i]: row i's similarities to every row, once asked for
 	sims     []float32   // scratch for simsOf when the cache is off
 	self     []float64   // x_i·x_i in float64, for the silhouette; nil until needed
-	closest  []float64
+	seedings []seeding   // KMeansAuto's runs' k-means++ centres, by run
 	cand     []float64
 	bestCand []float64
 	cent     []float32
@@ -159,8 +159,7 @@ func (w *work) kmeans(ctx context.Context, k, nInit int, seed uint64) (*KMeansRe
 	k = min(k, w.m.N)
 	var best *KMeansResult
 	for run := range max(nInit, 1) {
-		rng := rand.New(rand.NewPCG(seed, uint64(run)))
-		r, err := w.once(ctx, k, rng)
+		r, err := w.once(ctx, k, run, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +170,78 @@ func (w *work) kmeans(ctx context.Context, k, nInit int, seed uint64) (*KMeansRe
 	return best, nil
 }
 
-func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, error) {
+// seeding is one run's k-means++ centres as far as they have been chosen.
+// A run's random source depends on the seed and the run's number only, so
+// the runs for k and for k+1 draw the same numbers, and while they make the
+// same number of local trials (2+ln k: 2 for k ≤ 2, 3 up to 7, 4 up to 20)
+// their first k centres are the same: KMeansAuto's run for k+1 continues
+// the seeding of its run for k instead of starting over (issue 50).
+type seeding struct {
+	seed    uint64
+	trials  int
+	centres []int
+	after   []rand.PCG // the random source after centres[c] was chosen
+	closest []float64  // each point's distance to the closest centre chosen
+	pot     float64    // the sum of closest
+}
+
+// seeds returns run's first k centres and its random source after them, as
+// seeding them afresh from rand.NewPCG(seed, run) would.
+func (w *work) seeds(k, run int, seed uint64) ([]int, *rand.Rand) {
+	n := w.m.N
+	trials := 2 + int(math.Log(float64(k)))
+	if len(w.seedings) <= run {
+		w.seedings = append(w.seedings, make([]seeding, run+1-len(w.seedings))...)
+	}
+	s := &w.seedings[run]
+	// k-means++ on the squared chord distance 2(1-cos), which is the squared
+	// Euclidean distance between unit vectors.
+	if len(s.centres) == 0 || s.seed != seed || s.trials != trials {
+		src := rand.NewPCG(seed, uint64(run))
+		first := rand.New(src).IntN(n)
+		s.seed, s.trials = seed, trials
+		s.centres, s.after = append(s.centres[:0], first), append(s.after[:0], *src)
+		s.closest = grow(s.closest, n)
+		s.pot = 0
+		for i, v := range w.simsOf(first)[:n] {
+			s.closest[i] = max(2*(1-float64(v)), 0)
+			s.pot += s.closest[i]
+		}
+	}
+	if len(s.centres) < k {
+		src := new(rand.PCG)
+		*src = s.after[len(s.after)-1]
+		rng := rand.New(src)
+		closest := s.closest
+		cand := grow(w.cand, n)
+		bestCand := grow(w.bestCand, n)
+		w.cand, w.bestCand = cand, bestCand
+		for len(s.centres) < k {
+			bestPot, bestIdx := math.Inf(1), -1
+			for range trials {
+				idx := sample(closest, s.pot, rng)
+				sims := w.simsOf(idx)[:n]
+				p := 0.0
+				for i, v := range sims {
+					cand[i] = min(closest[i], max(2*(1-float64(v)), 0))
+					p += cand[i]
+				}
+				if p < bestPot {
+					bestPot, bestIdx = p, idx
+					copy(bestCand, cand)
+				}
+			}
+			s.pot = bestPot
+			copy(closest, bestCand)
+			s.centres, s.after = append(s.centres, bestIdx), append(s.after, *src)
+		}
+	}
+	src := new(rand.PCG)
+	*src = s.after[k-1]
+	return s.centres[:k], rand.New(src)
+}
+
+func (w *work) once(ctx context.Context, k, run int, seed uint64) (*KMeansResult, error) {
 	m := w.m
 	n := m.N
 	if k == 0 {
@@ -185,38 +255,9 @@ func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, 
 		w.seedOf = grow(w.seedOf, k)
 		w.norm = grow(w.norm, k)
 	}
-	// k-means++ on the squared chord distance 2(1-cos), which is the squared
-	// Euclidean distance between unit vectors.
-	closest := grow(w.closest, n)
-	cand := grow(w.cand, n)
-	bestCand := grow(w.bestCand, n)
-	w.closest, w.cand, w.bestCand = closest, cand, bestCand
-	first := rng.IntN(n)
-	w.setSeed(cent, 0, first)
-	pot := 0.0
-	for i, s := range w.simsOf(first)[:n] {
-		closest[i] = max(2*(1-float64(s)), 0)
-		pot += closest[i]
-	}
-	trials := 2 + int(math.Log(float64(k)))
-	for c := 1; c < k; c++ {
-		bestPot, bestIdx := math.Inf(1), -1
-		for range trials {
-			idx := sample(closest, pot, rng)
-			sims := w.simsOf(idx)[:n]
-			p := 0.0
-			for i, s := range sims {
-				cand[i] = min(closest[i], max(2*(1-float64(s)), 0))
-				p += cand[i]
-			}
-			if p < bestPot {
-				bestPot, bestIdx = p, idx
-				copy(bestCand, cand)
-			}
-		}
-		w.setSeed(cent, c, bestIdx)
-		pot = bestPot
-		copy(closest, bestCand)
+	centres, rng := w.seeds(k, run, seed)
+	for c, i := range centres {
+		w.setSeed(cent, c, i)
 	}
 	labels := make([]int, n)
 	for i := range labels {
