@@ -173,3 +173,64 @@ dotsdone:
 	VMOVUPD Y3, 96(DX)
 	VZEROUPPER
 	RET
+
+// func maxUpdate64(best *float64, at *int64, s *float64, c int64, n int)
+// For i < n (a multiple of 4): if s[i] > best[i] (false for NaN, as in Go),
+// best[i], at[i] = s[i], c.
+TEXT ·maxUpdate64(SB), NOSPLIT, $0-40
+	MOVQ best+0(FP), DI
+	MOVQ at+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ c+24(FP), AX
+	MOVQ n+32(FP), CX
+	MOVQ AX, X3
+	VPBROADCASTQ X3, Y3
+	XORQ R8, R8
+
+max64loop:
+	CMPQ R8, CX
+	JGE  max64done
+	VMOVUPD (DX)(R8*8), Y0
+	VMOVUPD (DI)(R8*8), Y1
+	VCMPPD $0x1e, Y1, Y0, Y2
+	VBLENDVPD Y2, Y0, Y1, Y1
+	VMOVUPD Y1, (DI)(R8*8)
+	VMOVDQU (SI)(R8*8), Y4
+	VBLENDVPD Y2, Y3, Y4, Y4
+	VMOVDQU Y4, (SI)(R8*8)
+	ADDQ $4, R8
+	JMP  max64loop
+
+max64done:
+	VZEROUPPER
+	RET
+
+// func maxUpdate32(best *float64, at *int64, s *float32, c int64, n int)
+// maxUpdate64 with s in float32, widened (exactly) to float64.
+TEXT ·maxUpdate32(SB), NOSPLIT, $0-40
+	MOVQ best+0(FP), DI
+	MOVQ at+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ c+24(FP), AX
+	MOVQ n+32(FP), CX
+	MOVQ AX, X3
+	VPBROADCASTQ X3, Y3
+	XORQ R8, R8
+
+max32loop:
+	CMPQ R8, CX
+	JGE  max32done
+	VCVTPS2PD (DX)(R8*4), Y0
+	VMOVUPD (DI)(R8*8), Y1
+	VCMPPD $0x1e, Y1, Y0, Y2
+	VBLENDVPD Y2, Y0, Y1, Y1
+	VMOVUPD Y1, (DI)(R8*8)
+	VMOVDQU (SI)(R8*8), Y4
+	VBLENDVPD Y2, Y3, Y4, Y4
+	VMOVDQU Y4, (SI)(R8*8)
+	ADDQ $4, R8
+	JMP  max32loop
+
+max32done:
+	VZEROUPPER
+	RET

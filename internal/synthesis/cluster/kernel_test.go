@@ -110,3 +110,51 @@ func TestKernelsMatchGo(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxIntoMatchesGo checks assignGram's running maximum with the kernels
+// against the Go loop it stands for, on values with ties, NaNs and infinities
+// (the first of equal values wins, a NaN never does).
+func TestMaxIntoMatchesGo(t *testing.T) {
+	if !hasKernel {
+		t.Skip("no AVX2/FMA on this CPU: the kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 0.5}
+	for _, n := range []int{1, 3, 4, 7, 8, 100, 101} {
+		best, at := make([]float64, n), make([]int64, n)
+		wbest, wat := make([]float64, n), make([]int64, n)
+		for i := range n {
+			best[i], wbest[i] = math.Inf(-1), math.Inf(-1)
+		}
+		for c := range 12 {
+			s64 := make([]float64, n)
+			s32 := make([]float32, n)
+			for i := range n {
+				v := math.Round(rng.NormFloat64()*4) / 4 // ties are common
+				if rng.IntN(8) == 0 {
+					v = special[rng.IntN(len(special))]
+				}
+				s64[i], s32[i] = v, float32(v)
+			}
+			if c%2 == 0 {
+				maxInto(best, at, s32, c)
+			} else {
+				maxInto(best, at, s64, c)
+			}
+			for i := range n {
+				v := s64[i]
+				if c%2 == 0 {
+					v = float64(s32[i])
+				}
+				if v > wbest[i] {
+					wbest[i], wat[i] = v, int64(c)
+				}
+			}
+			for i := range n {
+				if math.Float64bits(best[i]) != math.Float64bits(wbest[i]) || at[i] != wat[i] {
+					t.Fatalf("n=%d after cluster %d: point %d best %v at %d, want %v at %d", n, c, i, best[i], at[i], wbest[i], wat[i])
+				}
+			}
+		}
+	}
+}

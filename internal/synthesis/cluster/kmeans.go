@@ -70,6 +70,8 @@ type work struct {
 	sumT     []float64 // the silhouette's cluster sums, four clusters interleaved
 	dots     []float64 // the silhouette's point·cluster-sum products, n×k
 	prod     []float32 // assign's block of products
+	best     []float64 // assignGram's best similarity of each point so far
+	at       []int64   // and the cluster it is to
 
 	// N-space bookkeeping (issue 50). When exact, every sum of Gram values
 	// that w.sum can hold is exact in float64 (see exactSums), so its value
@@ -530,27 +532,51 @@ func growKeep[T any](s []T, n int) []T {
 // similarity to x_i is x_i·ΣC / |ΣC| (w.quot, taken by updateGram).
 func (w *work) assignGram(k int, labels []int, changed *int) float64 {
 	n := w.m.N
-	inertia := 0.0
-	for i := range n {
-		bi, bs := 0, math.Inf(-1)
-		for c := range k {
-			var s float64
-			if p := w.seedOf[c]; p >= 0 {
-				s = float64(w.g[p*n+i])
-			} else {
-				s = w.quot[c*n+i]
-			}
-			if s > bs {
-				bi, bs = c, s
-			}
+	// Cluster by cluster, each point keeping its best so far: for a point,
+	// the clusters come in the same order as one point's scan over them,
+	// so it picks the same cluster (the first of equal bests).
+	best, at := grow(w.best, n), grow(w.at, n)
+	w.best, w.at = best, at
+	for i := range best {
+		best[i], at[i] = math.Inf(-1), 0
+	}
+	for c := range k {
+		if p := w.seedOf[c]; p >= 0 {
+			maxInto(best, at, w.g[p*n:(p+1)*n], c)
+		} else {
+			maxInto(best, at, w.quot[c*n:(c+1)*n], c)
 		}
-		if labels[i] != bi {
+	}
+	inertia := 0.0
+	for i, bs := range best {
+		if bi := int(at[i]); labels[i] != bi {
 			labels[i] = bi
 			*changed++
 		}
 		inertia += min(max(1-bs, 0), 2)
 	}
 	return inertia
+}
+
+// maxInto sets best[i], at[i] = s[i], c where s[i] > best[i].
+func maxInto[T float32 | float64](best []float64, at []int64, s []T, c int) {
+	n := len(best)
+	s, at = s[:n], at[:n]
+	i := 0
+	if hasKernel && n >= 4 {
+		i = n &^ 3
+		switch s := any(s).(type) {
+		case []float32:
+			maxUpdate32(&best[0], &at[0], &s[0], int64(c), i)
+		case []float64:
+			maxUpdate64(&best[0], &at[0], &s[0], int64(c), i)
+		}
+	}
+	for ; i < n; i++ {
+		if v := float64(s[i]); v > best[i] {
+			best[i], at[i] = v, int64(c)
+		}
+	}
 }
 
 // updateGram is updateCentroids in N-space: the cluster sums' products with
