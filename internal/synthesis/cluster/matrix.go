@@ -107,9 +107,55 @@ func (m *Matrix) upperBlocks(ctx context.Context, fn func(a, b int, sims []float
 func (m *Matrix) Gram() []float32 {
 	if m.gram == nil {
 		m.gram = make([]float32, m.N*m.N)
-		products(m.X, m.X, m.Stride, m.gram, m.N)
+		if hasKernel && m.N <= symmetricMax {
+			m.symmetricGram()
+		} else {
+			products(m.X, m.X, m.Stride, m.gram, m.N)
+		}
 	}
 	return m.gram
+}
+
+// symmetricMax is the most rows whose Gram matrix symmetricGram computes,
+// on one goroutine; larger ones are spread over the CPUs by products.
+const symmetricMax = 512
+
+// symmetricGram sets m.gram to what products(X, X) gives, bit for bit,
+// computing each pair once. dot2x4 gives a_i·b_j and a_j·b_i the same bits
+// (lane by lane the same FMAs of the same products, then the same sums),
+// and so does dotLanes2x3 (products rounded, then added in the same order),
+// but the two kernels differ: products takes the last N mod 4 columns with
+// dotLanes2x3, so those columns, and the rows past the last group of four
+// against the other columns, are taken as products takes them.
+func (m *Matrix) symmetricGram() {
+	n, s, g := m.N, m.Stride, m.gram
+	n4 := n &^ 3
+	var out [8]float32
+	for i := 0; i < n4; i += 2 {
+		a0, a1 := m.X[i*s:(i+1)*s], m.X[(i+1)*s:(i+2)*s]
+		for j := i &^ 3; j < n4; j += 4 {
+			dot2x4(&a0[0], &a1[0], &m.X[j*s], &m.X[(j+1)*s], &m.X[(j+2)*s], &m.X[(j+3)*s], s, &out)
+			copy(g[i*n+j:i*n+j+4], out[:4])
+			copy(g[(i+1)*n+j:(i+1)*n+j+4], out[4:])
+		}
+	}
+	for i := range n4 {
+		for j := range i &^ 3 {
+			g[i*n+j] = g[j*n+i]
+		}
+	}
+	if n4 == n {
+		return
+	}
+	// the last columns, for every row, and the last rows' first columns
+	tail := make([]float32, n*(n-n4))
+	products(m.X[:n*s], m.X[n4*s:n*s], s, tail, n-n4)
+	for i := range n {
+		copy(g[i*n+n4:(i+1)*n], tail[i*(n-n4):(i+1)*(n-n4)])
+	}
+	if n4 > 0 {
+		products(m.X[n4*s:n*s], m.X[:n4*s], s, g[n4*n:], n)
+	}
 }
 
 // simsTo computes the similarities of row i to every row into dst (len N).
