@@ -4,6 +4,7 @@ import (
 	"github.com/helixhq/helix/internal/f32"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -183,6 +184,70 @@ func TestSymmetricGramMatchesProducts(t *testing.T) {
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("n=%d d=%d: G[%d][%d] = %v, products %v", n, d, i/n, i%n, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestRowKernelsMatchGo checks the kernels behind the row normalisation,
+// the silhouette's x·x, the k-means sums and quotients against the Go loops
+// they stand for, bit for bit: InPlace against SetRow (sums of squares four
+// rows at a time), sumSquares against a float64 sum in order, subRow and
+// divInto against -= and /.
+func TestRowKernelsMatchGo(t *testing.T) {
+	if !hasKernel {
+		t.Skip("no AVX2/FMA on this CPU: the kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, shape := range [][2]int{{1, 8}, {3, 16}, {4, 8}, {5, 1536}, {9, 384}, {100, 1536}} {
+		n, d := shape[0], shape[1]
+		x := make([]float32, n*d)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * math.Exp(rng.NormFloat64()*3))
+		}
+		want := NewEmpty(n, d)
+		for i := range n {
+			want.SetRow(i, x[i*d:(i+1)*d])
+		}
+		got := InPlace(slices.Clone(x), n, d)
+		for i := range want.X {
+			if math.Float32bits(got.X[i]) != math.Float32bits(want.X[i]) {
+				t.Fatalf("%v: InPlace [%d] = %v, SetRow %v", shape, i, got.X[i], want.X[i])
+			}
+		}
+		ss := make([]float64, n)
+		got.sumSquares(0, ss)
+		for i := range n {
+			var w float64
+			for _, v := range got.row(i) {
+				w += float64(v) * float64(v)
+			}
+			if math.Float64bits(ss[i]) != math.Float64bits(w) {
+				t.Fatalf("%v: sumSquares [%d] = %v, want %v", shape, i, ss[i], w)
+			}
+		}
+		for _, m := range []int{1, 7, 8, 13, 100, 101} {
+			s, w := make([]float64, m), make([]float64, m)
+			row := make([]float32, m)
+			for i := range m {
+				s[i] = rng.NormFloat64() * 50
+				w[i] = s[i]
+				row[i] = float32(rng.NormFloat64())
+			}
+			subRow(s, row)
+			for i := range m {
+				w[i] -= float64(row[i])
+			}
+			div := rng.Float64()*3 + 0.1
+			q := make([]float64, m)
+			divInto(q, s, div)
+			for i := range m {
+				if math.Float64bits(s[i]) != math.Float64bits(w[i]) {
+					t.Fatalf("subRow (%d) [%d] = %v, want %v", m, i, s[i], w[i])
+				}
+				if want := s[i] / div; math.Float64bits(q[i]) != math.Float64bits(want) {
+					t.Fatalf("divInto (%d) [%d] = %v, want %v", m, i, q[i], want)
+				}
 			}
 		}
 	}

@@ -445,12 +445,7 @@ func (w *work) gramSums(k int, labels []int) {
 			continue
 		}
 		size[l]++
-		s := sum[l*n : (l+1)*n]
-		row := w.g[j*n : (j+1)*n]
-		s = s[:len(row)]
-		for i, v := range row {
-			s[i] += float64(v)
-		}
+		addRow(sum[l*n:(l+1)*n], w.g[j*n:(j+1)*n])
 	}
 	for c := range k {
 		w.moved[c] = true
@@ -478,20 +473,12 @@ func (w *work) moveSums(k int, labels []int) {
 		if o >= 0 {
 			w.size[o]--
 			w.moved[o] = true
-			s := w.sum[o*n : (o+1)*n]
-			s = s[:len(row)]
-			for i, v := range row {
-				s[i] -= float64(v)
-			}
+			subRow(w.sum[o*n:(o+1)*n], row)
 		}
 		if l >= 0 {
 			w.size[l]++
 			w.moved[l] = true
-			s := w.sum[l*n : (l+1)*n]
-			s = s[:len(row)]
-			for i, v := range row {
-				s[i] += float64(v)
-			}
+			addRow(w.sum[l*n:(l+1)*n], row)
 		}
 		w.sumOf[j] = l
 	}
@@ -517,6 +504,45 @@ func exactSums(g []float32, n int) bool {
 		}
 	}
 	return hi == 0 || float64(n)*hi <= lo*(1<<28)
+}
+
+// addRow adds float64(row[i]) to s[i], each an IEEE addition as in Go.
+func addRow(s []float64, row []float32) {
+	s = s[:len(row)]
+	i := 0
+	if hasKernel && len(row) >= 8 {
+		i = len(row) &^ 7
+		addWiden(&s[0], &row[0], i)
+	}
+	for ; i < len(row); i++ {
+		s[i] += float64(row[i])
+	}
+}
+
+// subRow subtracts float64(row[i]) from s[i].
+func subRow(s []float64, row []float32) {
+	s = s[:len(row)]
+	i := 0
+	if hasKernel && len(row) >= 8 {
+		i = len(row) &^ 7
+		subWiden(&s[0], &row[0], i)
+	}
+	for ; i < len(row); i++ {
+		s[i] -= float64(row[i])
+	}
+}
+
+// divInto sets q[i] = s[i] / d.
+func divInto(q, s []float64, d float64) {
+	q = q[:len(s)]
+	i := 0
+	if hasKernel && len(s) >= 4 {
+		i = len(s) &^ 3
+		divBy(&q[0], &s[0], d, i)
+	}
+	for ; i < len(s); i++ {
+		q[i] = s[i] / d
+	}
 }
 
 // growKeep is grow keeping the contents (new elements are zero).
@@ -603,10 +629,6 @@ func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
 			}
 		}
 		w.norm[c] = math.Sqrt(max(ss, 1e-300))
-		q := w.quot[c*n : (c+1)*n]
-		q = q[:len(s)]
-		for i, v := range s {
-			q[i] = v / w.norm[c]
-		}
+		divInto(w.quot[c*n:(c+1)*n], s, w.norm[c])
 	}
 }

@@ -56,6 +56,11 @@ func (m *Matrix) SetRow(i int, r []float32) {
 	for _, v := range r {
 		ss += float64(v) * float64(v)
 	}
+	m.setScaled(i, r, ss)
+}
+
+// setScaled stores r scaled to unit length, ss being Σ r_k² in float64.
+func (m *Matrix) setScaled(i int, r []float32, ss float64) {
 	inv := float32(0)
 	if ss > 0 {
 		inv = float32(1 / math.Sqrt(ss))
@@ -63,6 +68,34 @@ func (m *Matrix) SetRow(i int, r []float32) {
 	dst := m.row(i)
 	for k, v := range r {
 		dst[k] = v * inv
+	}
+}
+
+// sumSquares sets ss[r] = Σ_k float64(x[r][k])² over rows [lo, lo+len(ss))
+// of m (each row's whole stride, in order), as SetRow and the silhouette
+// add them; four rows at a time with the kernel, bit for bit.
+func (m *Matrix) sumSquares(lo int, ss []float64) {
+	s := m.Stride
+	r := 0
+	if hasKernel && s >= 4 {
+		var out [4]float64
+		for ; r+4 <= len(ss); r += 4 {
+			i := lo + r
+			sumSquares4(&m.X[i*s], &m.X[(i+1)*s], &m.X[(i+2)*s], &m.X[(i+3)*s], s&^3, &out)
+			for q := range 4 {
+				for _, v := range m.row(i + q)[s&^3:] {
+					out[q] += float64(v) * float64(v)
+				}
+			}
+			copy(ss[r:r+4], out[:])
+		}
+	}
+	for ; r < len(ss); r++ {
+		var a float64
+		for _, v := range m.row(lo + r) {
+			a += float64(v) * float64(v)
+		}
+		ss[r] = a
 	}
 }
 
@@ -245,8 +278,10 @@ func dist(s float32) float64 {
 // normalising them in x itself: the caller's vectors become unit vectors.
 func InPlace(x []float32, n, d int) *Matrix {
 	m := &Matrix{N: n, D: d, Stride: d, X: x[:n*d]}
+	ss := make([]float64, n)
+	m.sumSquares(0, ss)
 	for i := range n {
-		m.SetRow(i, m.row(i))
+		m.setScaled(i, m.row(i), ss[i])
 	}
 	return m
 }
