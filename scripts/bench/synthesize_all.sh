@@ -3,9 +3,11 @@
 # dimensions (default 1,000 × 100 × 1,536) against the floor of reading the
 # same rows: one binary COPY (through psql) of the columns synthesis reads,
 # in the order it reads them. Runs them interleaved R times (default 3) and
-# prints wall times, helix's CPU, the CPU of the PostgreSQL backends serving
-# each (scripts/bench/pgcpu.sh), and the ratios to the COPY floor; the goal
-# (issues 20, 37) is ≤ 1.3× in wall time and in PostgreSQL CPU. With
+# prints wall times, the client's CPU (psql's, helix's: GNU time, user +
+# sys), the CPU of the PostgreSQL backends serving each (scripts/bench/pgcpu.sh),
+# and the ratios to the COPY floor: in wall time and PostgreSQL CPU (issues
+# 20, 37: ≤ 1.3×), and in client + PostgreSQL CPU, helix + its backends
+# against psql + the COPY's backend (issue 50: ≤ 1.3×). With
 # BASE=<git revision> that revision's helix runs too, and its output
 # (--full --dry-run --output json: every user, not only the changed ones)
 # must equal this tree's byte for byte. URL=<a database synthload made>
@@ -55,17 +57,21 @@ copy="\\copy (SELECT id, content, embedding::real[], emotional_valence, created_
 for i in $(seq "$R"); do
   echo "load: $(uptime)"
   pgcpu_start "$DB"
-  s=$(date +%s.%N); psql "$url" -qc "$copy"; c=$(echo "$(date +%s.%N) - $s" | bc)
+  /usr/bin/time -f '%e %U %S' -o "$dir/time" psql "$url" -qc "$copy"
   cpg=$(pgcpu_stop)
-  printf 'run %d: COPY floor  %6.2f s wall, PostgreSQL %5.2f CPU-s\n' "$i" "$c" "$cpg"
+  read -r c user sys <"$dir/time"
+  ccpu=$(echo "$user + $sys" | bc)
+  printf 'run %d: COPY floor  %6.2f s wall, PostgreSQL %5.2f CPU-s, psql  %5.2f CPU-s; both %5.2f CPU-s\n' "$i" "$c" "$cpg" "$ccpu" "$(echo "$cpg + $ccpu" | bc)"
   for b in "${bins[@]}"; do
     pgcpu_start "$DB"
     HELIX_DATABASE_URL=$url /usr/bin/time -f '%e %U %S' -o "$dir/time" "$b" synthesize --all-users --full --log-format json 2>"$dir/err" >/dev/null ||
       { pgcpu_stop >/dev/null; cat "$dir/err" >&2; exit 1; }
     hpg=$(pgcpu_stop)
     read -r wall user sys <"$dir/time"
-    printf 'run %d: %-11s %6.2f s wall, PostgreSQL %5.2f CPU-s, helix %5.2f CPU-s; to COPY: wall %.2f, PostgreSQL CPU %.2f\n' "$i" "$(basename "$b")" \
-      "$wall" "$hpg" "$(echo "$user + $sys" | bc)" "$(echo "$wall / $c" | bc -l)" "$(echo "$hpg / $cpg" | bc -l)"
+    hcpu=$(echo "$user + $sys" | bc)
+    printf 'run %d: %-11s %6.2f s wall, PostgreSQL %5.2f CPU-s, helix %5.2f CPU-s; both %5.2f CPU-s; to COPY: wall %.2f, PostgreSQL CPU %.2f, helix+PostgreSQL CPU to psql+PostgreSQL %.2f\n' "$i" "$(basename "$b")" \
+      "$wall" "$hpg" "$hcpu" "$(echo "$hpg + $hcpu" | bc)" "$(echo "$wall / $c" | bc -l)" "$(echo "$hpg / $cpg" | bc -l)" \
+      "$(echo "($hpg + $hcpu) / ($cpg + $ccpu)" | bc -l)"
   done
 done
 echo "load: $(uptime)"

@@ -30,3 +30,30 @@ func addWiden(dst *float64, src *float32, n int)
 //
 //go:noescape
 func dots4x4(x0, x1, x2, x3 *float32, s *float64, n int, out *[16]float64)
+
+// maxUpdate64 sets best[i], at[i] = s[i], c where s[i] > best[i], for
+// i < n (a multiple of 4).
+//
+//go:noescape
+func maxUpdate64(best *float64, at *int64, s *float64, c int64, n int)
+
+// maxUpdate32 is maxUpdate64 for float32 values of s.
+//
+//go:noescape
+func maxUpdate32(best *float64, at *int64, s *float32, c int64, n int)
+
+// sumSquares4 writes Σ_i float64(x_r[i])² to out[r] for four rows, adding
+// in the order of i without FMA; n is a multiple of 4.
+//
+//go:noescape
+func sumSquares4(x0, x1, x2, x3 *float32, n int, out *[4]float64)
+
+// divBy sets dst[i] = src[i] / d for i < n (a multiple of 4).
+//
+//go:noescape
+func divBy(dst, src *float64, d float64, n int)
+
+// subWiden subtracts float64(src[i]) from dst[i] for i < n (a multiple of 8).
+//
+//go:noescape
+func subWiden(dst *float64, src *float32, n int)

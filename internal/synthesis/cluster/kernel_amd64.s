@@ -173,3 +173,158 @@ dotsdone:
 	VMOVUPD Y3, 96(DX)
 	VZEROUPPER
 	RET
+
+// func maxUpdate64(best *float64, at *int64, s *float64, c int64, n int)
+// For i < n (a multiple of 4): if s[i] > best[i] (false for NaN, as in Go),
+// best[i], at[i] = s[i], c.
+TEXT ·maxUpdate64(SB), NOSPLIT, $0-40
+	MOVQ best+0(FP), DI
+	MOVQ at+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ c+24(FP), AX
+	MOVQ n+32(FP), CX
+	MOVQ AX, X3
+	VPBROADCASTQ X3, Y3
+	XORQ R8, R8
+
+max64loop:
+	CMPQ R8, CX
+	JGE  max64done
+	VMOVUPD (DX)(R8*8), Y0
+	VMOVUPD (DI)(R8*8), Y1
+	VCMPPD $0x1e, Y1, Y0, Y2
+	VBLENDVPD Y2, Y0, Y1, Y1
+	VMOVUPD Y1, (DI)(R8*8)
+	VMOVDQU (SI)(R8*8), Y4
+	VBLENDVPD Y2, Y3, Y4, Y4
+	VMOVDQU Y4, (SI)(R8*8)
+	ADDQ $4, R8
+	JMP  max64loop
+
+max64done:
+	VZEROUPPER
+	RET
+
+// func maxUpdate32(best *float64, at *int64, s *float32, c int64, n int)
+// maxUpdate64 with s in float32, widened (exactly) to float64.
+TEXT ·maxUpdate32(SB), NOSPLIT, $0-40
+	MOVQ best+0(FP), DI
+	MOVQ at+8(FP), SI
+	MOVQ s+16(FP), DX
+	MOVQ c+24(FP), AX
+	MOVQ n+32(FP), CX
+	MOVQ AX, X3
+	VPBROADCASTQ X3, Y3
+	XORQ R8, R8
+
+max32loop:
+	CMPQ R8, CX
+	JGE  max32done
+	VCVTPS2PD (DX)(R8*4), Y0
+	VMOVUPD (DI)(R8*8), Y1
+	VCMPPD $0x1e, Y1, Y0, Y2
+	VBLENDVPD Y2, Y0, Y1, Y1
+	VMOVUPD Y1, (DI)(R8*8)
+	VMOVDQU (SI)(R8*8), Y4
+	VBLENDVPD Y2, Y3, Y4, Y4
+	VMOVDQU Y4, (SI)(R8*8)
+	ADDQ $4, R8
+	JMP  max32loop
+
+max32done:
+	VZEROUPPER
+	RET
+
+// func sumSquares4(x0, x1, x2, x3 *float32, n int, out *[4]float64)
+// out[r] = Σ_{i<n} float64(x_r[i])·float64(x_r[i]), i ascending, each square
+// rounded and then added (no FMA); n a multiple of 4. Four elements of each
+// row are widened, transposed so that lane r holds row r, and added one
+// element at a time: each row's sum in its own order.
+TEXT ·sumSquares4(SB), NOSPLIT, $0-48
+	MOVQ x0+0(FP), SI
+	MOVQ x1+8(FP), DI
+	MOVQ x2+16(FP), R8
+	MOVQ x3+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ out+40(FP), DX
+	XORQ AX, AX
+	VXORPD Y8, Y8, Y8
+
+sqloop:
+	CMPQ AX, CX
+	JGE  sqdone
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD (DI)(AX*4), Y1
+	VCVTPS2PD (R8)(AX*4), Y2
+	VCVTPS2PD (R9)(AX*4), Y3
+	VUNPCKLPD Y1, Y0, Y4
+	VUNPCKHPD Y1, Y0, Y5
+	VUNPCKLPD Y3, Y2, Y6
+	VUNPCKHPD Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMULPD Y0, Y0, Y0
+	VADDPD Y0, Y8, Y8
+	VMULPD Y1, Y1, Y1
+	VADDPD Y1, Y8, Y8
+	VMULPD Y2, Y2, Y2
+	VADDPD Y2, Y8, Y8
+	VMULPD Y3, Y3, Y3
+	VADDPD Y3, Y8, Y8
+	ADDQ $4, AX
+	JMP  sqloop
+
+sqdone:
+	VMOVUPD Y8, (DX)
+	VZEROUPPER
+	RET
+
+// func divBy(dst, src *float64, d float64, n int)
+// dst[i] = src[i] / d for i < n, n a multiple of 4 (IEEE division, as Go's).
+TEXT ·divBy(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	VBROADCASTSD d+16(FP), Y1
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+divloop:
+	CMPQ AX, CX
+	JGE  divdone
+	VMOVUPD (SI)(AX*8), Y0
+	VDIVPD Y1, Y0, Y0
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  divloop
+
+divdone:
+	VZEROUPPER
+	RET
+
+// func subWiden(dst *float64, src *float32, n int)
+// dst[i] -= float64(src[i]) for i < n, n a multiple of 8.
+TEXT ·subWiden(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+subloop:
+	CMPQ AX, CX
+	JGE  subdone
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VMOVUPD (DI)(AX*8), Y2
+	VMOVUPD 32(DI)(AX*8), Y3
+	VSUBPD Y0, Y2, Y2
+	VSUBPD Y1, Y3, Y3
+	VMOVUPD Y2, (DI)(AX*8)
+	VMOVUPD Y3, 32(DI)(AX*8)
+	ADDQ $8, AX
+	JMP  subloop
+
+subdone:
+	VZEROUPPER
+	RET

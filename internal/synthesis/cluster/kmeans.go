@@ -60,7 +60,7 @@ type work struct {
 	simRows  [][]float32 // simRows[i]: row i's similarities to every row, once asked for
 	sims     []float32   // scratch for simsOf when the cache is off
 	self     []float64   // x_i·x_i in float64, for the silhouette; nil until needed
-	closest  []float64
+	seedings []seeding   // KMeansAuto's runs' k-means++ centres, by run
 	cand     []float64
 	bestCand []float64
 	cent     []float32
@@ -70,6 +70,19 @@ type work struct {
 	sumT     []float64 // the silhouette's cluster sums, four clusters interleaved
 	dots     []float64 // the silhouette's point·cluster-sum products, n×k
 	prod     []float32 // assign's block of products
+	best     []float64 // assignGram's best similarity of each point so far
+	at       []int64   // and the cluster it is to
+
+	// N-space bookkeeping (issue 50). When exact, every sum of Gram values
+	// that w.sum can hold is exact in float64 (see exactSums), so its value
+	// does not depend on the order of the additions: gramSums then moves
+	// only the points whose label changed since the sums were taken, and
+	// the result is the full sum's, bit for bit.
+	exact bool
+	sumOf []int     // the labels w.sum and w.size hold the sums of; nil: none
+	sumK  int       // w.sum holds clusters [0, sumK)
+	moved []bool    // cluster c's members changed since its norm and quot were taken
+	quot  []float64 // quot[c*n+i] = x_i·ΣC / |ΣC|: a point's similarity to the mean of C
 }
 
 // gramMax is the most points for which k-means runs in N-space, when there
@@ -85,8 +98,8 @@ var gramMax = 2000
 func newWork(m *Matrix, gram bool) *work {
 	w := &work{m: m}
 	if gram && m.N > 0 && m.N <= gramMax && m.N < m.D {
-		w.g = make([]float32, m.N*m.N)
-		products(m.X, m.X, m.Stride, w.g, m.N)
+		w.g = m.Gram()
+		w.exact = exactSums(w.g, m.N)
 		return w
 	}
 	if m.N <= simCacheMax {
@@ -104,6 +117,8 @@ func (w *work) reserve(k int) {
 		w.sum = make([]float64, k*n)
 		w.size = make([]int, k)
 		w.dots = make([]float64, n*k)
+		w.quot = make([]float64, k*n)
+		w.moved = make([]bool, k)
 		return
 	}
 	w.cent = make([]float32, k*d)
@@ -146,8 +161,7 @@ func (w *work) kmeans(ctx context.Context, k, nInit int, seed uint64) (*KMeansRe
 	k = min(k, w.m.N)
 	var best *KMeansResult
 	for run := range max(nInit, 1) {
-		rng := rand.New(rand.NewPCG(seed, uint64(run)))
-		r, err := w.once(ctx, k, rng)
+		r, err := w.once(ctx, k, run, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +172,78 @@ func (w *work) kmeans(ctx context.Context, k, nInit int, seed uint64) (*KMeansRe
 	return best, nil
 }
 
-func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, error) {
+// seeding is one run's k-means++ centres as far as they have been chosen.
+// A run's random source depends on the seed and the run's number only, so
+// the runs for k and for k+1 draw the same numbers, and while they make the
+// same number of local trials (2+ln k: 2 for k ≤ 2, 3 up to 7, 4 up to 20)
+// their first k centres are the same: KMeansAuto's run for k+1 continues
+// the seeding of its run for k instead of starting over (issue 50).
+type seeding struct {
+	seed    uint64
+	trials  int
+	centres []int
+	after   []rand.PCG // the random source after centres[c] was chosen
+	closest []float64  // each point's distance to the closest centre chosen
+	pot     float64    // the sum of closest
+}
+
+// seeds returns run's first k centres and its random source after them, as
+// seeding them afresh from rand.NewPCG(seed, run) would.
+func (w *work) seeds(k, run int, seed uint64) ([]int, *rand.Rand) {
+	n := w.m.N
+	trials := 2 + int(math.Log(float64(k)))
+	if len(w.seedings) <= run {
+		w.seedings = append(w.seedings, make([]seeding, run+1-len(w.seedings))...)
+	}
+	s := &w.seedings[run]
+	// k-means++ on the squared chord distance 2(1-cos), which is the squared
+	// Euclidean distance between unit vectors.
+	if len(s.centres) == 0 || s.seed != seed || s.trials != trials {
+		src := rand.NewPCG(seed, uint64(run))
+		first := rand.New(src).IntN(n)
+		s.seed, s.trials = seed, trials
+		s.centres, s.after = append(s.centres[:0], first), append(s.after[:0], *src)
+		s.closest = grow(s.closest, n)
+		s.pot = 0
+		for i, v := range w.simsOf(first)[:n] {
+			s.closest[i] = max(2*(1-float64(v)), 0)
+			s.pot += s.closest[i]
+		}
+	}
+	if len(s.centres) < k {
+		src := new(rand.PCG)
+		*src = s.after[len(s.after)-1]
+		rng := rand.New(src)
+		closest := s.closest
+		cand := grow(w.cand, n)
+		bestCand := grow(w.bestCand, n)
+		w.cand, w.bestCand = cand, bestCand
+		for len(s.centres) < k {
+			bestPot, bestIdx := math.Inf(1), -1
+			for range trials {
+				idx := sample(closest, s.pot, rng)
+				sims := w.simsOf(idx)[:n]
+				p := 0.0
+				for i, v := range sims {
+					cand[i] = min(closest[i], max(2*(1-float64(v)), 0))
+					p += cand[i]
+				}
+				if p < bestPot {
+					bestPot, bestIdx = p, idx
+					copy(bestCand, cand)
+				}
+			}
+			s.pot = bestPot
+			copy(closest, bestCand)
+			s.centres, s.after = append(s.centres, bestIdx), append(s.after, *src)
+		}
+	}
+	src := new(rand.PCG)
+	*src = s.after[k-1]
+	return s.centres[:k], rand.New(src)
+}
+
+func (w *work) once(ctx context.Context, k, run int, seed uint64) (*KMeansResult, error) {
 	m := w.m
 	n := m.N
 	if k == 0 {
@@ -172,38 +257,9 @@ func (w *work) once(ctx context.Context, k int, rng *rand.Rand) (*KMeansResult, 
 		w.seedOf = grow(w.seedOf, k)
 		w.norm = grow(w.norm, k)
 	}
-	// k-means++ on the squared chord distance 2(1-cos), which is the squared
-	// Euclidean distance between unit vectors.
-	closest := grow(w.closest, n)
-	cand := grow(w.cand, n)
-	bestCand := grow(w.bestCand, n)
-	w.closest, w.cand, w.bestCand = closest, cand, bestCand
-	first := rng.IntN(n)
-	w.setSeed(cent, 0, first)
-	pot := 0.0
-	for i, s := range w.simsOf(first)[:n] {
-		closest[i] = max(2*(1-float64(s)), 0)
-		pot += closest[i]
-	}
-	trials := 2 + int(math.Log(float64(k)))
-	for c := 1; c < k; c++ {
-		bestPot, bestIdx := math.Inf(1), -1
-		for range trials {
-			idx := sample(closest, pot, rng)
-			sims := w.simsOf(idx)[:n]
-			p := 0.0
-			for i, s := range sims {
-				cand[i] = min(closest[i], max(2*(1-float64(s)), 0))
-				p += cand[i]
-			}
-			if p < bestPot {
-				bestPot, bestIdx = p, idx
-				copy(bestCand, cand)
-			}
-		}
-		w.setSeed(cent, c, bestIdx)
-		pot = bestPot
-		copy(closest, bestCand)
+	centres, rng := w.seeds(k, run, seed)
+	for c, i := range centres {
+		w.setSeed(cent, c, i)
 	}
 	labels := make([]int, n)
 	for i := range labels {
@@ -362,9 +418,23 @@ func (w *work) setSeed(cent []float32, c, i int) {
 }
 
 // gramSums sets w.sum[c*n+i] to Σ_{j labelled c} G_ij (x_i·ΣC) and w.size[c]
-// to the size of cluster c; points labelled Noise are left out.
+// to the size of cluster c; points labelled Noise are left out. It marks in
+// w.moved the clusters whose members changed.
 func (w *work) gramSums(k int, labels []int) {
 	n := w.m.N
+	w.moved = growKeep(w.moved, k)
+	if w.exact && w.sumOf != nil && k >= w.sumK && cap(w.sum) >= k*n && cap(w.size) >= k {
+		changed := 0
+		for j, l := range labels {
+			if l != w.sumOf[j] {
+				changed++
+			}
+		}
+		if 2*changed < n { // moving a point costs two rows, summing afresh one
+			w.moveSums(k, labels)
+			return
+		}
+	}
 	w.sum = grow(w.sum, k*n)
 	w.size = grow(w.size, k)
 	sum, size := w.sum, w.size
@@ -375,35 +445,137 @@ func (w *work) gramSums(k int, labels []int) {
 			continue
 		}
 		size[l]++
-		s := sum[l*n : (l+1)*n]
+		addRow(sum[l*n:(l+1)*n], w.g[j*n:(j+1)*n])
+	}
+	for c := range k {
+		w.moved[c] = true
+	}
+	if w.exact {
+		w.sumOf = append(w.sumOf[:0], labels...)
+		w.sumK = k
+	}
+}
+
+// moveSums is gramSums when the sums are exact: each point whose label
+// changed leaves its old cluster's sums and joins its new one's.
+func (w *work) moveSums(k int, labels []int) {
+	n := w.m.N
+	w.sum, w.size = w.sum[:k*n], w.size[:k]
+	clear(w.sum[w.sumK*n:])
+	clear(w.size[w.sumK:])
+	w.sumK = k
+	for j, l := range labels {
+		o := w.sumOf[j]
+		if l == o {
+			continue
+		}
 		row := w.g[j*n : (j+1)*n]
-		s = s[:len(row)]
-		for i, v := range row {
-			s[i] += float64(v)
+		if o >= 0 {
+			w.size[o]--
+			w.moved[o] = true
+			subRow(w.sum[o*n:(o+1)*n], row)
+		}
+		if l >= 0 {
+			w.size[l]++
+			w.moved[l] = true
+			addRow(w.sum[l*n:(l+1)*n], row)
+		}
+		w.sumOf[j] = l
+	}
+}
+
+// exactSums reports whether every sum of up to n values of g, in any order
+// and with any subtractions along the way, is exact in float64: every
+// nonzero float32 v with |v| ≥ lo is a multiple of 2^(⌊log2 lo⌋-23) ≥
+// lo·2⁻²⁴, so a sum of n of them is an integer multiple of that step below
+// n·hi, exact while n·hi ≤ lo·2²⁹ (53 bits). The margin is a factor of two.
+// Unit vectors make this hold unless some pair is orthogonal to within
+// ~1e-7 relative (then the sums are taken afresh each time, as before).
+func exactSums(g []float32, n int) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range g {
+		a := math.Abs(float64(v))
+		switch {
+		case math.IsNaN(a) || math.IsInf(a, 0):
+			return false
+		case a == 0:
+		default:
+			lo, hi = min(lo, a), max(hi, a)
 		}
 	}
+	return hi == 0 || float64(n)*hi <= lo*(1<<28)
+}
+
+// addRow adds float64(row[i]) to s[i], each an IEEE addition as in Go.
+func addRow(s []float64, row []float32) {
+	s = s[:len(row)]
+	i := 0
+	if hasKernel && len(row) >= 8 {
+		i = len(row) &^ 7
+		addWiden(&s[0], &row[0], i)
+	}
+	for ; i < len(row); i++ {
+		s[i] += float64(row[i])
+	}
+}
+
+// subRow subtracts float64(row[i]) from s[i].
+func subRow(s []float64, row []float32) {
+	s = s[:len(row)]
+	i := 0
+	if hasKernel && len(row) >= 8 {
+		i = len(row) &^ 7
+		subWiden(&s[0], &row[0], i)
+	}
+	for ; i < len(row); i++ {
+		s[i] -= float64(row[i])
+	}
+}
+
+// divInto sets q[i] = s[i] / d.
+func divInto(q, s []float64, d float64) {
+	q = q[:len(s)]
+	i := 0
+	if hasKernel && len(s) >= 4 {
+		i = len(s) &^ 3
+		divBy(&q[0], &s[0], d, i)
+	}
+	for ; i < len(s); i++ {
+		q[i] = s[i] / d
+	}
+}
+
+// growKeep is grow keeping the contents (new elements are zero).
+func growKeep[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return append(s[:cap(s)], make([]T, n-cap(s))...)
+	}
+	return s[:n]
 }
 
 // assignGram is assign in N-space: a centroid is a point (a seed, or a
 // restart of an empty cluster) or its cluster's normalised mean, whose
-// similarity to x_i is x_i·ΣC / |ΣC|.
+// similarity to x_i is x_i·ΣC / |ΣC| (w.quot, taken by updateGram).
 func (w *work) assignGram(k int, labels []int, changed *int) float64 {
 	n := w.m.N
-	inertia := 0.0
-	for i := range n {
-		bi, bs := 0, math.Inf(-1)
-		for c := range k {
-			var s float64
-			if p := w.seedOf[c]; p >= 0 {
-				s = float64(w.g[p*n+i])
-			} else {
-				s = w.sum[c*n+i] / w.norm[c]
-			}
-			if s > bs {
-				bi, bs = c, s
-			}
+	// Cluster by cluster, each point keeping its best so far: for a point,
+	// the clusters come in the same order as one point's scan over them,
+	// so it picks the same cluster (the first of equal bests).
+	best, at := grow(w.best, n), grow(w.at, n)
+	w.best, w.at = best, at
+	for i := range best {
+		best[i], at[i] = math.Inf(-1), 0
+	}
+	for c := range k {
+		if p := w.seedOf[c]; p >= 0 {
+			maxInto(best, at, w.g[p*n:(p+1)*n], c)
+		} else {
+			maxInto(best, at, w.quot[c*n:(c+1)*n], c)
 		}
-		if labels[i] != bi {
+	}
+	inertia := 0.0
+	for i, bs := range best {
+		if bi := int(at[i]); labels[i] != bi {
 			labels[i] = bi
 			*changed++
 		}
@@ -412,17 +584,43 @@ func (w *work) assignGram(k int, labels []int, changed *int) float64 {
 	return inertia
 }
 
+// maxInto sets best[i], at[i] = s[i], c where s[i] > best[i].
+func maxInto[T float32 | float64](best []float64, at []int64, s []T, c int) {
+	n := len(best)
+	s, at = s[:n], at[:n]
+	i := 0
+	if hasKernel && n >= 4 {
+		i = n &^ 3
+		switch s := any(s).(type) {
+		case []float32:
+			maxUpdate32(&best[0], &at[0], &s[0], int64(c), i)
+		case []float64:
+			maxUpdate64(&best[0], &at[0], &s[0], int64(c), i)
+		}
+	}
+	for ; i < n; i++ {
+		if v := float64(s[i]); v > best[i] {
+			best[i], at[i] = v, int64(c)
+		}
+	}
+}
+
 // updateGram is updateCentroids in N-space: the cluster sums' products with
 // every point, and their norms |ΣC|² = Σ_{j∈C} x_j·ΣC.
 func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
 	n := w.m.N
 	w.gramSums(k, labels)
+	w.quot = growKeep(w.quot, k*n)
 	for c := range k {
 		if w.size[c] == 0 { // an empty cluster restarts at a random point
 			w.seedOf[c] = rng.IntN(n)
 			continue
 		}
+		if w.seedOf[c] < 0 && !w.moved[c] {
+			continue // the same members: the same sums, norm and quotients
+		}
 		w.seedOf[c] = -1
+		w.moved[c] = false
 		s := w.sum[c*n : (c+1)*n]
 		var ss float64
 		for j, l := range labels {
@@ -431,5 +629,6 @@ func (w *work) updateGram(k int, labels []int, rng *rand.Rand) {
 			}
 		}
 		w.norm[c] = math.Sqrt(max(ss, 1e-300))
+		divInto(w.quot[c*n:(c+1)*n], s, w.norm[c])
 	}
 }

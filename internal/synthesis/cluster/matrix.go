@@ -22,6 +22,12 @@ const Noise = -1
 type Matrix struct {
 	N, D, Stride int
 	X            []float32
+
+	// gram caches X·Xᵀ (n×n) once something asked for it: the k-distances,
+	// DBSCAN and N-space k-means of one user all compute the same products
+	// (issue 50), and the product is the same call each time, bit for bit.
+	// Rows must not change after it is taken.
+	gram []float32
 }
 
 // NewMatrix copies rows into a Matrix, scaling each to unit length. A zero
@@ -50,6 +56,11 @@ func (m *Matrix) SetRow(i int, r []float32) {
 	for _, v := range r {
 		ss += float64(v) * float64(v)
 	}
+	m.setScaled(i, r, ss)
+}
+
+// setScaled stores r scaled to unit length, ss being Σ r_k² in float64.
+func (m *Matrix) setScaled(i int, r []float32, ss float64) {
 	inv := float32(0)
 	if ss > 0 {
 		inv = float32(1 / math.Sqrt(ss))
@@ -57,6 +68,34 @@ func (m *Matrix) SetRow(i int, r []float32) {
 	dst := m.row(i)
 	for k, v := range r {
 		dst[k] = v * inv
+	}
+}
+
+// sumSquares sets ss[r] = Σ_k float64(x[r][k])² over rows [lo, lo+len(ss))
+// of m (each row's whole stride, in order), as SetRow and the silhouette
+// add them; four rows at a time with the kernel, bit for bit.
+func (m *Matrix) sumSquares(lo int, ss []float64) {
+	s := m.Stride
+	r := 0
+	if hasKernel && s >= 4 {
+		var out [4]float64
+		for ; r+4 <= len(ss); r += 4 {
+			i := lo + r
+			sumSquares4(&m.X[i*s], &m.X[(i+1)*s], &m.X[(i+2)*s], &m.X[(i+3)*s], s&^3, &out)
+			for q := range 4 {
+				for _, v := range m.row(i + q)[s&^3:] {
+					out[q] += float64(v) * float64(v)
+				}
+			}
+			copy(ss[r:r+4], out[:])
+		}
+	}
+	for ; r < len(ss); r++ {
+		var a float64
+		for _, v := range m.row(lo + r) {
+			a += float64(v) * float64(v)
+		}
+		ss[r] = a
 	}
 }
 
@@ -75,6 +114,14 @@ func (m *Matrix) blockRows() int {
 // Together the blocks cover every pair i<j once (and the diagonal).
 func (m *Matrix) upperBlocks(ctx context.Context, fn func(a, b int, sims []float32, stride int)) error {
 	br := m.blockRows()
+	if m.N <= br {
+		// one block: the whole product, the very call Gram makes
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fn(0, m.N, m.Gram(), m.N)
+		return nil
+	}
 	c := make([]float32, br*m.N)
 	for lo := 0; lo < m.N; lo += br {
 		if err := ctx.Err(); err != nil {
@@ -86,6 +133,62 @@ func (m *Matrix) upperBlocks(ctx context.Context, fn func(a, b int, sims []float
 		fn(lo, hi, c[:(hi-lo)*width], width)
 	}
 	return nil
+}
+
+// Gram returns X·Xᵀ, n×n row-major, computed on the first call and kept:
+// the caller must not change it, nor the rows after the call.
+func (m *Matrix) Gram() []float32 {
+	if m.gram == nil {
+		m.gram = make([]float32, m.N*m.N)
+		if hasKernel && m.N <= symmetricMax {
+			m.symmetricGram()
+		} else {
+			products(m.X, m.X, m.Stride, m.gram, m.N)
+		}
+	}
+	return m.gram
+}
+
+// symmetricMax is the most rows whose Gram matrix symmetricGram computes,
+// on one goroutine; larger ones are spread over the CPUs by products.
+const symmetricMax = 512
+
+// symmetricGram sets m.gram to what products(X, X) gives, bit for bit,
+// computing each pair once. dot2x4 gives a_i·b_j and a_j·b_i the same bits
+// (lane by lane the same FMAs of the same products, then the same sums),
+// and so does dotLanes2x3 (products rounded, then added in the same order),
+// but the two kernels differ: products takes the last N mod 4 columns with
+// dotLanes2x3, so those columns, and the rows past the last group of four
+// against the other columns, are taken as products takes them.
+func (m *Matrix) symmetricGram() {
+	n, s, g := m.N, m.Stride, m.gram
+	n4 := n &^ 3
+	var out [8]float32
+	for i := 0; i < n4; i += 2 {
+		a0, a1 := m.X[i*s:(i+1)*s], m.X[(i+1)*s:(i+2)*s]
+		for j := i &^ 3; j < n4; j += 4 {
+			dot2x4(&a0[0], &a1[0], &m.X[j*s], &m.X[(j+1)*s], &m.X[(j+2)*s], &m.X[(j+3)*s], s, &out)
+			copy(g[i*n+j:i*n+j+4], out[:4])
+			copy(g[(i+1)*n+j:(i+1)*n+j+4], out[4:])
+		}
+	}
+	for i := range n4 {
+		for j := range i &^ 3 {
+			g[i*n+j] = g[j*n+i]
+		}
+	}
+	if n4 == n {
+		return
+	}
+	// the last columns, for every row, and the last rows' first columns
+	tail := make([]float32, n*(n-n4))
+	products(m.X[:n*s], m.X[n4*s:n*s], s, tail, n-n4)
+	for i := range n {
+		copy(g[i*n+n4:(i+1)*n], tail[i*(n-n4):(i+1)*(n-n4)])
+	}
+	if n4 > 0 {
+		products(m.X[n4*s:n*s], m.X[:n4*s], s, g[n4*n:], n)
+	}
 }
 
 // simsTo computes the similarities of row i to every row into dst (len N).
@@ -175,8 +278,10 @@ func dist(s float32) float64 {
 // normalising them in x itself: the caller's vectors become unit vectors.
 func InPlace(x []float32, n, d int) *Matrix {
 	m := &Matrix{N: n, D: d, Stride: d, X: x[:n*d]}
+	ss := make([]float64, n)
+	m.sumSquares(0, ss)
 	for i := range n {
-		m.SetRow(i, m.row(i))
+		m.setScaled(i, m.row(i), ss[i])
 	}
 	return m
 }

@@ -38,13 +38,7 @@ func (w *work) silhouette(labels []int) []float64 {
 	}
 	if w.self == nil {
 		w.self = make([]float64, n)
-		for i := range n {
-			var self float64
-			for _, v := range m.row(i) {
-				self += float64(v) * float64(v)
-			}
-			w.self[i] = self
-		}
+		m.sumSquares(0, w.self)
 	}
 	w.clusterSums(k, labels)
 	sum, size := w.sum, w.size
