@@ -54,17 +54,11 @@ func decode(args []string) error {
 	if fs.NArg() != 1 {
 		return errors.New("usage: resample decode [-cpuprofile file] [-compare ref.f32] audio-file")
 	}
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := profile(*prof)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	var want []float32
 	if *ref != "" {
 		b, err := os.ReadFile(*ref)
@@ -129,17 +123,11 @@ func convert(args []string) error {
 	if fs.NArg() != 2 {
 		return errors.New("usage: resample convert [-cpuprofile F] [-rounds N] IN OUT.wav")
 	}
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := profile(*prof)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	for range *rounds {
 		out, err := os.Create(fs.Arg(1))
 		if err != nil {
@@ -297,4 +285,20 @@ func soxRun(dir, quality string) func(int, []float32) ([]float32, error) {
 		}
 		return y, nil
 	}
+}
+
+// profile starts a CPU profile written to path ("": none); stop ends it.
+func profile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
