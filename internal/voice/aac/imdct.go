@@ -115,11 +115,8 @@ func newFFT(n int) fft {
 	return f
 }
 
-func (f *fft) run(z []complex128) {
-	f.run2(z, hasFFTKernel)
-}
-
-// run2 is run with the AVX2 stages (kernel) or the Go ones, the reference.
+// run2 transforms z in place with the AVX2 stages (kernel) or the Go ones,
+// the reference.
 func (f *fft) run2(z []complex128, kernel bool) {
 	n := f.n
 	z = z[:n]
