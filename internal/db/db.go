@@ -178,12 +178,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	}
-	switch mode {
-	case PathTransaction:
-		useTransactionPooler(cfg)
-	case PathSession:
-		useSessionPooler(cfg)
-	}
+	usePath(cfg, mode)
 	p := &path{mode: mode}
 	if mode != PathUnknown {
 		p.known.Store(true)
@@ -229,11 +224,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			// statement cache of named statements must go (transaction), or
 			// idle connections be given back (session).
 			pool.Close()
-			if m == PathTransaction {
-				useTransactionPooler(cfg)
-			} else {
-				useSessionPooler(cfg)
-			}
+			usePath(cfg, m)
 			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 				return nil, err
 			}
@@ -309,6 +300,16 @@ func applySettings(ctx context.Context, c *pgx.Conn, settings, origin map[string
 		return err
 	}
 	return nil
+}
+
+// usePath configures cfg for the pooler on path p, if any.
+func usePath(cfg *pgxpool.Config, p Path) {
+	switch p {
+	case PathTransaction:
+		useTransactionPooler(cfg)
+	case PathSession:
+		useSessionPooler(cfg)
+	}
 }
 
 // useTransactionPooler makes cfg safe through a transaction pooler: no named
