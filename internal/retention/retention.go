@@ -51,46 +51,42 @@ func (r Result) Total() int64 {
 // a million rows, and an interrupted one keeps what it did.
 const Batch = 5000
 
-// what a prune removes. Only finished rows: a running job_runs row, a fire
-// whose River job is still live (an interrupted fire is run again when its
-// job is retried) and a River job not yet finalized all stay.
+// target is one kind of row a prune removes: only finished rows (a running
+// job_runs row, a fire whose River job is still live — an interrupted fire
+// is run again when its job is retried — and a River job not yet finalized
+// all stay). where selects them from table (alias t) given the cutoff $1;
+// the delete and the dry run's count both come from it.
 type target struct {
-	field func(*Result) *int64
-	keep  func(Policy) time.Duration
-	// cutoff is $1, the batch size $2
-	del   string
-	count string
+	table, where string
+	field        func(*Result) *int64
+	keep         func(Policy) time.Duration
 }
 
 var targets = []target{
-	{
-		field: func(r *Result) *int64 { return &r.JobRuns }, keep: func(p Policy) time.Duration { return p.JobRuns },
-		del: `WITH d AS (SELECT id FROM job_runs WHERE status <> 'running' AND finished_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-			DELETE FROM job_runs j USING d WHERE j.id = d.id`,
-		count: `SELECT count(*) FROM job_runs WHERE status <> 'running' AND finished_at < $1`,
-	},
-	{
-		field: func(r *Result) *int64 { return &r.ScheduleFires }, keep: func(p Policy) time.Duration { return p.ScheduleFires },
-		del: `WITH d AS (SELECT f.id FROM helix_schedule_fires f WHERE f.finished_at < $1
-				AND NOT EXISTS (SELECT 1 FROM river_job r WHERE r.id = f.river_job_id AND r.finalized_at IS NULL)
-				LIMIT $2 FOR UPDATE OF f SKIP LOCKED)
-			DELETE FROM helix_schedule_fires f USING d WHERE f.id = d.id`,
-		count: `SELECT count(*) FROM helix_schedule_fires f WHERE f.finished_at < $1
-			AND NOT EXISTS (SELECT 1 FROM river_job r WHERE r.id = f.river_job_id AND r.finalized_at IS NULL)`,
-	},
-	riverTarget("completed", func(r *Result) *int64 { return &r.CompletedJobs }, func(p Policy) time.Duration { return p.CompletedJobs }),
-	riverTarget("cancelled", func(r *Result) *int64 { return &r.CancelledJobs }, func(p Policy) time.Duration { return p.CancelledJobs }),
-	riverTarget("discarded", func(r *Result) *int64 { return &r.DiscardedJobs }, func(p Policy) time.Duration { return p.DiscardedJobs }),
+	{table: "job_runs", where: `t.status <> 'running' AND t.finished_at < $1`,
+		field: func(r *Result) *int64 { return &r.JobRuns }, keep: func(p Policy) time.Duration { return p.JobRuns }},
+	{table: "helix_schedule_fires", where: `t.finished_at < $1
+			AND NOT EXISTS (SELECT 1 FROM river_job r WHERE r.id = t.river_job_id AND r.finalized_at IS NULL)`,
+		field: func(r *Result) *int64 { return &r.ScheduleFires }, keep: func(p Policy) time.Duration { return p.ScheduleFires }},
+	// River's jobs of one finished state, as River's own job cleaner
+	// deletes them (by river_job_state_and_finalized_at_index)
+	{table: "river_job", where: `t.state = 'completed' AND t.finalized_at < $1`,
+		field: func(r *Result) *int64 { return &r.CompletedJobs }, keep: func(p Policy) time.Duration { return p.CompletedJobs }},
+	{table: "river_job", where: `t.state = 'cancelled' AND t.finalized_at < $1`,
+		field: func(r *Result) *int64 { return &r.CancelledJobs }, keep: func(p Policy) time.Duration { return p.CancelledJobs }},
+	{table: "river_job", where: `t.state = 'discarded' AND t.finalized_at < $1`,
+		field: func(r *Result) *int64 { return &r.DiscardedJobs }, keep: func(p Policy) time.Duration { return p.DiscardedJobs }},
 }
 
-// riverTarget deletes River's jobs of one finished state as River's own
-// job cleaner does (by river_job_state_and_finalized_at_index).
-func riverTarget(state string, field func(*Result) *int64, keep func(Policy) time.Duration) target {
-	return target{field: field, keep: keep,
-		del: `WITH d AS (SELECT id FROM river_job WHERE state = '` + state + `' AND finalized_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-			DELETE FROM river_job j USING d WHERE j.id = d.id`,
-		count: `SELECT count(*) FROM river_job WHERE state = '` + state + `' AND finalized_at < $1`,
-	}
+// del deletes up to $2 of t's rows, skipping those another transaction holds.
+func (t target) del() string {
+	return `WITH d AS (SELECT t.id FROM ` + t.table + ` t WHERE ` + t.where + ` LIMIT $2 FOR UPDATE OF t SKIP LOCKED)
+		DELETE FROM ` + t.table + ` j USING d WHERE j.id = d.id`
+}
+
+// count counts t's rows.
+func (t target) count() string {
+	return `SELECT count(*) FROM ` + t.table + ` t WHERE ` + t.where
 }
 
 // Prune deletes what p no longer keeps at now, in batches of Batch rows,
@@ -106,7 +102,7 @@ func Prune(ctx context.Context, q db.Querier, p Policy, now time.Time, dryRun bo
 		cutoff := now.Add(-keep)
 		n := t.field(&res)
 		if dryRun {
-			if err := q.QueryRow(ctx, t.count, cutoff).Scan(n); err != nil {
+			if err := q.QueryRow(ctx, t.count(), cutoff).Scan(n); err != nil {
 				return res, fmt.Errorf("count prunable rows: %w", err)
 			}
 			continue
@@ -115,7 +111,7 @@ func Prune(ctx context.Context, q db.Querier, p Policy, now time.Time, dryRun bo
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
-			tag, err := q.Exec(ctx, t.del, cutoff, Batch)
+			tag, err := q.Exec(ctx, t.del(), cutoff, Batch)
 			if err != nil {
 				return res, fmt.Errorf("prune: %w", err)
 			}

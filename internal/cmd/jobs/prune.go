@@ -95,10 +95,20 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 	if err != nil {
 		return err
 	}
-	out := PruneOutput{DryRun: opts.DryRun, Removed: res, Kept: map[string]string{
-		"job_runs": p.JobRuns.String(), "schedule_fires": p.ScheduleFires.String(), "river_completed": p.CompletedJobs.String(),
-		"river_cancelled": p.CancelledJobs.String(), "river_discarded": p.DiscardedJobs.String()}}
+	kinds := []struct {
+		key, label string
+		keep       time.Duration
+		n          int64
+	}{
+		{"job_runs", "job_runs", p.JobRuns, res.JobRuns}, {"schedule_fires", "schedule fires", p.ScheduleFires, res.ScheduleFires},
+		{"river_completed", "river completed", p.CompletedJobs, res.CompletedJobs}, {"river_cancelled", "river cancelled", p.CancelledJobs, res.CancelledJobs},
+		{"river_discarded", "river discarded", p.DiscardedJobs, res.DiscardedJobs},
+	}
 	if f.Global.JSON() {
+		out := PruneOutput{DryRun: opts.DryRun, Removed: res, Kept: map[string]string{}}
+		for _, k := range kinds {
+			out.Kept[k.key] = k.keep.String()
+		}
 		return cmdutil.WriteJSON(f.IOStreams.Out, out)
 	}
 	tp := tableprinter.New(f.IOStreams.Out, f.IOStreams.IsStdoutTTY())
@@ -107,20 +117,12 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 		verb = "WOULD REMOVE"
 	}
 	tp.Header("WHAT", "KEPT", verb)
-	for _, r := range []struct {
-		what string
-		keep time.Duration
-		n    int64
-	}{
-		{"job_runs", p.JobRuns, res.JobRuns}, {"schedule fires", p.ScheduleFires, res.ScheduleFires},
-		{"river completed", p.CompletedJobs, res.CompletedJobs}, {"river cancelled", p.CancelledJobs, res.CancelledJobs},
-		{"river discarded", p.DiscardedJobs, res.DiscardedJobs},
-	} {
-		kept := r.keep.String()
-		if r.keep == 0 {
+	for _, k := range kinds {
+		kept := k.keep.String()
+		if k.keep == 0 {
 			kept = "forever"
 		}
-		tp.Row(r.what, kept, strconv.FormatInt(r.n, 10))
+		tp.Row(k.label, kept, strconv.FormatInt(k.n, 10))
 	}
 	return tp.Render()
 }
