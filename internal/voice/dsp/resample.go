@@ -41,14 +41,11 @@ var DefaultSpec = ResamplerSpec{Attenuation: 125, Bandwidth: 0.95}
 // the input: each filter's delay is compensated.
 type Resampler struct {
 	stages []filterStage
-	front  int // stages[:front] are the half-band decimators, which Front runs
 	l, m   int
 	nIn    int64
 	nOut   int64
 	done   bool
-	tmp    []float32 // Back's scratch
-	ftmp   []float32 // Front's scratch
-	mid    []float32 // Process's: Front's output
+	tmp    [2][]float32 // Process's scratch, alternate stages' outputs
 }
 
 // filterStage is one step of a Resampler.
@@ -87,7 +84,6 @@ func NewResampler(inRate, outRate int, spec ResamplerSpec) (*Resampler, error) {
 	// 2:1 stage of its own had its -3 dB point at 93% (32 kHz → 16 kHz).
 	for rate%2 == 0 && rate/2 > outRate {
 		r.stages = append(r.stages, newHalfBand(float64(rate), nyq, spec.Attenuation))
-		r.front++
 		rate /= 2
 	}
 	fs := nyq
@@ -183,38 +179,15 @@ func (r *Resampler) Ratio() (l, m int) { return r.l, r.m }
 
 // Process consumes in and appends the outputs it makes possible to out.
 func (r *Resampler) Process(in []float32, out []float32) []float32 {
-	if r.front == 0 {
-		r.nIn += int64(len(in))
-		return r.Back(in, out)
-	}
-	r.mid = r.Front(in, r.mid[:0])
-	return r.Back(r.mid, out)
-}
-
-// Front and Back split Process in two so that a pipeline can run the halves
-// on two goroutines: Process(in) is Back(Front(in)), as long as Back gets
-// Front's outputs in order. Front runs the half-band decimators (it copies
-// in when there are none), Back the rest. Flush comes after the last Back.
-func (r *Resampler) Front(in []float32, out []float32) []float32 {
 	r.nIn += int64(len(in))
-	if r.front == 0 {
-		return append(out, in...)
-	}
-	for _, st := range r.stages[:r.front-1] {
-		r.ftmp = st.process(in, r.ftmp[:0])
-		in = r.ftmp
-	}
-	return r.stages[r.front-1].process(in, out)
-}
-
-// Back runs the stages after Front's on in, and appends the outputs it makes possible to out.
-func (r *Resampler) Back(in []float32, out []float32) []float32 {
-	for _, st := range r.stages[r.front : len(r.stages)-1] {
-		r.tmp = st.process(in, r.tmp[:0])
-		in = r.tmp
+	last := len(r.stages) - 1
+	for i, st := range r.stages[:last] {
+		// a stage reads the previous one's scratch and writes the other
+		r.tmp[i%2] = st.process(in, r.tmp[i%2][:0])
+		in = r.tmp[i%2]
 	}
 	n := len(out)
-	out = r.stages[len(r.stages)-1].process(in, out)
+	out = r.stages[last].process(in, out)
 	r.nOut += int64(len(out) - n)
 	return out
 }

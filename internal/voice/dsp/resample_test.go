@@ -117,35 +117,6 @@ func TestResamplerLengthAndRatio(t *testing.T) {
 	}
 }
 
-// TestResamplerFrontBack checks that Front then Back, as a pipeline runs
-// them, gives Process's output sample for sample.
-func TestResamplerFrontBack(t *testing.T) {
-	for _, in := range []int{96000, 44100, 22050} {
-		x := tone(in, 1000, 0.5, in/3+11)
-		want := resampleAll(t, in, 16000, x)
-		r, err := NewResampler(in, 16000, DefaultSpec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var mid, got []float32
-		for i := 0; i < len(x); {
-			n := min(len(x)-i, 1000+i%3001)
-			mid = r.Front(x[i:i+n], mid[:0])
-			got = r.Back(mid, got)
-			i += n
-		}
-		got = r.Flush(got)
-		if len(got) != len(want) {
-			t.Fatalf("%d: %d samples from Front and Back, %d from Process", in, len(got), len(want))
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%d: sample %d is %v from Front and Back, %v from Process", in, i, got[i], want[i])
-			}
-		}
-	}
-}
-
 // TestResamplerBuffersStayBounded feeds a long stream and checks the resampler
 // keeps only a filter's length of input, whatever the length of the stream.
 func TestResamplerBuffersStayBounded(t *testing.T) {
