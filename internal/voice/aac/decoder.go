@@ -780,7 +780,6 @@ func (d *Decoder) applyTNS(c *ics) {
 	}
 }
 
-// synthesize runs TNS and the filterbank of every channel and interleaves the output.
 // longWindowGo unfolds an only-long block's IMDCT output from the DCT-IV's u
 // and windows it in one pass, y[n] = u[512+n] = −y[1023−n], y[1024+n] =
 // −u[511−n] = y[2047−n]: o is the overlap-add with ov, and ov becomes the
@@ -809,6 +808,7 @@ func interleave(l, r *[1024]float32, out []float32) {
 	}
 }
 
+// synthesize runs TNS and the filterbank of every channel and interleaves the output.
 func (d *Decoder) synthesize(out []float32) {
 	nch := d.cfg.Channels
 	// a stereo only-long channel is written to d.pcm, then interleaved

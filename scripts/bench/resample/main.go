@@ -78,7 +78,7 @@ func decode(args []string) error {
 	defer s.Close()
 	buf := make([]float32, 8192)
 	var n int64
-	var sig, noise, ab, aa, bb, worst float64
+	var sig, noise, ab, aa, worst float64
 	for {
 		k, err := s.Read(buf)
 		if want != nil {
@@ -90,7 +90,6 @@ func decode(args []string) error {
 					noise += d * d
 					ab += float64(x) * y
 					aa += float64(x) * float64(x)
-					bb += y * y
 					worst = max(worst, math.Abs(d))
 				}
 			}
@@ -107,7 +106,7 @@ func decode(args []string) error {
 	fmt.Printf("%.3f s to decode %.1f s of %s audio\n", time.Since(start).Seconds(), float64(n)/float64(in.Channels*in.SampleRate), in.Format)
 	if want != nil {
 		fmt.Printf("%s: %d samples, reference %d; over the common length SNR %.1f dB, correlation %.9f, largest difference %.2g\n",
-			in.Format, n, len(want), dsp.DB(math.Sqrt(sig/noise)), ab/math.Sqrt(aa*bb), worst)
+			in.Format, n, len(want), dsp.DB(math.Sqrt(sig/noise)), ab/math.Sqrt(aa*sig), worst)
 	}
 	return nil
 }

@@ -83,7 +83,7 @@ func (st *synthState) synthesize(ch int, s *[32]float32, out *[32]float32) {
 func (st *synthState) synthesizeAVX2(ch int, s *[32]float32, out *[32]float32) {
 	pos := (st.vpos[ch] - 1) & 15
 	st.vpos[ch] = pos
-	synthSlotAVX2(s, &st.rows[ch][pos], &st.rows[ch][pos+16], &synthCoef, dctMatrix(), out)
+	synthSlotAVX2(s, &st.rows[ch][pos], &st.rows[ch][pos+16], synthCoef(), dctMatrix(), out)
 }
 
 // dctMatrix is the matrixing as synthSlotAVX2 reads it: dct[k][m] =
@@ -154,7 +154,20 @@ var synthCMinus, synthCPlus [16][16]float32
 // synthCoef is synthSlotAVX2's window: for the row t slots old, the 32
 // coefficients by which R_t[16..47] (t even) or R_t[48..79] (t odd) are
 // multiplied, signs folded in: V[16+k] = -X[32-k] and V[32..63] is -R[48..79].
-var synthCoef [16][32]float32
+// Built on first use, as dctMatrix: nothing at start (issue 50).
+var synthCoef = sync.OnceValue(func() *[16][32]float32 {
+	var c [16][32]float32
+	for i := 0; i < 8; i++ {
+		for j := 0; j < 32; j++ {
+			c[2*i][j] = synthDtbl[64*i+j]
+			if j > 16 {
+				c[2*i][j] = -synthDtbl[64*i+j]
+			}
+			c[2*i+1][j] = -synthDtbl[64*i+32+j]
+		}
+	}
+	return &c
+})
 
 func init() {
 	de := func(i, j int) float32 { return synthDtbl[64*i+j] }
@@ -168,13 +181,6 @@ func init() {
 			synthCMinus[k][2*i+1] = -do(i, 16-k)
 			synthCPlus[k][2*i] = -de(i, 16+k)
 			synthCPlus[k][2*i+1] = -do(i, 16+k)
-		}
-		for j := 0; j < 32; j++ {
-			synthCoef[2*i][j] = de(i, j)
-			if j > 16 {
-				synthCoef[2*i][j] = -de(i, j)
-			}
-			synthCoef[2*i+1][j] = -do(i, j)
 		}
 	}
 }

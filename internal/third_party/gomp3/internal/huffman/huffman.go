@@ -357,8 +357,9 @@ const (
 	lutNode = 1 << 30
 )
 
-// buildLUT fills lut, once, on the first Decode (not in init: package
-// initialisation is paid by every helix command).
+// buildLUT fills lut once, when Prepare is first called (not in init:
+// package initialisation is paid by every helix command). Decode reads lut
+// and does not build it: call Prepare first.
 var buildLUT = sync.OnceFunc(func() {
 	for t := range huffmanMain {
 		treelen := huffmanMain[t].treelen

@@ -84,10 +84,9 @@ func readHuffman(m *bits.Bits, header frameheader.FrameHeader, sideInfo *sideinf
 				return err
 			}
 			// In the big_values area there are two freq lines per Huffman word
+			// is_pos is even and below end ≤ 576 = len(is): is_pos+1 is in range
 			is[is_pos] = pow43(p43, x)
-			if is_pos+1 < len(is) {
-				is[is_pos+1] = pow43(p43, y)
-			}
+			is[is_pos+1] = pow43(p43, y)
 		}
 	}
 	// Read small values until is_pos = 576 or we run out of huffman data
