@@ -248,7 +248,7 @@ func readGroups(ctx context.Context, tx pgx.Tx, live, fin int, reuse map[Key]boo
 			SELECT n.* FROM g, LATERAL (SELECT r.state, r.queue, r.kind, r.id FROM river_job r
 				WHERE (r.state, r.queue, r.kind) > (g.state, g.queue, g.kind)
 				ORDER BY r.state, r.queue, r.kind, r.id LIMIT 1) n)
-		SELECT g.state::text, g.queue, g.kind, g.id, c.n, coalesce(c.last, 0), k.cap < 0, c.n > k.cap,
+		SELECT g.state::text, g.queue, g.kind, g.id, c.n, coalesce(c.last, 0), k.cap < 0, k.cap >= 0 AND c.n > k.cap,
 		       CASE WHEN k.cap >= 0 AND c.n > k.cap THEN (SELECT r.id FROM river_job r
 		           WHERE r.state = g.state AND r.queue = g.queue AND r.kind = g.kind ORDER BY r.id DESC LIMIT 1) END
 		FROM g,
@@ -269,12 +269,8 @@ func readGroups(ctx context.Context, tx pgx.Tx, live, fin int, reuse map[Key]boo
 	)
 	_, err = pgx.ForEachRow(rows, []any{&g.State, &g.Queue, &g.Kind, &g.first, &g.Jobs, &g.last, &g.skip, &g.capped, &max}, func() error {
 		c := g
-		c.max = 0
 		if max != nil {
 			c.max = *max
-		}
-		if c.skip {
-			c.capped = false
 		}
 		if c.capped {
 			// The cap+1st entry is not part of the prefix: probes start at it.
