@@ -216,7 +216,7 @@ func TestRowKernelsMatchGo(t *testing.T) {
 			}
 		}
 		ss := make([]float64, n)
-		got.sumSquares(0, ss)
+		got.sumSquares(ss)
 		for i := range n {
 			var w float64
 			for _, v := range got.row(i) {

@@ -71,19 +71,18 @@ func (m *Matrix) setScaled(i int, r []float32, ss float64) {
 	}
 }
 
-// sumSquares sets ss[r] = Σ_k float64(x[r][k])² over rows [lo, lo+len(ss))
-// of m (each row's whole stride, in order), as SetRow and the silhouette
+// sumSquares sets ss[r] = Σ_k float64(x[r][k])² over rows [0, len(ss)) of
+// m (each row's whole stride, in order), as SetRow and the silhouette
 // add them; four rows at a time with the kernel, bit for bit.
-func (m *Matrix) sumSquares(lo int, ss []float64) {
+func (m *Matrix) sumSquares(ss []float64) {
 	s := m.Stride
 	r := 0
 	if hasKernel && s >= 4 {
 		var out [4]float64
 		for ; r+4 <= len(ss); r += 4 {
-			i := lo + r
-			sumSquares4(&m.X[i*s], &m.X[(i+1)*s], &m.X[(i+2)*s], &m.X[(i+3)*s], s&^3, &out)
+			sumSquares4(&m.X[r*s], &m.X[(r+1)*s], &m.X[(r+2)*s], &m.X[(r+3)*s], s&^3, &out)
 			for q := range 4 {
-				for _, v := range m.row(i + q)[s&^3:] {
+				for _, v := range m.row(r + q)[s&^3:] {
 					out[q] += float64(v) * float64(v)
 				}
 			}
@@ -92,7 +91,7 @@ func (m *Matrix) sumSquares(lo int, ss []float64) {
 	}
 	for ; r < len(ss); r++ {
 		var a float64
-		for _, v := range m.row(lo + r) {
+		for _, v := range m.row(r) {
 			a += float64(v) * float64(v)
 		}
 		ss[r] = a
@@ -279,7 +278,7 @@ func dist(s float32) float64 {
 func InPlace(x []float32, n, d int) *Matrix {
 	m := &Matrix{N: n, D: d, Stride: d, X: x[:n*d]}
 	ss := make([]float64, n)
-	m.sumSquares(0, ss)
+	m.sumSquares(ss)
 	for i := range n {
 		m.setScaled(i, m.row(i), ss[i])
 	}

@@ -38,7 +38,7 @@ func (w *work) silhouette(labels []int) []float64 {
 	}
 	if w.self == nil {
 		w.self = make([]float64, n)
-		m.sumSquares(0, w.self)
+		m.sumSquares(w.self)
 	}
 	w.clusterSums(k, labels)
 	sum, size := w.sum, w.size
