@@ -280,9 +280,6 @@ for i in $(seq "$WORKERS"); do
 done
 # progress every 15 s until every worker has exited
 while :; do
-  alive=0
-  for p in "${wpids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
-  [ "$alive" -eq 0 ] && break
   for _ in $(seq 150); do
     alive=0
     for p in "${wpids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
