@@ -48,6 +48,20 @@ func Link(prev, digest []byte) []byte {
 
 // Chains lists the chained tables, ordered by name, each with its head.
 func Chains(ctx context.Context, q db.Querier) ([]Chain, error) {
+	chains, err := listChains(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range chains {
+		if err := chains[i].readHead(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	return chains, nil
+}
+
+// listChains lists the chained tables, ordered by name, without their heads.
+func listChains(ctx context.Context, q db.Querier) ([]Chain, error) {
 	rows, err := q.Query(ctx, `
 SELECT tbl, time_column, volatile, coalesce(pending_column, ''), coalesce(pending_value, '')
 FROM helix_audit_chains ORDER BY tbl`)
@@ -62,18 +76,20 @@ FROM helix_audit_chains ORDER BY tbl`)
 	if err != nil {
 		return nil, fmt.Errorf("read audit chains: %w", err)
 	}
-	for i := range chains {
-		c := &chains[i]
-		err := q.QueryRow(ctx, fmt.Sprintf(`SELECT chain_seq, chain_hash FROM %s WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1`,
-			pgx.Identifier{c.Table}.Sanitize())).Scan(&c.Seq, &c.Head)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			c.Seq, c.Head = 0, Genesis(c.Table)
-		case err != nil:
-			return nil, fmt.Errorf("read the head of %s: %w", c.Table, err)
-		}
-	}
 	return chains, nil
+}
+
+// readHead sets c's head: its newest chained row (the genesis of an empty chain).
+func (c *Chain) readHead(ctx context.Context, q db.Querier) error {
+	err := q.QueryRow(ctx, fmt.Sprintf(`SELECT chain_seq, chain_hash FROM %s WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1`,
+		pgx.Identifier{c.Table}.Sanitize())).Scan(&c.Seq, &c.Head)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		c.Seq, c.Head = 0, Genesis(c.Table)
+	case err != nil:
+		return fmt.Errorf("read the head of %s: %w", c.Table, err)
+	}
+	return nil
 }
 
 // Problem is the first thing found wrong in a chain.
@@ -112,7 +128,7 @@ var ErrUnknownTable = errors.New("not an audit table")
 // Verify recomputes the chains. A table's result says where its chain is
 // first broken; the error is only for a failure to read.
 func Verify(ctx context.Context, q db.Querier, o Options) ([]Result, error) {
-	chains, err := Chains(ctx, q)
+	chains, err := listChains(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +142,11 @@ func Verify(ctx context.Context, q db.Querier, o Options) ([]Result, error) {
 			return nil, fmt.Errorf("%q: %w (one of %s)", o.Table, ErrUnknownTable, strings.Join(names, ", "))
 		}
 		chains = chains[i : i+1]
+	}
+	for i := range chains {
+		if err := chains[i].readHead(ctx, q); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]Result, 0, len(chains))
 	for _, c := range chains {
