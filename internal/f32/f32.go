@@ -1,5 +1,5 @@
 // Package f32 holds small float32 vector kernels shared by the numeric
-// packages (clustering, audio resampling).
+// packages (clustering, audio resampling, the MP3 and AAC decoders).
 package f32
 
 // Dot is a·b over len(a) elements (b must be at least as long). Four

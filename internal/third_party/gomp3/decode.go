@@ -18,6 +18,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/helixhq/helix/internal/f32"
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/consts"
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/frame"
 	"github.com/helixhq/helix/internal/third_party/gomp3/internal/frameheader"
@@ -113,16 +114,7 @@ func (d *Decoder) ReadFloat32(p []float32) (int, error) {
 	if ch == 1 {
 		copy(p, d.pcm[0][d.pcmPos:d.pcmPos+n])
 	} else {
-		l, r := d.pcm[0][d.pcmPos:d.pcmPos+n], d.pcm[1][d.pcmPos:d.pcmPos+n]
-		i := 0
-		if hasInterleaveKernel && n >= 8 {
-			i = n &^ 7
-			interleave2AVX2(&l[0], &r[0], &p[0], i)
-		}
-		for ; i < len(l); i++ {
-			p[2*i] = l[i]
-			p[2*i+1] = r[i]
-		}
+		f32.Interleave2(d.pcm[0][d.pcmPos:d.pcmPos+n], d.pcm[1][d.pcmPos:d.pcmPos+n], p)
 	}
 	d.pcmPos += n
 	return n * ch, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/helixhq/helix/internal/f32"
 )
 
 // ErrUnsupported marks a stream that is valid AAC but not AAC-LC mono or
@@ -798,14 +800,7 @@ func longWindowGo(u, left, right, ov *[1024]float64, o *[1024]float32) {
 
 // interleave writes l and r to out as interleaved stereo.
 func interleave(l, r *[1024]float32, out []float32) {
-	out = out[:2048]
-	if hasFFTKernel {
-		interleave2AVX2(&l[0], &r[0], &out[0], 1024)
-		return
-	}
-	for n := range l {
-		out[2*n], out[2*n+1] = l[n], r[n]
-	}
+	f32.Interleave2(l[:], r[:], out)
 }
 
 // synthesize runs TNS and the filterbank of every channel and interleaves the output.

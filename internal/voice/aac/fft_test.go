@@ -53,8 +53,8 @@ func TestFFTKernelMatchesGo(t *testing.T) {
 // TestWindowKernelsMatchGo runs the only-long windowing and overlap-add in
 // AVX2/FMA and in Go over the same random block, window halves and overlap:
 // the new overlap within 1e-15 (float64; the kernel fuses multiply-adds) and
-// the float32 output within one float32 rounding; then interleave2AVX2
-// against the Go interleaving, exactly.
+// the float32 output within one float32 rounding; then the stereo
+// interleaving of the two outputs (f32.Interleave2), exactly.
 func TestWindowKernelsMatchGo(t *testing.T) {
 	if !hasFFTKernel {
 		t.Skip("no AVX2/FMA on this CPU: the Go windowing is the only one")
@@ -77,7 +77,7 @@ func TestWindowKernelsMatchGo(t *testing.T) {
 		}
 	}
 	out := make([]float32, 2048)
-	interleave2AVX2(&oGo[0], &oAsm[0], &out[0], 1024)
+	interleave(&oGo, &oAsm, out)
 	for n := range oGo {
 		if out[2*n] != oGo[n] || out[2*n+1] != oAsm[n] {
 			t.Fatalf("interleaved %d: %v %v, want %v %v", n, out[2*n], out[2*n+1], oGo[n], oAsm[n])

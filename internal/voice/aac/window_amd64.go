@@ -5,12 +5,6 @@ package aac
 //go:noescape
 func longWindowAVX2(u, left, right, ov *[1024]float64, o *[1024]float32)
 
-// interleave2AVX2 writes l and r (n values each, a multiple of 8) to out as
-// interleaved stereo.
-//
-//go:noescape
-func interleave2AVX2(l, r, out *float32, n int)
-
 // preTwiddleAVX2 is imdct.dct4's pre-twiddle into bit-reversed order, for m
 // coefficients (m/2 even).
 //

@@ -1,8 +1,8 @@
 #include "textflag.h"
 
-// func interleave2AVX2(l, r, out *float32, n int)
+// func interleave2AVX(l, r, out *float32, n int)
 // out[2i] = l[i], out[2i+1] = r[i] for i < n (a multiple of 8).
-TEXT ·interleave2AVX2(SB), NOSPLIT, $0-32
+TEXT ·interleave2AVX(SB), NOSPLIT, $0-32
 	MOVQ l+0(FP), SI
 	MOVQ r+8(FP), DI
 	MOVQ out+16(FP), DX
