@@ -26,7 +26,10 @@ import (
 //	3: k-means in N-space from the Gram matrix when a user has fewer memories
 //	   than dimensions (issue 37): it rounds otherwise, so a near tie may
 //	   label a memory or pick k differently
-const Version = 3
+//	4: the reported silhouettes from the Gram matrix too (issue 50), as k was
+//	   chosen by: a value within 1e-7 of a rounding boundary or of 0 may
+//	   report otherwise
+const Version = 4
 
 // Pattern types, as stored in memory_synthesis.pattern_type.
 const (

@@ -112,3 +112,84 @@ func BenchmarkKMeansAuto(b *testing.B) {
 		})
 	}
 }
+
+// TestSilhouetteFromGram: once the Gram matrix is at hand (synthesis's
+// k-distances compute it before anything else), Silhouette takes x·ΣC from
+// it, bit for bit as KMeansAuto's silhouettes do, instead of from the
+// vectors. Each value stays within 1e-6 of the one from the vectors, so
+// what synthesis reports of it (a cluster's mean to 4 decimals, how many
+// values are positive) changes only where a value lies that close to a
+// rounding boundary or to 0: such near ties are counted and logged, on the
+// planted labels (with noise, as DBSCAN's) and on KMeansAuto's.
+func TestSilhouetteFromGram(t *testing.T) {
+	ctx := context.Background()
+	shapes := []struct {
+		n, d, k       int
+		spread, noise float64
+	}{
+		{100, 1536, 25, 1.0, 0.05},
+		{100, 1536, 4, 0.6, 0},
+		{300, 384, 6, 1.0, 0.05},
+		{30, 64, 3, 0.8, 0.1},
+	}
+	ties, clusters, worst := 0, 0, 0.0
+	for _, sh := range shapes {
+		for seed := range uint64(10) {
+			rows, truth := Planted(sh.n, sh.d, sh.k, sh.spread, sh.noise, seed+200)
+			for i := range truth {
+				if i%7 == 3 {
+					truth[i] = Noise
+				}
+			}
+			m := NewMatrix(rows)
+			sameBits(t, "Silhouette from the vectors", Silhouette(m, truth), refSilhouette(m, truth))
+			if m.gram != nil {
+				t.Fatal("Silhouette computed the Gram matrix")
+			}
+			km, err := KMeansAuto(ctx, m, min(20, max(2, m.N/5)), 3, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.gram == nil {
+				t.Fatalf("%v: KMeansAuto left no Gram matrix", sh)
+			}
+			for _, labels := range [][]int{truth, km.Labels} {
+				want, got := refSilhouette(m, labels), Silhouette(m, labels)
+				sameBits(t, "Silhouette from the Gram matrix", got, refGramSilhouette(m, m.gram, labels))
+				k := 0
+				for _, l := range labels {
+					k = max(k, l+1)
+				}
+				for c := range k {
+					var g, w []float64
+					for i, l := range labels {
+						if l == c {
+							g, w = append(g, got[i]), append(w, want[i])
+						}
+					}
+					clusters++
+					for i := range g {
+						worst = max(worst, math.Abs(g[i]-w[i]))
+						if math.Abs(g[i]-w[i]) > 1e-6 {
+							t.Fatalf("%v seed %d cluster %d: silhouette %v from the Gram matrix, %v from the vectors", sh, seed, c, g[i], w[i])
+						}
+						if (g[i] > 0) != (w[i] > 0) {
+							ties++
+							t.Logf("%v seed %d cluster %d: a silhouette of %.3g from the vectors, %.3g from the Gram matrix", sh, seed, c, w[i], g[i])
+						}
+					}
+					if r4(Mean(g)) != r4(Mean(w)) {
+						ties++
+						t.Logf("%v seed %d cluster %d: mean silhouette %.10f from the vectors, %.10f from the Gram matrix", sh, seed, c, Mean(w), Mean(g))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d near ties in %d clusters; largest difference %.2g", ties, clusters, worst)
+	if ties > clusters/100 {
+		t.Fatalf("%d near ties in %d clusters: more than rounding explains", ties, clusters)
+	}
+}
+
+func r4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -3,10 +3,12 @@ package cluster
 // Silhouette returns each point's silhouette under cosine distance
 // (scikit-learn's silhouette_samples). Noise points get 0 and do not count as
 // a cluster. The mean distance from a unit vector x to a cluster C is
-// 1 - x·ΣC/|C|, so it costs O(n·k·d) and no pairwise matrix. (KMeansAuto's
-// silhouettes take x·ΣC from the Gram matrix when it has one.)
+// 1 - x·ΣC/|C|, so it costs O(n·k·d) and no pairwise matrix; or O(n²)
+// when m's Gram matrix is at hand (the k-distances, DBSCAN and k-means of
+// a few thousand points compute it), x·ΣC being Σ_{j∈C} G_ij, as
+// KMeansAuto's silhouettes take it.
 func Silhouette(m *Matrix, labels []int) []float64 {
-	return newWork(m, false).silhouette(labels)
+	return (&work{m: m, g: m.gram}).silhouette(labels)
 }
 
 func (w *work) silhouette(labels []int) []float64 {
