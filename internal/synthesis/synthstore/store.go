@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -77,27 +78,30 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]synthe
 		return nil, err
 	}
 	defer rows.Close()
-	var arena []float32
+	var arena, emb []float32
 	var out []synthesis.Memory
 	var r memRow
 	for rows.Next() {
 		if err := r.scan(rows, 0); err != nil {
 			return nil, err
 		}
+		if emb, err = r.embedding(emb[:0]); err != nil {
+			return nil, err
+		}
 		m := r.m
-		d := len(r.emb)
+		d := len(emb)
 		switch {
 		case d == 0:
 		case arena == nil || len(arena)+d <= cap(arena) && len(arena)%d == 0:
 			if arena == nil {
 				arena = make([]float32, 0, max(n, 1)*d)
 			}
-			arena = append(arena, r.emb...)
+			arena = append(arena, emb...)
 			// The capacity runs to the arena's end so that Analyze can see
 			// that rows are adjacent; never append to an embedding.
 			m.Embedding = arena[len(arena)-d:]
 		default: // another dimension, or more rows than counted
-			m.Embedding = append([]float32(nil), r.emb...)
+			m.Embedding = append([]float32(nil), emb...)
 		}
 		out = append(out, m)
 	}
@@ -105,31 +109,44 @@ func Load(ctx context.Context, q db.Querier, user uuid.UUID, f Filter) ([]synthe
 }
 
 // memRow decodes one row of id, content, embedding::real[], valence,
-// created_at (after offset leading columns). The embedding is decoded from
-// PostgreSQL's binary array format straight into emb, without going
-// through pgx's per-element scanning (issue 20: 17 % of a many-user run).
+// created_at (after offset leading columns): scan all but the embedding,
+// which embedding then appends to the caller's buffer, decoded from
+// PostgreSQL's binary array format straight into it, without going through
+// pgx's per-element scanning (issue 20: 17 % of a many-user run) or a
+// copy (issue 50).
 type memRow struct {
 	m   synthesis.Memory
-	emb []float32 // reused: valid until the next scan
+	raw []byte    // the embedding in binary format: valid until the next row
+	txt []float32 // the embedding when it came as text (simple protocol)
+	bin bool
 }
 
 func (r *memRow) scan(rows pgx.Rows, offset int, lead ...any) error {
-	r.m = synthesis.Memory{}
+	r.m, r.raw = synthesis.Memory{}, nil
 	dest := append(lead, &r.m.ID, &r.m.Content, nil, &r.m.Valence, &r.m.CreatedAt)
-	fd := rows.FieldDescriptions()[offset+2]
-	if fd.Format != pgx.BinaryFormatCode {
-		dest[offset+2] = &r.emb // text format (simple protocol): pgx parses it
+	r.bin = rows.FieldDescriptions()[offset+2].Format == pgx.BinaryFormatCode
+	if !r.bin {
+		dest[offset+2] = &r.txt // pgx parses it
 	}
 	if err := rows.Scan(dest...); err != nil {
 		return err
 	}
-	if fd.Format == pgx.BinaryFormatCode {
-		var err error
-		if r.emb, err = decodeFloat4Array(rows.RawValues()[offset+2], r.emb[:0]); err != nil {
-			return fmt.Errorf("embedding of memory %s: %w", r.m.ID, err)
-		}
+	if r.bin {
+		r.raw = rows.RawValues()[offset+2]
 	}
 	return nil
+}
+
+// embedding appends the row's embedding (NULL: none) to dst.
+func (r *memRow) embedding(dst []float32) ([]float32, error) {
+	if !r.bin {
+		return append(dst, r.txt...), nil
+	}
+	out, err := decodeFloat4Array(r.raw, dst)
+	if err != nil {
+		return dst, fmt.Errorf("embedding of memory %s: %w", r.m.ID, err)
+	}
+	return out, nil
 }
 
 // decodeFloat4Array appends the elements of a one-dimensional real[] in
@@ -161,15 +178,19 @@ func decodeFloat4Array(src []byte, dst []float32) ([]float32, error) {
 	if n < 0 || len(body) != 8*n {
 		return dst, fmt.Errorf("real[]: %d elements in %d bytes", n, len(body))
 	}
-	dst = slices.Grow(dst, n)
-	for i := 0; i < n; i++ {
-		e := body[8*i : 8*i+8]
-		if int32(binary.BigEndian.Uint32(e)) != 4 {
+	// Each element is its length (4, big-endian) and its bits (big-endian):
+	// one little-endian load of 8 bytes holds both.
+	const four = 4 << 24 // 0, 0, 0, 4 read little-endian
+	all := slices.Grow(dst, n)[:len(dst)+n]
+	out := all[len(dst):]
+	for i := range out {
+		e := binary.LittleEndian.Uint64(body[8*i:])
+		if uint32(e) != four {
 			return dst, fmt.Errorf("real[]: element %d is NULL or not 4 bytes", i+1)
 		}
-		dst = append(dst, math.Float32frombits(binary.BigEndian.Uint32(e[4:])))
+		out[i] = math.Float32frombits(bits.ReverseBytes32(uint32(e >> 32)))
 	}
-	return dst, nil
+	return all, nil
 }
 
 // Stream reads the memories matching f of every user in users with one
@@ -181,6 +202,44 @@ func decodeFloat4Array(src []byte, dst []float32) ([]float32, error) {
 // and analysing. The error returned is the query's (users not yet delivered
 // when it fails are not called).
 func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn func(i int, ms []synthesis.Memory, err error)) error {
+	return stream(ctx, q, users, f, nil, fn)
+}
+
+// buffers recycles the arrays Stream reads a user's embeddings into: Each
+// hands a user's back once its analysis is over, so a run allocates about
+// as many as it has users in flight, not one a user (issue 50: 600 MB at
+// 1,000 users × 100 × 1,536, each zeroed, faulted in and collected). nil
+// recycles nothing.
+type buffers chan []float32
+
+// get returns an empty array of capacity n or more.
+func (b buffers) get(n int) []float32 {
+	select {
+	case buf := <-b: // a nil channel is never ready
+		if cap(buf) >= n {
+			return buf[:0]
+		}
+	default:
+	}
+	return make([]float32, 0, n)
+}
+
+// put takes back the array ms's embeddings lie in, as stream laid them
+// out: the first embedding starts it. ms must not be used after.
+func (b buffers) put(ms []synthesis.Memory) {
+	for _, m := range ms {
+		if m.Embedding != nil {
+			select {
+			case b <- m.Embedding[:0]:
+			default:
+			}
+			return
+		}
+	}
+}
+
+// stream is Stream taking its embedding arrays from bufs.
+func stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, bufs buffers, fn func(i int, ms []synthesis.Memory, err error)) error {
 	order := make([]int, len(users))
 	for i := range order {
 		order[i] = i
@@ -266,17 +325,19 @@ func Stream(ctx context.Context, q db.Querier, users []uuid.UUID, f Filter, fn f
 		if userErr != nil {
 			continue
 		}
+		if buf == nil && (r.raw != nil || len(r.txt) > 0) {
+			buf = bufs.get(hint)
+		}
+		off := len(buf)
+		if err == nil {
+			buf, err = r.embedding(buf)
+		}
 		if err != nil {
 			userErr = fmt.Errorf("read memories: %w", err)
 			continue
 		}
-		off := -1
-		if len(r.emb) > 0 {
-			if buf == nil {
-				buf = make([]float32, 0, max(hint, len(r.emb)))
-			}
-			off = len(buf)
-			buf = append(buf, r.emb...)
+		if len(buf) == off {
+			off = -1
 		}
 		offs = append(offs, off)
 		ms = append(ms, r.m)

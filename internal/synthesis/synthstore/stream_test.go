@@ -330,3 +330,67 @@ func TestEachOutlastsStatementTimeout(t *testing.T) {
 		t.Fatalf("one query for the whole run: %d users read, errors %v; want the statement timeout to cut it", read, errs)
 	}
 }
+
+// TestEachRecyclesEmbeddingArrays: Each reads a user's embeddings into an
+// array an earlier user's analysis is done with, never into one still in
+// use: every user, listed twice or not, gets what Load reads for it, while
+// fn scribbles over its embeddings (as Analyze normalises them in place)
+// and takes its time, so that the stream reads ahead; and arrays are
+// reused (the first embedding of a later user lies where an earlier one's
+// did).
+func TestEachRecyclesEmbeddingArrays(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	var users []uuid.UUID
+	var ms []memories.Memory
+	for i := range 40 {
+		u := uuid.NewSHA1(uuid.NameSpaceOID, []byte{'r', byte(i)})
+		users = append(users, u)
+		ms = append(ms, synthesis.Synthetic(u, 20+i%3, 64, uint64(i+1))...)
+	}
+	if _, err := memories.Insert(ctx, pool, ms); err != nil {
+		t.Fatal(err)
+	}
+	users = append(users, users[3], users[17])
+	states, err := Snapshots(ctx, pool, users, Filter{}, synthesis.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	arrays := map[*float32]int{}
+	calls := make([]int, len(users))
+	each(ctx, pool, users, StateOf(states), Filter{}, 3, 16, func(i int, read *Read) {
+		if read.Err != nil {
+			t.Errorf("user %d: %v", i, read.Err)
+			return
+		}
+		want, err := Load(ctx, pool, users[i], Filter{})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if !reflect.DeepEqual(read.Memories, want) {
+			t.Errorf("user %d: Each's memories differ from Load's", i)
+		}
+		time.Sleep(5 * time.Millisecond)
+		for _, m := range read.Memories {
+			for k := range m.Embedding {
+				m.Embedding[k] = -1
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		calls[i]++
+		arrays[&read.Memories[0].Embedding[0]]++
+	})
+	for i, n := range calls {
+		if n != 1 {
+			t.Errorf("user %d handed over %d times", i, n)
+		}
+	}
+	if len(arrays) > len(users)/2 {
+		t.Errorf("%d users' embeddings in %d arrays: not reused", len(users), len(arrays))
+	}
+	t.Logf("%d users' embeddings in %d arrays", len(users), len(arrays))
+}

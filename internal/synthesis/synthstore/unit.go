@@ -180,7 +180,8 @@ const StreamWindow = 256
 // analysing and writing whatever n is. fn is called once for every user, in
 // no set order, unless ctx is cancelled; a user the query failed to deliver,
 // or whose state could not be taken, gets a Read with the error. q must not
-// be a connection fn writes on: the stream holds it.
+// be a connection fn writes on: the stream holds it. The memories fn gets
+// are its until it returns: their embeddings' array is then read into again.
 func Each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(context.Context, uuid.UUID) (*State, error), f Filter, n int, fn func(i int, read *Read)) {
 	each(ctx, q, users, state, f, n, StreamWindow, fn)
 }
@@ -195,11 +196,13 @@ func each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(conte
 		read *Read
 	}
 	items := make(chan item, n)
+	bufs := make(buffers, n+1)
 	var wg sync.WaitGroup
 	for range min(n, len(users)) {
 		wg.Go(func() {
 			for it := range items {
 				fn(it.i, it.read)
+				bufs.put(it.read.Memories)
 			}
 		})
 	}
@@ -217,7 +220,7 @@ func each(ctx context.Context, q db.Querier, users []uuid.UUID, state func(conte
 	// otherwise outlast any statement_timeout.
 	for start := 0; start < len(users) && ctx.Err() == nil; start += size {
 		window := users[start:min(start+size, len(users))]
-		err := Stream(ctx, q, window, f, func(i int, ms []synthesis.Memory, err error) {
+		err := stream(ctx, q, window, f, bufs, func(i int, ms []synthesis.Memory, err error) {
 			if err == nil && ms == nil {
 				ms = []synthesis.Memory{}
 			}
