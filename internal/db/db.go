@@ -172,6 +172,7 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 			origin[k] = from
 		}
 	}
+	coalesceReads(&cfg.ConnConfig.Config)
 	if o.ConnectTimeout > 0 && cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
 	}

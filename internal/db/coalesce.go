@@ -1,0 +1,79 @@
+package db
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// A large result comes from the server in 8 kB writes (PostgreSQL's send
+// buffer), and a client that keeps up with it wakes for every one: a read,
+// a read that finds nothing, a park in the poller and a wake-up, 150,000
+// times for the 1.2 GB a synthesize --all-users of 1,000 × 100 × 1,536
+// reads, and over a second of helix's CPU in the kernel and the scheduler
+// (issue 50; psql pays a third of that for the same bytes). So a connection
+// reads through a buffer of readBuffer bytes, and while a result streams in
+// (reads since the last write) a read that found less than it could take
+// waits readCoalesce before the next: the kernel gathers the stream
+// meanwhile (about 170 kB at the server's pace of one core), and one
+// wake-up takes it all. A request's first read never waits, so a reply
+// that comes in one piece costs nothing more; a longer one waits once per
+// readCoalesce at most, while the server goes on sending.
+const (
+	readBuffer   = 256 << 10
+	readCoalesce = time.Millisecond
+)
+
+// coalesceReads sets cc up to read as the comment above says.
+func coalesceReads(cc *pgconn.Config) {
+	next := cc.AfterNetConnect
+	cc.AfterNetConnect = func(ctx context.Context, c *pgconn.Config, conn net.Conn) (net.Conn, error) {
+		if next != nil {
+			var err error
+			if conn, err = next(ctx, c, conn); err != nil {
+				return nil, err
+			}
+		}
+		return &coalescingConn{Conn: conn}, nil
+	}
+	cc.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+		return pgproto3.NewFrontend(bufio.NewReaderSize(r, readBuffer), w)
+	}
+}
+
+// coalescingConn is a connection whose reads wait readCoalesce after a
+// short one while a result streams in. pgx may write (a large batch, on
+// one goroutine) while it reads (on another), hence the atomic; reads are
+// never concurrent.
+type coalescingConn struct {
+	net.Conn
+	streaming atomic.Bool // data came since the last write
+	short     bool        // the last read took less than it could
+	reads     int         // reads, and of them those that waited: for the tests
+	waits     int
+}
+
+func (c *coalescingConn) Write(p []byte) (int, error) {
+	c.streaming.Store(false)
+	return c.Conn.Write(p)
+}
+
+func (c *coalescingConn) Read(p []byte) (int, error) {
+	c.reads++
+	if c.short && c.streaming.Load() {
+		c.waits++
+		time.Sleep(readCoalesce)
+	}
+	n, err := c.Conn.Read(p)
+	c.short = n < len(p)
+	if n > 0 {
+		c.streaming.Store(true)
+	}
+	return n, err
+}
