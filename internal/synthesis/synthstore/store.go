@@ -179,11 +179,16 @@ func decodeFloat4Array(src []byte, dst []float32) ([]float32, error) {
 		return dst, fmt.Errorf("real[]: %d elements in %d bytes", n, len(body))
 	}
 	// Each element is its length (4, big-endian) and its bits (big-endian):
-	// one little-endian load of 8 bytes holds both.
+	// one little-endian load of 8 bytes holds both. The kernel takes eight
+	// at a time; where it finds a bad length, the loop finds which.
 	const four = 4 << 24 // 0, 0, 0, 4 read little-endian
 	all := slices.Grow(dst, n)[:len(dst)+n]
 	out := all[len(dst):]
-	for i := range out {
+	i := 0
+	if hasFloat4Kernel && n >= 8 && !decodeFloat4AVX2(&body[0], &out[0], n&^7) {
+		i = n &^ 7
+	}
+	for ; i < n; i++ {
 		e := binary.LittleEndian.Uint64(body[8*i:])
 		if uint32(e) != four {
 			return dst, fmt.Errorf("real[]: element %d is NULL or not 4 bytes", i+1)

@@ -194,6 +194,45 @@ func TestDecodeFloat4ArrayErrors(t *testing.T) {
 	}
 }
 
+// TestDecodeFloat4ArrayKernel: with the AVX2 kernel and without, every
+// length from 0 to 70 decodes to pgx's values after what dst held, and an
+// element whose length word is not 4, anywhere, is refused with its index.
+func TestDecodeFloat4ArrayKernel(t *testing.T) {
+	saved := hasFloat4Kernel
+	defer func() { hasFloat4Kernel = saved }()
+	if !saved {
+		t.Log("no AVX2 on this CPU: only the Go loop runs")
+	}
+	for _, kernel := range []bool{saved, false} {
+		hasFloat4Kernel = kernel
+		for n := range 71 {
+			v := make([]*float32, n)
+			for i := range v {
+				f := float32(i)*-1.5e-3 + float32(n)
+				v[i] = &f
+			}
+			got, err := decodeFloat4Array(float4ArrayBinary(t, v), []float32{42})
+			if err != nil || len(got) != n+1 || got[0] != 42 {
+				t.Fatalf("kernel %v, %d elements: %d values, %v", kernel, n, len(got), err)
+			}
+			for i := range v {
+				if math.Float32bits(got[i+1]) != math.Float32bits(*v[i]) {
+					t.Fatalf("kernel %v, %d elements: [%d] = %v, want %v", kernel, n, i, got[i+1], *v[i])
+				}
+			}
+			src := float4ArrayBinary(t, v)
+			for bad := range n {
+				b := slices.Clone(src)
+				b[20+8*bad+3] = 5
+				_, err := decodeFloat4Array(b, nil)
+				if want := fmt.Sprintf("element %d is NULL or not 4 bytes", bad+1); err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("kernel %v, %d elements, a length of 5 at %d: %v, want %q", kernel, n, bad, err, want)
+				}
+			}
+		}
+	}
+}
+
 // TestEachStreamDroppedMidway: the stream's connection is killed after the
 // first user was handed over and while most rows are still on the server.
 // Every user is still handed over exactly once: those read before with
