@@ -184,6 +184,10 @@ func Open(ctx context.Context, url string, o Options) (*pgxpool.Pool, error) {
 	if mode != PathUnknown {
 		p.known.Store(true)
 	}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		registerUUID(c.TypeMap())
+		return nil
+	}
 	cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
 		if !p.known.Load() || c.PgConn().CustomData()[settingsApplied] != nil {
 			return true, nil

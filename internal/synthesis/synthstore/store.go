@@ -409,11 +409,6 @@ func replace(ctx context.Context, tx pgx.Tx, rs []Result, runID *int64, now time
 		return err
 	}
 	u, i := 0, 0 // the next pattern: rs[u].Patterns[i]
-	// uuid.UUID is a driver.Valuer whose Value is its text: pgx encodes it,
-	// and each element of a []uuid.UUID, by formatting it and parsing it
-	// again, after trying plans that fail (an error built each time). As
-	// [16]byte it is copied as it is: issue 50, a sixth of a many-user
-	// run's writing.
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_synthesis"},
 		[]string{"id", "user_id", "pattern_type", "memory_ids", "synthesis_content", "confidence_score", "created_at", "fingerprint", "evidence", "job_run_id", "generator"},
 		pgx.CopyFromFunc(func() ([]any, error) {
@@ -432,12 +427,8 @@ func replace(ctx context.Context, tx pgx.Tx, rs []Result, runID *int64, now time
 			if err != nil {
 				return nil, err
 			}
-			members := make([][16]byte, len(p.MemoryIDs))
-			for k, m := range p.MemoryIDs {
-				members[k] = m
-			}
 			// the id too: the platform's table promises no default for it
-			return []any{[16]byte(id), [16]byte(rs[u].User), p.Type, members, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
+			return []any{id, rs[u].User, p.Type, p.MemoryIDs, p.Content, p.Confidence, now, p.Fingerprint, ev, runID, Generator}, nil
 		}))
 	return err
 }
