@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/helixhq/helix/internal/db"
-	"github.com/helixhq/helix/internal/pgtest"
 )
 
 // TestReadsCoalesceLowat: the waits of a streamed result raise the
@@ -15,16 +14,7 @@ import (
 func TestReadsCoalesceLowat(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := db.Open(ctx, pgtest.URL(t), db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Release()
+	c := openConn(t)
 	r, err := c.Query(ctx, `SELECT repeat('x', 8000) FROM generate_series(1, 2000)`)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/helixhq/helix/internal/db"
 	"github.com/helixhq/helix/internal/pgtest"
 )
@@ -15,16 +17,7 @@ import (
 func TestReadsCoalesce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := db.Open(ctx, pgtest.URL(t), db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Release()
+	c := openConn(t)
 
 	reads0, waits0 := db.ReadCounts(c.Conn())
 	for i := range 200 {
@@ -63,4 +56,22 @@ func TestReadsCoalesce(t *testing.T) {
 	if max := rows * width / (32 << 10); reads-reads0 > max {
 		t.Errorf("%d MB in %d reads, want at most %d (32 kB a read)", rows*width>>20, reads-reads0, max)
 	}
+}
+
+// openConn is a connection of a pool db.Open made on the test server,
+// released and closed when the test ends.
+func openConn(t *testing.T) *pgxpool.Conn {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, pgtest.URL(t), db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Release)
+	return c
 }

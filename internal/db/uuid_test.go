@@ -9,9 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-
-	"github.com/helixhq/helix/internal/db"
-	"github.com/helixhq/helix/internal/pgtest"
 )
 
 // TestUUIDCodec: uuid.UUID goes to and from the server as its 16 bytes
@@ -22,19 +19,10 @@ import (
 func TestUUIDCodec(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := db.Open(ctx, pgtest.URL(t), db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	c := openConn(t)
 	a, b := uuid.New(), uuid.New()
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := c.Conn().TypeMap()
 	enc, scan := m.PlanEncode(pgtype.UUIDOID, pgtype.BinaryFormatCode, a), m.PlanScan(pgtype.UUIDOID, pgtype.BinaryFormatCode, &a)
-	c.Release()
 	if fmt.Sprintf("%T %T", enc, scan) != "db.encodeUUID db.scanUUID" {
 		t.Fatalf("uuid.UUID planned as %T and %T, not as its 16 bytes", enc, scan)
 	}
@@ -47,14 +35,14 @@ func TestUUIDCodec(t *testing.T) {
 		if mode != pgx.QueryExecModeSimpleProtocol {
 			ids = []uuid.UUID{a, b}
 		}
-		if err := pool.QueryRow(ctx, `SELECT $1::uuid::text, $1::uuid, $2::uuid[]`, mode, a, ids).Scan(&text, &got, &list); err != nil {
+		if err := c.QueryRow(ctx, `SELECT $1::uuid::text, $1::uuid, $2::uuid[]`, mode, a, ids).Scan(&text, &got, &list); err != nil {
 			t.Fatalf("%v: %v", mode, err)
 		}
 		if text != a.String() || got != a || !slices.Equal(list, []uuid.UUID{a, b}) {
 			t.Fatalf("%v: %s, %s, %v; want %s, %s, [%s %s]", mode, text, got, list, a, a, a, b)
 		}
 		kept, set := b, &b
-		if err := pool.QueryRow(ctx, `SELECT NULL::uuid, NULL::uuid`, mode).Scan(&kept, &set); err != nil {
+		if err := c.QueryRow(ctx, `SELECT NULL::uuid, NULL::uuid`, mode).Scan(&kept, &set); err != nil {
 			t.Fatalf("%v: NULL: %v", mode, err)
 		}
 		if kept != b || set != nil {
