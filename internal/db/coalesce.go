@@ -18,12 +18,12 @@ import (
 // times for the 1.2 GB a synthesize --all-users of 1,000 × 100 × 1,536
 // reads, and over a second of helix's CPU in the kernel and the scheduler
 // (issue 50; psql pays a third of that for the same bytes). So a connection
-// reads through a buffer of readBuffer bytes, and while a result streams in
-// (reads since the last write) a read that found less than it could take
-// waits readCoalesce before the next: the kernel gathers the stream
-// meanwhile (about 170 kB at the server's pace of one core), and one
-// wake-up takes it all. A request's first read never waits, so a reply
-// that comes in one piece costs nothing more; a longer one waits once per
+// reads through a buffer of readBuffer bytes, and once a reply has brought
+// that much (since the last write: a stream, not a reply to wait on) a
+// read that found less than it could take waits readCoalesce before the
+// next: the kernel gathers the stream meanwhile (about 170 kB at the
+// server's pace of one core), and one wake-up takes it all. A reply
+// shorter than readBuffer never waits; a longer one waits once per
 // readCoalesce at most, while the server goes on sending. On Linux the
 // socket's SO_RCVLOWAT is raised for the wait: otherwise each 8 kB that
 // arrives wakes the runtime's poller all the same (57,000 times in that
@@ -57,21 +57,21 @@ func coalesceReads(cc *pgconn.Config) {
 // never concurrent.
 type coalescingConn struct {
 	net.Conn
-	lowat     func(n int) // sets SO_RCVLOWAT where the socket has it (nil: not)
-	streaming atomic.Bool // data came since the last write
-	short     bool        // the last read took less than it could
-	reads     int         // reads, and of them those that waited: for the tests
-	waits     int
+	lowat func(n int)  // sets SO_RCVLOWAT where the socket has it (nil: not)
+	got   atomic.Int64 // bytes read since the last write
+	short bool         // the last read took less than it could
+	reads int          // reads, and of them those that waited: for the tests
+	waits int
 }
 
 func (c *coalescingConn) Write(p []byte) (int, error) {
-	c.streaming.Store(false)
+	c.got.Store(0)
 	return c.Conn.Write(p)
 }
 
 func (c *coalescingConn) Read(p []byte) (int, error) {
 	c.reads++
-	if c.short && c.streaming.Load() {
+	if c.short && c.got.Load() >= readBuffer {
 		c.waits++
 		if c.lowat != nil {
 			c.lowat(readBuffer)
@@ -83,8 +83,6 @@ func (c *coalescingConn) Read(p []byte) (int, error) {
 	}
 	n, err := c.Conn.Read(p)
 	c.short = n < len(p)
-	if n > 0 {
-		c.streaming.Store(true)
-	}
+	c.got.Add(int64(n))
 	return n, err
 }
