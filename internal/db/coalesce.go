@@ -52,9 +52,9 @@ func coalesceReads(cc *pgconn.Config) {
 }
 
 // coalescingConn is a connection whose reads wait readCoalesce after a
-// short one while a result streams in. pgx may write (a large batch, on
-// one goroutine) while it reads (on another), hence the atomic; reads are
-// never concurrent.
+// short one once readBuffer bytes came since the last write. pgx may write
+// (a large batch, on one goroutine) while it reads (on another), hence the
+// atomic; reads are never concurrent.
 type coalescingConn struct {
 	net.Conn
 	lowat func(n int)  // sets SO_RCVLOWAT where the socket has it (nil: not)
