@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/helixhq/helix/internal/pgtest"
 )
 
 // TestUUIDCodec: uuid.UUID goes to and from the server as its 16 bytes
@@ -19,7 +21,7 @@ import (
 func TestUUIDCodec(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := openConn(t)
+	c := openConn(t, pgtest.URL(t))
 	a, b := uuid.New(), uuid.New()
 	m := c.Conn().TypeMap()
 	enc, scan := m.PlanEncode(pgtype.UUIDOID, pgtype.BinaryFormatCode, a), m.PlanScan(pgtype.UUIDOID, pgtype.BinaryFormatCode, &a)
