@@ -146,10 +146,12 @@ func TestWorkerMetrics(t *testing.T) {
 		t.Fatalf("enqueue: %s", p.Stderr.String())
 	}
 	// Arguments that do not decode fail every attempt: one job with a
-	// single attempt is discarded, one with three is retried.
+	// single attempt is discarded, one with 25 is retried (River waits
+	// attempt⁴ seconds between attempts: it stays retryable for as long as
+	// the test waits, where one with 3 was discarded after ~17 s).
 	if _, err := pool.Exec(ctx, `INSERT INTO river_job (kind, queue, state, args, max_attempts)
 		VALUES ('synthesize', 'synthesize', 'available', '{"user_id": "not a uuid"}', 1),
-		       ('synthesize', 'synthesize', 'available', '{"user_id": 42}', 3)`); err != nil {
+		       ('synthesize', 'synthesize', 'available', '{"user_id": 42}', 25)`); err != nil {
 		t.Fatal(err)
 	}
 	var body string
