@@ -23,8 +23,8 @@ import (
 // wake-up taking what the kernel gathered meanwhile, not one per 8 kB the
 // server writes: over TCP, and over TLS (where a read returns a record,
 // whatever the buffer above asks, and reads are counted under it). A stream as fast as the server can
-// send it (24 MB) needs no waits when the client is the slower one (as
-// under the race detector) and may never take more than a wait per 64 kB;
+// send it (24 MB) needs no waits when the client is the slower one and
+// never more than one every other read;
 // a stream the server paces (rows of 64 kB, 1 ms apart, which a client
 // that keeps up would read in 8 reads each) is read in at most 3 a row
 // over TCP, waiting. After the waits the socket's SO_RCVLOWAT is 1 again
@@ -69,8 +69,12 @@ func TestReadsCoalesce(t *testing.T) {
 			if name == "tcp" {
 				most = rows * width / (32 << 10)
 			}
-			if reads > most || waits > rows*width/(64<<10) {
-				t.Errorf("%d bytes in %d reads (at most %d) with %d waits (at most one a 64 kB)", rows*width, reads, most, waits)
+			// a wait is followed by reads that take what it gathered (a wait
+			// before every read is what a wait judged by a read's size did
+			// over TLS); how many waits depends on who is slower, here the
+			// relay under the race detector
+			if reads > most || 2*waits > reads {
+				t.Errorf("%d bytes in %d reads (at most %d) with %d waits (at most one every other read)", rows*width, reads, most, waits)
 			}
 
 			reads, waits = stream(`SELECT repeat('x', $2), pg_sleep(0.001) FROM generate_series(1, $1)`, 100, 64<<10)
